@@ -1,0 +1,23 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', '.data/', 'coverage/', '.serverless/', '.esbuild/', 'test-results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Browser scripts served as static assets.
+    files: ['src/**/assets/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', EventSource: 'readonly' } },
+  },
+);

@@ -1,0 +1,42 @@
+import type { JsonObject } from './json.js';
+import type { Sender } from './inbound-message.js';
+
+/** A function call the model asked for. `id` is stable within the conversation. */
+export interface FunctionCall {
+  readonly id: string;
+  readonly name: string;
+  readonly args: JsonObject;
+}
+
+/** The answer to one function call, exactly as the model will see it. */
+export interface FunctionResult {
+  readonly callId: string;
+  readonly name: string;
+  readonly response: JsonObject;
+}
+
+export interface UserEntry {
+  readonly role: 'user';
+  readonly eventId: string;
+  readonly sender?: Sender;
+  readonly text: string;
+  readonly timestamp: number;
+}
+
+export interface ModelEntry {
+  readonly role: 'model';
+  readonly turnId: string;
+  readonly text?: string;
+  readonly calls: readonly FunctionCall[];
+  /** What the provider returned, kept verbatim so it can be replayed (e.g. thought signatures). */
+  readonly providerParts?: readonly JsonObject[];
+}
+
+export interface ToolEntry {
+  readonly role: 'tool';
+  readonly turnId: string;
+  readonly results: readonly FunctionResult[];
+}
+
+/** Provider-neutral conversation history; adapters translate it to their wire format. */
+export type HistoryEntry = UserEntry | ModelEntry | ToolEntry;

@@ -1,0 +1,7 @@
+export type { Clock } from './clock.js';
+export { systemClock } from './clock.js';
+export type { JsonObject, JsonValue } from './json.js';
+export { isJsonObject } from './json.js';
+export type { Source, SourceKind } from './source.js';
+export type { InboundMessage, Sender } from './inbound-message.js';
+export type { FunctionCall, FunctionResult, HistoryEntry, ModelEntry, ToolEntry, UserEntry } from './history.js';

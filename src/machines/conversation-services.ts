@@ -1,0 +1,96 @@
+import { fromPromise, type ActorSystem, type ActorSystemInfo } from 'xstate';
+
+type AnyActorSystem = ActorSystem<ActorSystemInfo>;
+import type { Clock } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+import type { ModelPort } from '../model/index.js';
+import type { ToolRegistry } from '../tools/index.js';
+import { CONVERSATION_SYSTEM_ID, conversationMachine, type ConversationMachine } from './conversation-machine.js';
+import type {
+  CheckpointInput,
+  ConversationContext,
+  DeliveryReceipt,
+  DeliveryRequest,
+  ExecuteToolInput,
+  GenerateInput,
+} from './conversation-types.js';
+
+/** Sends text to a LINE source: the LINE adapter implements it. */
+export interface DeliveryPort {
+  deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt>;
+}
+
+/** What the conversation's actors need from the outside world. */
+export interface ConversationServices {
+  readonly model: ModelPort;
+  readonly tools: ToolRegistry;
+  readonly delivery: DeliveryPort;
+  /** The system prompt; the registry's tool section is part of it. */
+  readonly systemInstruction: () => string;
+  /** Resolves once the conversation's current snapshot is durable (the actor host's saves). */
+  readonly checkpoint: (sourceId: string) => Promise<void>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** The conversation actor's own context, read by its children (their inputs stay small). */
+export function conversationContextOf(system: AnyActorSystem): ConversationContext {
+  const conversation = system.get(CONVERSATION_SYSTEM_ID);
+  if (!conversation) throw new Error(`no actor registered as "${CONVERSATION_SYSTEM_ID}"`);
+  return (conversation.getSnapshot() as { context: ConversationContext }).context;
+}
+
+/** The conversation machine with its real side effects. */
+export function provideConversationServices(
+  services: ConversationServices,
+  machine: ConversationMachine = conversationMachine,
+): ConversationMachine {
+  return machine.provide({
+    actors: {
+      checkpoint: fromPromise<void, CheckpointInput>(({ input }) => services.checkpoint(input.sourceId)),
+      generate: fromPromise(async ({ input, system, signal }: { input: GenerateInput; system: AnyActorSystem; signal: AbortSignal }) => {
+        const context = conversationContextOf(system);
+        const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
+        const started = services.clock.now();
+        try {
+          const response = await services.model.generate({
+            systemInstruction: services.systemInstruction(),
+            history: context.history,
+            tools: services.tools.declarations(),
+            signal,
+          });
+          logger.info('model call', {
+            model: services.model.name,
+            modelCall: input.modelCall,
+            durationMs: services.clock.now() - started,
+            functionCalls: response.calls.map((call) => call.name),
+            ...response.usage,
+          });
+          return response;
+        } catch (error) {
+          logger.error('model call failed', { model: services.model.name, modelCall: input.modelCall, error });
+          throw error;
+        }
+      }),
+      executeTool: fromPromise<Awaited<ReturnType<ToolRegistry['execute']>>, ExecuteToolInput>(({ input, signal }) =>
+        services.tools.execute(input.call, {
+          source: input.source,
+          turnId: input.turnId,
+          signal,
+          clock: services.clock,
+          ...(input.sender && { sender: input.sender }),
+        }),
+      ),
+      reply: fromPromise<DeliveryReceipt, DeliveryRequest>(async ({ input, signal }) => {
+        // The intent (this actor, in flight) must be durable before anything is sent.
+        await services.checkpoint(input.source.id);
+        try {
+          return await services.delivery.deliver(input, signal);
+        } catch (error) {
+          services.logger.error('delivery failed', { sourceId: input.source.id, turnId: input.turnId, index: input.index, error });
+          throw error;
+        }
+      }),
+    },
+  });
+}

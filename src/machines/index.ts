@@ -1,0 +1,12 @@
+export {
+  conversationMachine,
+  CONVERSATION_MACHINE_VERSION,
+  CONVERSATION_SYSTEM_ID,
+} from './conversation-machine.js';
+export type { ConversationMachine } from './conversation-machine.js';
+export { provideConversationServices, conversationContextOf } from './conversation-services.js';
+export type { ConversationServices, DeliveryPort } from './conversation-services.js';
+export { defaultConversationSettings } from './conversation-types.js';
+export type * from './conversation-types.js';
+export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } from './stop-conditions.js';
+export type { StopCondition } from './stop-conditions.js';

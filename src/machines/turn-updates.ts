@@ -1,0 +1,155 @@
+import type { FunctionCall, HistoryEntry, InboundMessage } from '../domain/index.js';
+import type { ModelResponse, TokenUsage } from '../model/index.js';
+import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
+import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
+
+// Pure context updates of the conversation machine: each takes the context and
+// returns the fields it changes, so every rule is testable without an actor.
+
+const RECENT_EVENT_IDS = 200;
+
+/** Puts a message in line, following the queue policy. A message seen before is ignored. */
+export function enqueueMessage(context: ConversationContext, message: InboundMessage): Partial<ConversationContext> {
+  if (context.recentEventIds.includes(message.eventId)) return {};
+  const { queuePolicy, maxQueuedTurns } = context.settings;
+  const pending = [...context.pending];
+  const last = pending.at(-1);
+  const mergeIntoLast = last && (queuePolicy === 'merge' || pending.length >= maxQueuedTurns);
+  if (mergeIntoLast) pending[pending.length - 1] = [...last, message];
+  else pending.push([message]);
+  return { pending, recentEventIds: [...context.recentEventIds, message.eventId].slice(-RECENT_EVENT_IDS) };
+}
+
+/** Starts the next turn: its messages go into history before anything else happens. */
+export function startTurn(context: ConversationContext): Partial<ConversationContext> {
+  const [messages, ...pending] = context.pending;
+  if (!messages?.[0]) throw new Error('startTurn without a pending message');
+  const userEntries: HistoryEntry[] = messages.map((message) => ({
+    role: 'user',
+    eventId: message.eventId,
+    text: message.text,
+    timestamp: message.timestamp,
+    ...(message.sender && { sender: message.sender }),
+  }));
+  const turn: Turn = {
+    id: messages[0].eventId,
+    messages,
+    startedAt: messages[0].timestamp,
+    modelCalls: 0,
+    step: [],
+    deliveries: 0,
+    replied: false,
+    usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
+  };
+  return { pending, turn, history: [...context.history, ...userEntries] };
+}
+
+/** Records the model's answer in history and makes its calls the current step. */
+export function recordModelResponse(context: ConversationContext, response: ModelResponse): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  const modelCall = turn.modelCalls + 1;
+  const calls: FunctionCall[] = response.calls.map((call, index) => ({
+    id: call.id ?? `${turn.id}#${modelCall}.${index}`,
+    name: call.name,
+    args: call.args,
+  }));
+  const entry: HistoryEntry = {
+    role: 'model',
+    turnId: turn.id,
+    calls,
+    ...(response.text !== undefined && { text: response.text }),
+    ...(response.providerParts && { providerParts: response.providerParts }),
+  };
+  return {
+    history: [...context.history, entry],
+    turn: { ...turn, modelCalls: modelCall, step: calls.map((call) => ({ call })), usage: addUsage(turn.usage, response.usage) },
+  };
+}
+
+/**
+ * Settles the calls that must not run: a `reply` after the turn already replied, or a
+ * second `reply` in the same step. The model learns why from the error.
+ */
+export function refuseRepeatedReplies(context: ConversationContext): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  let replyAllowed = !turn.replied;
+  const step = turn.step.map((entry) => {
+    if (entry.call.name !== REPLY_TOOL_NAME) return entry;
+    if (replyAllowed) {
+      replyAllowed = false;
+      return entry;
+    }
+    const outcome: ToolOutcome = {
+      callId: entry.call.id,
+      name: entry.call.name,
+      response: { error: 'reply was already called in this turn; call reply only once per turn' },
+      isError: true,
+    };
+    return { ...entry, outcome };
+  });
+  return { turn: { ...turn, step } };
+}
+
+export function recordOutcome(context: ConversationContext, outcome: ToolOutcome): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  const step = turn.step.map((entry) => (entry.call.id === outcome.callId ? { ...entry, outcome } : entry));
+  return { turn: { ...turn, step } };
+}
+
+export function allCallsSettled(turn: Turn | null): boolean {
+  return !!turn && turn.step.every((entry) => entry.outcome !== undefined);
+}
+
+/** Texts for the user from this step, once each (a tool's text and the model's reply may match). */
+export function textsToDeliver(turn: Turn | null): string[] {
+  const texts = (turn?.step ?? [])
+    .map(({ outcome }) => outcome)
+    .filter((outcome) => outcome?.forUser && !outcome.silent && !outcome.isError)
+    .map((outcome) => outcome!.forUser!);
+  return [...new Set(texts)];
+}
+
+/** After the `reply` service: on failure the model is told, through the calls' responses. */
+export function recordDelivery(context: ConversationContext, delivered: boolean): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  const step = turn.step.map((entry) => {
+    const outcome = entry.outcome;
+    if (delivered || !outcome?.forUser || outcome.silent || outcome.isError) return entry;
+    return { ...entry, outcome: { ...outcome, response: { error: 'the message could not be delivered' }, isError: true } };
+  });
+  const repliedNow = delivered && step.some(({ call }) => call.name === REPLY_TOOL_NAME);
+  return { turn: { ...turn, step, deliveries: turn.deliveries + 1, replied: turn.replied || repliedNow } };
+}
+
+/** Appends the step's function responses to history, in call order. */
+export function closeStep(context: ConversationContext): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  if (turn.step.length === 0) return {};
+  const results = turn.step.map(({ call, outcome }) => ({
+    callId: call.id,
+    name: call.name,
+    response: outcome?.response ?? { error: 'no result' },
+  }));
+  return { history: [...context.history, { role: 'tool', turnId: turn.id, results }] };
+}
+
+export function finishTurn(context: ConversationContext, stopReason: StopReason): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  return {
+    turn: null,
+    lastTurn: { id: turn.id, stopReason, modelCalls: turn.modelCalls, usage: turn.usage, startedAt: turn.startedAt },
+  };
+}
+
+export function currentTurn(context: ConversationContext): Turn {
+  if (!context.turn) throw new Error('no turn in progress');
+  return context.turn;
+}
+
+function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+  };
+}

@@ -1,0 +1,45 @@
+import type { FunctionCall, HistoryEntry, JsonObject } from '../domain/index.js';
+
+/** A tool as the model sees it: name, description and JSON Schemas. */
+export interface ToolDeclaration {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonObject;
+  readonly response?: JsonObject;
+}
+
+export interface TokenUsage {
+  readonly promptTokens: number;
+  readonly outputTokens: number;
+  readonly cachedTokens: number;
+}
+
+export interface ModelRequest {
+  readonly systemInstruction: string;
+  readonly history: readonly HistoryEntry[];
+  readonly tools: readonly ToolDeclaration[];
+  readonly signal: AbortSignal;
+}
+
+export type ModelFunctionCall = Omit<FunctionCall, 'id'> & { readonly id?: string };
+
+export interface ModelResponse {
+  /** Plain text the model wrote. Never sent to the user: only the `reply` tool sends. */
+  readonly text?: string;
+  /** Calls without an id get a stable one from the machine. */
+  readonly calls: readonly ModelFunctionCall[];
+  /** Provider parts to keep verbatim in history (thought signatures and the like). */
+  readonly providerParts?: readonly JsonObject[];
+  readonly usage: TokenUsage;
+}
+
+/**
+ * The port the conversation machine depends on. Adapters: Gemini, the offline model,
+ * and `ScriptedModel` for tests.
+ */
+export interface ModelPort {
+  readonly name: string;
+  generate(request: ModelRequest): Promise<ModelResponse>;
+}
+
+export const noUsage: TokenUsage = { promptTokens: 0, outputTokens: 0, cachedTokens: 0 };

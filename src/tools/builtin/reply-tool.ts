@@ -1,0 +1,33 @@
+import type { Tool } from '../tool.js';
+
+export const REPLY_TOOL_NAME = 'reply';
+
+/**
+ * `reply(message)`: the only way anything reaches the user (seed 000). The tool checks
+ * the message; the machine's `reply` service delivers it and records `sent` or an error.
+ * A second call in one turn is refused by the machine before it runs.
+ */
+export const replyTool: Tool = {
+  name: REPLY_TOOL_NAME,
+  description: 'Send a message to the user in this LINE chat. Nothing reaches the user unless you call this.',
+  category: 'conversation',
+  optional: false,
+  usageHint:
+    'Call it once when a reply is wanted, with the whole message. Do not call it when no reply is needed (then call skip).',
+  examples: [{ description: 'Answer a greeting', args: { message: 'Hello! How can I help?' } }],
+  parameters: {
+    type: 'object',
+    properties: {
+      message: { type: 'string', minLength: 1, maxLength: 5000, description: 'The reply message to send to the user' },
+    },
+    required: ['message'],
+    additionalProperties: false,
+  },
+  response: {
+    type: 'object',
+    properties: { status: { type: 'string', enum: ['sent'], description: 'The status of the reply' } },
+    required: ['status'],
+    additionalProperties: false,
+  },
+  execute: (args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: String(args.message) }),
+};

@@ -1,0 +1,5 @@
+export type { Tool, ToolContext, ToolExample, ToolResult } from './tool.js';
+export { ToolRegistry } from './tool-registry.js';
+export type { CallContext, ToolOutcome, ToolRegistryOptions } from './tool-registry.js';
+export { ToolDefinitionError } from './tool-definition-error.js';
+export { replyTool, skipTool, REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './builtin/index.js';

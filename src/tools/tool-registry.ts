@@ -1,0 +1,176 @@
+import type { FunctionCall, JsonObject } from '../domain/index.js';
+import { silentLogger, type Logger } from '../logging/index.js';
+import type { ToolDeclaration } from '../model/index.js';
+import { SchemaCompiler, type CompiledSchema } from './schema-validator.js';
+import type { Tool, ToolContext, ToolResult } from './tool.js';
+import { ToolDefinitionError } from './tool-definition-error.js';
+
+/** What one call produced, as the machine records it. */
+export interface ToolOutcome {
+  readonly callId: string;
+  readonly name: string;
+  /** The function response the model will see: the tool's `forLLM` or `{ error }`. */
+  readonly response: JsonObject;
+  readonly isError: boolean;
+  readonly forUser?: string;
+  readonly silent?: boolean;
+  readonly async?: boolean;
+}
+
+/** The call's surroundings; the registry adds the call id, idempotency key and logger. */
+export type CallContext = Omit<ToolContext, 'callId' | 'idempotencyKey' | 'logger'>;
+
+export interface ToolRegistryOptions {
+  logger?: Logger;
+  /** Applies to tools without their own `timeoutMs`. */
+  defaultTimeoutMs?: number;
+}
+
+interface RegisteredTool {
+  readonly tool: Tool;
+  readonly parameters: CompiledSchema;
+  readonly response: CompiledSchema;
+}
+
+/**
+ * Holds the tools, validates every call's arguments and every response, and turns
+ * every failure into `{"error": "..."}` for the model while logging the details.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, RegisteredTool>();
+  private readonly compiler = new SchemaCompiler();
+  private readonly logger: Logger;
+  private readonly defaultTimeoutMs: number;
+  private cachedDeclarations: readonly ToolDeclaration[] | undefined;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 3000;
+  }
+
+  /** Adds a tool. Rejects a duplicate name, an invalid schema, or an example its schema refuses. */
+  register(tool: Tool): this {
+    if (this.tools.has(tool.name)) throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
+    const parameters = this.compileSchema(tool, 'parameters', tool.parameters);
+    const response = this.compileSchema(tool, 'response', tool.response);
+    for (const example of tool.examples ?? []) {
+      const result = parameters.validate(example.args);
+      if (!result.ok) throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
+    }
+    this.tools.set(tool.name, { tool, parameters, response });
+    this.cachedDeclarations = undefined;
+    return this;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.tools.get(name)?.tool;
+  }
+
+  /** Every tool, sorted by name. */
+  list(): Tool[] {
+    return [...this.tools.values()].map(({ tool }) => tool).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Declarations for the model, sorted by name so a provider's prefix cache stays stable. */
+  declarations(): readonly ToolDeclaration[] {
+    this.cachedDeclarations ??= this.list().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      response: tool.response,
+    }));
+    return this.cachedDeclarations;
+  }
+
+  /** Runs one call. Never throws: every failure becomes an error outcome. */
+  async execute(call: FunctionCall, context: CallContext): Promise<ToolOutcome> {
+    const logger = this.logger.child({ tool: call.name, callId: call.id, sourceId: context.source.id });
+    const fail = (error: string, details?: Record<string, unknown>): ToolOutcome => {
+      logger.warn('tool call failed', { error, ...details });
+      return { callId: call.id, name: call.name, response: { error }, isError: true };
+    };
+
+    const registered = this.tools.get(call.name);
+    if (!registered) {
+      return fail(`unknown tool "${call.name}"; available tools: ${[...this.tools.keys()].sort().join(', ')}`);
+    }
+    const argsCheck = registered.parameters.validate(call.args);
+    if (!argsCheck.ok) return fail(`invalid arguments: ${argsCheck.message}`);
+
+    const { tool } = registered;
+    const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
+    const started = context.clock.now();
+    let result: ToolResult;
+    try {
+      result = await runWithTimeout(
+        (signal) =>
+          tool.execute(call.args, {
+            ...context,
+            signal,
+            callId: call.id,
+            idempotencyKey: `${context.turnId}:${call.id}`,
+            logger,
+          }),
+        timeoutMs,
+        context.signal,
+      );
+    } catch (error) {
+      if (error instanceof ToolTimeoutError) return fail(`tool "${call.name}" timed out after ${timeoutMs} ms`);
+      return fail(`tool "${call.name}" failed`, { cause: error });
+    }
+
+    if (!result.isError) {
+      const responseCheck = registered.response.validate(result.forLLM);
+      if (!responseCheck.ok) {
+        return fail(`tool "${call.name}" returned an invalid response`, { validation: responseCheck.message });
+      }
+    }
+    logger.debug('tool call finished', { durationMs: context.clock.now() - started, isError: !!result.isError });
+    return {
+      callId: call.id,
+      name: call.name,
+      response: result.forLLM,
+      isError: !!result.isError,
+      ...(result.forUser !== undefined && { forUser: result.forUser }),
+      ...(result.silent !== undefined && { silent: result.silent }),
+      ...(result.async !== undefined && { async: result.async }),
+    };
+  }
+
+  private compileSchema(tool: Tool, which: string, schema: JsonObject): CompiledSchema {
+    try {
+      return this.compiler.compile(schema);
+    } catch (error) {
+      throw new ToolDefinitionError(tool.name, `invalid ${which} schema: ${(error as Error).message}`);
+    }
+  }
+}
+
+class ToolTimeoutError extends Error {
+  override readonly name = 'ToolTimeoutError';
+}
+
+/** Runs `work` with its own abort signal, aborted on timeout or when `parent` aborts. */
+async function runWithTimeout<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  timeoutMs: number,
+  parent: AbortSignal,
+): Promise<T> {
+  const controller = new AbortController();
+  const abortFromParent = () => controller.abort(parent.reason);
+  parent.addEventListener('abort', abortFromParent, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ToolTimeoutError(`timed out after ${timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([work(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+    parent.removeEventListener('abort', abortFromParent);
+  }
+}

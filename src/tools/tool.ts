@@ -1,0 +1,64 @@
+import type { Clock, JsonObject, Sender, Source } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+
+/**
+ * What a tool run produced (seed 003): what the model sees, what the user sees, and flags.
+ * `forLLM` is validated against the tool's response schema unless `isError` is set.
+ */
+export interface ToolResult {
+  readonly forLLM: JsonObject;
+  /** Text for the user, delivered by the machine's `reply` service unless `silent`. */
+  readonly forUser?: string;
+  readonly silent?: boolean;
+  readonly isError?: boolean;
+  /** The work goes on in the background; its completion re-enters the source's inbox. */
+  readonly async?: boolean;
+}
+
+/**
+ * Everything a tool may know about the call. A tool reaches its source only through
+ * this object: never through its arguments, never with the reply token.
+ */
+export interface ToolContext {
+  readonly source: Source;
+  readonly sender?: Sender;
+  readonly turnId: string;
+  readonly callId: string;
+  /** Stable across retries of this call: pass it to side effects that accept one. */
+  readonly idempotencyKey: string;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+/** One example call, shown in the prompt and checked against the parameter schema. */
+export interface ToolExample {
+  readonly description: string;
+  readonly args: JsonObject;
+}
+
+/**
+ * A tool the model can call (seeds 002–004).
+ * @example
+ * const echo: Tool = {
+ *   name: 'echo', description: 'Repeats text.', category: 'utility', optional: true,
+ *   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+ *   response: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+ *   execute: async (args) => ({ forLLM: { text: String(args.text) } }),
+ * };
+ */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly category: string;
+  /** Optional tools may be left out of a step; required ones are always offered. */
+  readonly optional: boolean;
+  /** When the model should use it. */
+  readonly usageHint?: string;
+  readonly examples?: readonly ToolExample[];
+  readonly parameters: JsonObject;
+  readonly response: JsonObject;
+  /** Overrides the registry's default timeout (ms). */
+  readonly timeoutMs?: number;
+  execute(args: JsonObject, context: ToolContext): Promise<ToolResult>;
+}
