@@ -9,6 +9,7 @@ import {
   idleWithNothingPending,
   inbound,
   RecordingDelivery,
+  restoreConversation,
   startConversation,
   userSource,
 } from '../support/conversation-harness.js';
@@ -259,8 +260,7 @@ describe('conversation snapshots', () => {
     actor.stop();
     const delivery = new RecordingDelivery();
     const machine = conversationMachineFor({ model: new ScriptedModel([callReply('again')]), delivery });
-    const restored = createActor(machine, { systemId: CONVERSATION_SYSTEM_ID, snapshot: JSON.parse(json) as never });
-    restored.start();
+    const restored = restoreConversation(machine, json);
     restored.send({ type: 'line.message', message: inbound('second') });
     const snapshot = await idleWithNothingPending(restored);
 
@@ -279,11 +279,7 @@ describe('conversation snapshots', () => {
     actor.stop(); // the process "crashes"
     const delivery = new RecordingDelivery();
     const model = new ScriptedModel([callReply('yes, back again')]);
-    const restored = createActor(conversationMachineFor({ model, delivery }), {
-      systemId: CONVERSATION_SYSTEM_ID,
-      snapshot: JSON.parse(json) as never,
-    });
-    restored.start();
+    const restored = restoreConversation(conversationMachineFor({ model, delivery }), json);
     const snapshot = await idleWithNothingPending(restored);
 
     expect(firstDelivery.requests).toEqual([]);
@@ -305,15 +301,14 @@ describe('conversation snapshots', () => {
     const json = JSON.stringify(actor.getPersistedSnapshot());
     actor.stop();
     const rerunLog: string[] = [];
-    const restored = createActor(
+    const restored = restoreConversation(
       conversationMachineFor({
         model: new ScriptedModel([callReply('both done')]),
         delivery: new RecordingDelivery(),
         tools: [gatedTool('fast', rerunLog), gatedTool('stuck', rerunLog)],
       }),
-      { systemId: CONVERSATION_SYSTEM_ID, snapshot: JSON.parse(json) as never },
+      json,
     );
-    restored.start();
     const snapshot = await idleWithNothingPending(restored);
 
     expect(log.sort()).toEqual(['end fast', 'start fast', 'start stuck']);

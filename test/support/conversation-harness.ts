@@ -1,4 +1,4 @@
-import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
+import { createActor, waitFor, type Actor, type Snapshot, type SnapshotFrom } from 'xstate';
 import type { InboundMessage, Source } from '../../src/domain/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import {
@@ -95,4 +95,15 @@ export function idleWithNothingPending(actor: Actor<ConversationMachine>) {
   return waitFor(actor, (snapshot) => snapshot.matches('idle') && snapshot.context.pending.length === 0, {
     timeout: 2000,
   });
+}
+
+/** Restores a conversation actor from persisted JSON, as the actor host does. */
+export function restoreConversation(machine: ConversationMachine, json: string) {
+  const actor = createActor(machine, {
+    systemId: CONVERSATION_SYSTEM_ID,
+    snapshot: JSON.parse(json) as Snapshot<unknown>,
+    input: { source: userSource },
+  });
+  actor.start();
+  return actor;
 }

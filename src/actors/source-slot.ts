@@ -1,0 +1,260 @@
+import type { Actor, Subscription } from 'xstate';
+import type { Clock, JsonObject, Source } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+import {
+  CONVERSATION_MACHINE_VERSION,
+  type ConversationMachine,
+  type ConversationSettings,
+  type TurnSummary,
+} from '../machines/index.js';
+import { VersionConflictError, type ConversationStore } from '../persistence/index.js';
+import { backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { createConversationActor } from './snapshot-restore.js';
+
+type ConversationActor = Actor<ConversationMachine>;
+type ConversationSnapshot = ReturnType<ConversationActor['getSnapshot']>;
+
+export interface SourceSlotOptions {
+  readonly sourceId: string;
+  readonly machine: ConversationMachine;
+  readonly store: ConversationStore;
+  readonly settings: Partial<ConversationSettings>;
+  readonly logger: Logger;
+  readonly backoff: BackoffOptions;
+  readonly clock: Clock;
+  /** Called whenever the slot may have become settled (idle, saved, nothing waiting). */
+  readonly onSettled: () => void;
+}
+
+/**
+ * One source's live conversation: its actor, the inbox pump that feeds it in order, and
+ * the serialised, coalesced saves that persist every step with the version check.
+ */
+export class SourceSlot {
+  readonly sourceId: string;
+  private actor: ConversationActor | undefined;
+  private subscription: Subscription | undefined;
+  private version = 0;
+  /** Sent to the actor, not yet removed from the inbox by a successful save. */
+  private readonly unsavedEventIds = new Set<string>();
+  private pumping: Promise<void> | undefined;
+  private pumpAgain = false;
+  private saving = false;
+  private saveAgain = false;
+  private observedSeq = 0;
+  private savedSeq = 0;
+  private flushWaiters: { seq: number; resolve: () => void }[] = [];
+  private failures = 0;
+  private lastLoggedTurn: string | undefined;
+  private stopped = false;
+  lastActivity = 0;
+
+  constructor(private readonly options: SourceSlotOptions) {
+    this.sourceId = options.sourceId;
+  }
+
+  /** "This source has work": reads the inbox and feeds new messages to the actor, in order. */
+  pump(): Promise<void> {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return this.pumping;
+    }
+    this.pumping = (async () => {
+      do {
+        this.pumpAgain = false;
+        await this.pumpOnce();
+      } while (this.pumpAgain && !this.stopped);
+    })().finally(() => {
+      this.pumping = undefined;
+      this.options.onSettled();
+    });
+    return this.pumping;
+  }
+
+  /** Resolves once everything the actor has done so far is durable. */
+  async flush(): Promise<void> {
+    // Let the actor's observers see the snapshot that triggered this flush first.
+    await Promise.resolve();
+    const target = this.observedSeq;
+    if (this.savedSeq >= target || this.stopped) return;
+    await new Promise<void>((resolve) => this.flushWaiters.push({ seq: target, resolve }));
+  }
+
+  /** Idle, nothing queued, nothing unsaved, no pump running. */
+  isSettled(): boolean {
+    if (this.pumping || this.saving) return false;
+    if (!this.actor) return true;
+    return this.unsavedEventIds.size === 0 && this.savedSeq >= this.observedSeq && !isBusy(this.actor.getSnapshot());
+  }
+
+  snapshot(): ConversationSnapshot | undefined {
+    return this.actor?.getSnapshot();
+  }
+
+  /** Persists the current snapshot and stops the actor (its in-flight children are aborted). */
+  async stop(): Promise<void> {
+    if (this.actor && !this.stopped) await this.flush();
+    this.stopped = true;
+    this.detach();
+    for (const waiter of this.flushWaiters.splice(0)) waiter.resolve();
+  }
+
+  private async pumpOnce() {
+    try {
+      if (!this.actor) await this.activate();
+      const actor = this.actor!;
+      const messages = await this.options.store.inbox(this.sourceId);
+      const seen = new Set(actor.getSnapshot().context.recentEventIds);
+      for (const message of messages) {
+        if (this.unsavedEventIds.has(message.eventId)) continue;
+        this.unsavedEventIds.add(message.eventId);
+        if (seen.has(message.eventId)) {
+          // Already in the snapshot (a crash between save and inbox clean-up): just consume it.
+          this.requestSave();
+          continue;
+        }
+        actor.send({ type: 'line.message', message });
+      }
+      this.failures = 0;
+    } catch (error) {
+      this.failures++;
+      const delay = backoffDelay(this.failures, this.options.backoff);
+      this.options.logger.error('source pump failed; retrying', { error, attempt: this.failures, retryInMs: delay });
+      await sleep(delay);
+      this.pumpAgain = true;
+    }
+  }
+
+  private async activate() {
+    const stored = await this.options.store.load(this.sourceId);
+    const inboxSource = stored ? undefined : (await this.options.store.inbox(this.sourceId))[0]?.source;
+    const source = sourceOf(stored?.snapshot) ?? inboxSource;
+    if (!source) throw new Error(`source ${this.sourceId} has neither a conversation nor an inbox message`);
+    const { actor, replay } = createConversationActor({
+      machine: this.options.machine,
+      source,
+      settings: this.options.settings,
+      stored,
+      logger: this.options.logger,
+    });
+    this.version = stored?.version ?? 0;
+    this.actor = actor;
+    this.lastLoggedTurn = actor.getSnapshot().context.lastTurn?.id;
+    this.subscription = actor.subscribe({
+      next: (snapshot) => this.observe(snapshot),
+      error: (error) => this.options.logger.error('conversation actor failed', { error }),
+    });
+    actor.start();
+    for (const message of replay) actor.send({ type: 'line.message', message });
+    if (replay.length > 0 || stored?.machineVersion !== CONVERSATION_MACHINE_VERSION) this.requestSave();
+  }
+
+  private observe(snapshot: ConversationSnapshot) {
+    this.observedSeq++;
+    this.lastActivity = this.options.clock.now();
+    this.logFinishedTurn(snapshot.context.lastTurn);
+    this.requestSave();
+  }
+
+  private requestSave() {
+    if (this.saving) {
+      this.saveAgain = true;
+      return;
+    }
+    this.saving = true;
+    void this.saveLoop();
+  }
+
+  /** Saves the latest snapshot until nothing newer is waiting; never two saves at once. */
+  private async saveLoop() {
+    try {
+      do {
+        this.saveAgain = false;
+        if (!this.actor || this.stopped) return;
+        const seq = this.observedSeq;
+        const snapshot = this.actor.getSnapshot();
+        const consumed = [...this.unsavedEventIds];
+        try {
+          this.version = await this.options.store.save({
+            sourceId: this.sourceId,
+            expectedVersion: this.version,
+            machineVersion: CONVERSATION_MACHINE_VERSION,
+            snapshot: this.actor.getPersistedSnapshot() as unknown as JsonObject,
+            busy: isBusy(snapshot),
+            consumedEventIds: consumed,
+          });
+          for (const eventId of consumed) this.unsavedEventIds.delete(eventId);
+          this.savedSeq = seq;
+          this.failures = 0;
+          this.releaseFlushWaiters();
+        } catch (error) {
+          if (error instanceof VersionConflictError) {
+            await this.reloadAfterConflict(error);
+            return;
+          }
+          this.failures++;
+          const delay = backoffDelay(this.failures, this.options.backoff);
+          this.options.logger.error('saving the conversation failed; retrying', { error, attempt: this.failures, retryInMs: delay });
+          await sleep(delay);
+          this.saveAgain = true;
+        }
+      } while (this.saveAgain);
+    } finally {
+      this.saving = false;
+      this.options.onSettled();
+    }
+  }
+
+  /**
+   * Another writer saved this source: our actor is stale. Drop it, wait a jittered moment,
+   * reload what the store holds and feed the inbox again — our unsaved messages are still there.
+   */
+  private async reloadAfterConflict(conflict: VersionConflictError) {
+    this.failures++;
+    const delay = backoffDelay(this.failures, this.options.backoff);
+    this.options.logger.warn('version conflict; reloading the conversation', {
+      expectedVersion: conflict.expectedVersion,
+      actualVersion: conflict.actualVersion,
+      retryInMs: delay,
+    });
+    this.detach();
+    this.unsavedEventIds.clear();
+    await sleep(delay);
+    if (!this.stopped) void this.pump();
+  }
+
+  private detach() {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.actor?.stop();
+    this.actor = undefined;
+    this.observedSeq = this.savedSeq = 0;
+    for (const waiter of this.flushWaiters.splice(0)) waiter.resolve();
+  }
+
+  private releaseFlushWaiters() {
+    const ready = this.flushWaiters.filter((waiter) => waiter.seq <= this.savedSeq);
+    this.flushWaiters = this.flushWaiters.filter((waiter) => waiter.seq > this.savedSeq);
+    for (const waiter of ready) waiter.resolve();
+  }
+
+  private logFinishedTurn(turn: TurnSummary | null) {
+    if (!turn || turn.id === this.lastLoggedTurn) return;
+    this.lastLoggedTurn = turn.id;
+    const fields = { turnId: turn.id, stopReason: turn.stopReason, modelCalls: turn.modelCalls, ...turn.usage };
+    if (turn.stopReason === 'model-call-limit' || turn.stopReason === 'model-failed') {
+      this.options.logger.warn('turn stopped early', fields);
+    } else {
+      this.options.logger.info('turn finished', fields);
+    }
+  }
+}
+
+function isBusy(snapshot: ConversationSnapshot): boolean {
+  return !snapshot.matches('idle') || snapshot.context.pending.length > 0;
+}
+
+function sourceOf(snapshot: JsonObject | undefined): Source | undefined {
+  const source = (snapshot?.context as { source?: Source } | undefined)?.source;
+  return source && typeof source.id === 'string' ? source : undefined;
+}

@@ -1,0 +1,93 @@
+import type { InboundMessage } from '../domain/index.js';
+import type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
+import { VersionConflictError } from './version-conflict-error.js';
+
+export interface MemoryStoreOptions {
+  /** How long a claimed event id is remembered (ms). */
+  claimTtlMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The store in memory. Every save and load goes through a JSON round trip, so it behaves
+ * (and costs) like a real store: no shared references between the actor and the store.
+ */
+export class MemoryStore implements ConversationStore {
+  private readonly conversations = new Map<string, string>();
+  private readonly inboxes = new Map<string, string[]>();
+  private readonly claims = new Map<string, number>();
+  private readonly claimTtlMs: number;
+  private readonly now: () => number;
+  private acceptedSincePrune = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.claimTtlMs = options.claimTtlMs ?? 7 * 24 * 3600_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  accept(message: InboundMessage): Promise<boolean> {
+    this.pruneClaims();
+    const expiresAt = this.claims.get(message.eventId);
+    if (expiresAt !== undefined && expiresAt > this.now()) return Promise.resolve(false);
+    this.claims.set(message.eventId, this.now() + this.claimTtlMs);
+    const inbox = this.inboxes.get(message.source.id) ?? [];
+    inbox.push(JSON.stringify(message));
+    this.inboxes.set(message.source.id, inbox);
+    return Promise.resolve(true);
+  }
+
+  inbox(sourceId: string): Promise<InboundMessage[]> {
+    return Promise.resolve((this.inboxes.get(sourceId) ?? []).map((item) => JSON.parse(item) as InboundMessage));
+  }
+
+  load(sourceId: string): Promise<StoredConversation | undefined> {
+    const stored = this.conversations.get(sourceId);
+    return Promise.resolve(stored === undefined ? undefined : (JSON.parse(stored) as StoredConversation));
+  }
+
+  save(request: SaveRequest): Promise<number> {
+    const current = this.conversations.get(request.sourceId);
+    const currentVersion = current === undefined ? 0 : (JSON.parse(current) as StoredConversation).version;
+    if (currentVersion !== request.expectedVersion) {
+      return Promise.reject(new VersionConflictError(request.sourceId, request.expectedVersion, currentVersion));
+    }
+    const version = currentVersion + 1;
+    const record: StoredConversation = {
+      sourceId: request.sourceId,
+      version,
+      machineVersion: request.machineVersion,
+      snapshot: request.snapshot,
+      busy: request.busy,
+      updatedAt: this.now(),
+    };
+    this.conversations.set(request.sourceId, JSON.stringify(record));
+    if (request.consumedEventIds.length > 0) {
+      const consumed = new Set(request.consumedEventIds);
+      const remaining = (this.inboxes.get(request.sourceId) ?? []).filter(
+        (item) => !consumed.has((JSON.parse(item) as InboundMessage).eventId),
+      );
+      if (remaining.length > 0) this.inboxes.set(request.sourceId, remaining);
+      else this.inboxes.delete(request.sourceId);
+    }
+    return Promise.resolve(version);
+  }
+
+  sourcesWithWork(): Promise<string[]> {
+    const busy = [...this.conversations.values()]
+      .map((item) => JSON.parse(item) as StoredConversation)
+      .filter((record) => record.busy)
+      .map((record) => record.sourceId);
+    return Promise.resolve([...new Set([...this.inboxes.keys(), ...busy])]);
+  }
+
+  listSources(): Promise<string[]> {
+    return Promise.resolve([...new Set([...this.conversations.keys(), ...this.inboxes.keys()])]);
+  }
+
+  private pruneClaims() {
+    if (++this.acceptedSincePrune < 1000) return;
+    this.acceptedSincePrune = 0;
+    const now = this.now();
+    for (const [eventId, expiresAt] of this.claims) if (expiresAt <= now) this.claims.delete(eventId);
+  }
+}
