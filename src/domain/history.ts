@@ -15,12 +15,22 @@ export interface FunctionResult {
   readonly response: JsonObject;
 }
 
+/** A reference to media the user sent; the bytes stay with LINE (or a cache), never in history. */
+export interface Attachment {
+  readonly kind: 'image' | 'video' | 'audio' | 'file';
+  /** LINE's message id, for the content API. */
+  readonly messageId: string;
+  readonly mimeType?: string;
+}
+
 export interface UserEntry {
   readonly role: 'user';
   readonly eventId: string;
   readonly sender?: Sender;
+  /** The message as text; for media, a description with its metadata. */
   readonly text: string;
   readonly timestamp: number;
+  readonly attachment?: Attachment;
 }
 
 export interface ModelEntry {

@@ -1,3 +1,4 @@
+import type { Attachment } from './history.js';
 import type { Source } from './source.js';
 
 /** Who wrote a message. The display name is filled in when known. */
@@ -15,7 +16,9 @@ export interface InboundMessage {
   readonly eventId: string;
   readonly source: Source;
   readonly sender?: Sender;
+  /** The message as text; for media, a description with its metadata. */
   readonly text: string;
+  readonly attachment?: Attachment;
   /** The event's own `timestamp` (ms); the reply token's age counts from here. */
   readonly timestamp: number;
   readonly replyToken?: string;

@@ -196,7 +196,10 @@ export const conversationMachine = setup({
 
 export type ConversationMachine = typeof conversationMachine;
 
-/** The reply token goes with the first delivery of a turn only: LINE accepts it once. */
+/**
+ * The reply token goes with the first delivery of a turn only: LINE accepts it once. In groups
+ * and rooms the reply quotes the message it answers, so everyone sees who is answered.
+ */
 function deliveryRequest(context: ConversationContext, texts: readonly string[]): DeliveryRequest {
   const turn = currentTurn(context);
   const latest = turn.messages.at(-1);
@@ -207,6 +210,6 @@ function deliveryRequest(context: ConversationContext, texts: readonly string[])
     index: turn.deliveries,
     texts,
     ...(useReplyToken && { replyToken: latest.replyToken, replyTokenIssuedAt: latest.timestamp }),
-    ...(latest?.quoteToken && { quoteToken: latest.quoteToken }),
+    ...(latest?.quoteToken && context.source.kind !== 'user' && { quoteToken: latest.quoteToken }),
   };
 }

@@ -30,6 +30,7 @@ export function startTurn(context: ConversationContext): Partial<ConversationCon
     text: message.text,
     timestamp: message.timestamp,
     ...(message.sender && { sender: message.sender }),
+    ...(message.attachment && { attachment: message.attachment }),
   }));
   const turn: Turn = {
     id: messages[0].eventId,

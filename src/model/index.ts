@@ -1,4 +1,5 @@
 export type {
+  MediaPart,
   ModelFunctionCall,
   ModelPort,
   ModelRequest,

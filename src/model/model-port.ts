@@ -14,11 +14,23 @@ export interface TokenUsage {
   readonly cachedTokens: number;
 }
 
+/** Media bytes for the current turn only (history keeps a reference, never the bytes). */
+export interface MediaPart {
+  /** The user entry (event id) it belongs to. */
+  readonly eventId: string;
+  readonly mimeType: string;
+  /** Base64. */
+  readonly data: string;
+}
+
 export interface ModelRequest {
   readonly systemInstruction: string;
   readonly history: readonly HistoryEntry[];
   readonly tools: readonly ToolDeclaration[];
   readonly signal: AbortSignal;
+  readonly media?: readonly MediaPart[];
+  /** Epoch ms by which the call, retries included, must be over (the turn's deadline). */
+  readonly deadline?: number;
 }
 
 export type ModelFunctionCall = Omit<FunctionCall, 'id'> & { readonly id?: string };

@@ -4,7 +4,7 @@ import { createLogger } from '../../src/logging/index.js';
 import { CONVERSATION_MACHINE_VERSION } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import { MemoryStore } from '../../src/persistence/index.js';
-import { createTestHost, messageFor, userSourceNumber } from '../support/host-harness.js';
+import { createTestHost, messageFor, storedHistory, userSourceNumber, userTexts } from '../support/host-harness.js';
 
 /** Replies with the text of the turn's last user message. */
 const echoModel = () =>
@@ -55,7 +55,7 @@ describe('actor host', () => {
     const stored = await store.load(source.id);
     expect(stored).toMatchObject({ busy: false, machineVersion: CONVERSATION_MACHINE_VERSION });
     expect(stored!.version).toBeGreaterThan(1);
-    expect((stored!.snapshot.context as { history: HistoryEntry[] }).history.map((entry) => entry.role)).toEqual([
+    expect(storedHistory(stored).map((entry) => entry.role)).toEqual([
       'user',
       'model',
       'tool',
@@ -104,7 +104,7 @@ describe('actor host', () => {
     await host.accept([messageFor(source, 'second')]);
     await host.whenSettled();
 
-    expect(model.calls.at(-1)?.history.filter((entry) => entry.role === 'user').map((entry) => (entry as { text: string }).text)).toEqual([
+    expect(userTexts(model.calls.at(-1)?.history ?? [])).toEqual([
       'first',
       'second',
     ]);
@@ -127,9 +127,8 @@ describe('actor host', () => {
     await waitUntil(async () => (await store.inbox(source.id)).length === 0 && (await store.load(source.id))?.busy === false);
     await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
 
-    const history = ((await store.load(source.id))!.snapshot.context as { history: HistoryEntry[] }).history;
-    const userTexts = history.filter((entry) => entry.role === 'user').map((entry) => (entry as { text: string }).text);
-    expect(userTexts).toEqual(messages.map((message) => message.text));
+    const history = storedHistory(await store.load(source.id));
+    expect(userTexts(history)).toEqual(messages.map((message) => message.text));
     expect(lines.some((line) => line.includes('version conflict; reloading'))).toBe(true);
   });
 
@@ -148,7 +147,7 @@ describe('actor host', () => {
       sourceId: source.id,
       expectedVersion: stored.version,
       machineVersion: CONVERSATION_MACHINE_VERSION,
-      snapshot: { ...stored.snapshot, value: 'thinking', context: { ...context, pending: [[queued]] } } as JsonObject,
+      snapshot: { ...stored.snapshot, value: 'thinking', context: { ...context, pending: [[queued]] } } as unknown as JsonObject,
       busy: true,
       consumedEventIds: [],
     });
@@ -158,8 +157,7 @@ describe('actor host', () => {
     await next.host.whenSettled();
 
     expect(next.delivery.texts).toEqual(['re: queued before the deploy']);
-    const history = ((await store.load(source.id))!.snapshot.context as { history: HistoryEntry[] }).history;
-    expect(history.filter((entry) => entry.role === 'user').map((entry) => (entry as { text: string }).text)).toEqual([
+    expect(userTexts(storedHistory(await store.load(source.id)))).toEqual([
       'before the deploy',
       'queued before the deploy',
     ]);

@@ -1,8 +1,8 @@
 import { ActorHost, type ActorHostOptions } from '../../src/actors/index.js';
-import type { InboundMessage, Source } from '../../src/domain/index.js';
+import type { HistoryEntry, InboundMessage, Source } from '../../src/domain/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import type { ModelPort } from '../../src/model/index.js';
-import { MemoryStore, type ConversationStore } from '../../src/persistence/index.js';
+import { MemoryStore, type ConversationStore, type StoredConversation } from '../../src/persistence/index.js';
 import { ToolRegistry, replyTool, skipTool } from '../../src/tools/index.js';
 import { RecordingDelivery } from './conversation-harness.js';
 
@@ -46,3 +46,12 @@ export function messageFor(source: Source, text: string): InboundMessage {
 }
 
 export const userSourceNumber = (n: number): Source => ({ kind: 'user', id: `U${String(n).padStart(32, '0')}` });
+
+/** The history inside a stored conversation's snapshot. */
+export function storedHistory(stored: StoredConversation | undefined): HistoryEntry[] {
+  return (stored?.snapshot.context as unknown as { history?: HistoryEntry[] } | undefined)?.history ?? [];
+}
+
+export function userTexts(history: readonly HistoryEntry[]): string[] {
+  return history.flatMap((entry) => (entry.role === 'user' ? [entry.text] : []));
+}

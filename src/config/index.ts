@@ -1,0 +1,4 @@
+export { loadConfig, STORE_KINDS } from './config.js';
+export type { KaiwaConfig, LineChannelConfig, StoreKind } from './config.js';
+export { ConfigError } from './config-error.js';
+export type { Env } from './env-readers.js';

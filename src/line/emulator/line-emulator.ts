@@ -1,0 +1,154 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Clock, SourceKind } from '../../domain/index.js';
+
+/** One line of the emulator's transcript, as the chat page shows it. */
+export interface TranscriptEntry {
+  readonly id: string;
+  readonly chatId: string;
+  readonly from: 'user' | 'bot' | 'system';
+  readonly time: number;
+  readonly text: string;
+  /** For user messages: who wrote it. */
+  readonly userName?: string;
+  /** For bot messages: how it was delivered. */
+  readonly via?: 'reply' | 'push';
+  /** A bot message quoting this user message's quote token. */
+  readonly quotedId?: string;
+  /** The message's own quote token (user messages). */
+  readonly quoteToken?: string;
+  /** A LINE API request that broke LINE's schema or rules: shown loudly. */
+  readonly violation?: boolean;
+}
+
+export interface EmulatedChat {
+  readonly kind: SourceKind;
+  /** The LINE id of the source: U… for a user, C… for a group, R… for a room. */
+  readonly id: string;
+}
+
+interface IssuedToken {
+  readonly chatId: string;
+  readonly issuedAt: number;
+  used: boolean;
+}
+
+export type LineApiAnswer = { status: number; body: Record<string, unknown> };
+
+/**
+ * The LINE platform, played locally: issues reply tokens (single-use, expiring), accepts
+ * replies and pushes like the Messaging API does, and keeps a transcript for the chat page.
+ */
+export class LineEmulator {
+  /** LINE's reply tokens expire; the documented window is about a minute. */
+  static readonly REPLY_TOKEN_LIFETIME_MS = 60_000;
+  readonly channelSecret = randomUUID().replace(/-/g, '');
+  readonly channelAccessToken = `emulator-${randomUUID()}`;
+  readonly botUserId = `U${hex('kaiwa-bot')}`;
+  private readonly transcript: TranscriptEntry[] = [];
+  private readonly tokens = new Map<string, IssuedToken>();
+  private readonly quoteTokens = new Map<string, string>();
+  private readonly retryKeys = new Set<string>();
+  private readonly listeners = new Set<(entry: TranscriptEntry) => void>();
+  private sequence = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxTranscript = 2000,
+  ) {}
+
+  /** A stable LINE-shaped id for a user, group or room name. */
+  static idFor(kind: SourceKind, name: string): string {
+    return `${kind === 'user' ? 'U' : kind === 'group' ? 'C' : 'R'}${hex(`${kind}:${name}`)}`;
+  }
+
+  nextMessageId(): string {
+    this.sequence++;
+    return String(this.clock.now() * 1000 + (this.sequence % 1000));
+  }
+
+  issueReplyToken(chatId: string): string {
+    const token = randomUUID().replace(/-/g, '');
+    this.tokens.set(token, { chatId, issuedAt: this.clock.now(), used: false });
+    return token;
+  }
+
+  issueQuoteToken(entryId: string): string {
+    const token = `q${randomUUID().replace(/-/g, '')}`;
+    this.quoteTokens.set(token, entryId);
+    return token;
+  }
+
+  recordUserMessage(chatId: string, userName: string, text: string, quoteToken: string, id: string): TranscriptEntry {
+    return this.record({ id, chatId, from: 'user', time: this.clock.now(), text, userName, quoteToken });
+  }
+
+  /** `POST /v2/bot/message/reply`, with LINE's rules: the token exists, is unused and young. */
+  reply(body: { replyToken: string; messages: { type: string; text?: string; quoteToken?: string }[] }): LineApiAnswer {
+    const token = this.tokens.get(body.replyToken);
+    if (!token || token.used || this.clock.now() - token.issuedAt > LineEmulator.REPLY_TOKEN_LIFETIME_MS) {
+      return { status: 400, body: { message: 'Invalid reply token' } };
+    }
+    token.used = true;
+    return { status: 200, body: { sentMessages: this.deliver(token.chatId, 'reply', body.messages) } };
+  }
+
+  /** `POST /v2/bot/message/push`: a repeated `X-Line-Retry-Key` answers 409 and sends nothing. */
+  push(
+    body: { to: string; messages: { type: string; text?: string; quoteToken?: string }[] },
+    retryKey: string | undefined,
+  ): LineApiAnswer {
+    if (retryKey !== undefined) {
+      if (this.retryKeys.has(retryKey)) {
+        return { status: 409, body: { message: 'The retry key is already accepted', sentMessages: [] } };
+      }
+      this.retryKeys.add(retryKey);
+    }
+    return { status: 200, body: { sentMessages: this.deliver(body.to, 'push', body.messages) } };
+  }
+
+  /** Shows a request that LINE would have refused, in the transcript of the chat it targets. */
+  recordViolation(chatId: string, text: string): void {
+    this.record({ id: `v${this.nextMessageId()}`, chatId, from: 'system', time: this.clock.now(), text, violation: true });
+  }
+
+  entries(): readonly TranscriptEntry[] {
+    return this.transcript;
+  }
+
+  subscribe(listener: (entry: TranscriptEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private deliver(
+    chatId: string,
+    via: 'reply' | 'push',
+    messages: { type: string; text?: string; quoteToken?: string }[],
+  ): { id: string; quoteToken: string }[] {
+    return messages.map((message) => {
+      const id = this.nextMessageId();
+      const quotedId = message.quoteToken ? this.quoteTokens.get(message.quoteToken) : undefined;
+      this.record({
+        id,
+        chatId,
+        from: 'bot',
+        via,
+        time: this.clock.now(),
+        text: message.type === 'text' ? (message.text ?? '') : `[${message.type} message]`,
+        ...(quotedId && { quotedId }),
+      });
+      return { id, quoteToken: this.issueQuoteToken(id) };
+    });
+  }
+
+  private record(entry: TranscriptEntry): TranscriptEntry {
+    this.transcript.push(entry);
+    if (this.transcript.length > this.maxTranscript) this.transcript.splice(0, this.transcript.length - this.maxTranscript);
+    for (const listener of this.listeners) listener(entry);
+    return entry;
+  }
+}
+
+function hex(seed: string): string {
+  return createHash('md5').update(seed).digest('hex');
+}

@@ -1,0 +1,125 @@
+import { HTTPFetchError, messagingApi } from '@line/bot-sdk';
+import { backoffDelay, sleep, type BackoffOptions } from '../actors/backoff.js';
+import type { Clock } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+import type { DeliveryPort, DeliveryReceipt, DeliveryRequest } from '../machines/index.js';
+import { retryKeyFor } from './retry-key.js';
+import { splitForLine } from './split-text.js';
+
+export interface LineDeliveryOptions {
+  readonly client: messagingApi.MessagingApiClient;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** A reply token is used only while younger than this (ms from the event's timestamp). */
+  readonly replyTokenTtlMs?: number;
+  /** Attempts for 429 and 5xx answers, the first included. */
+  readonly maxAttempts?: number;
+  readonly backoff?: BackoffOptions;
+}
+
+/**
+ * Delivers a turn's text through LINE: the reply API while the event's reply token is fresh
+ * and unused, otherwise — or when LINE refuses the token — a push carrying a retry key
+ * derived from the turn, so a repeated push is delivered once.
+ */
+export class LineDelivery implements DeliveryPort {
+  private readonly replyTokenTtlMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoff: BackoffOptions;
+
+  constructor(private readonly options: LineDeliveryOptions) {
+    this.replyTokenTtlMs = options.replyTokenTtlMs ?? 50_000;
+    this.maxAttempts = options.maxAttempts ?? 4;
+    this.backoff = options.backoff ?? { baseMs: 200, maxMs: 5_000 };
+  }
+
+  async deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt> {
+    const messages = this.toMessages(request);
+    const logger = this.options.logger.child({ sourceId: request.source.id, turnId: request.turnId, index: request.index });
+
+    if (request.replyToken && this.tokenIsFresh(request.replyTokenIssuedAt)) {
+      try {
+        await this.withRetries(() => this.options.client.replyMessage({ replyToken: request.replyToken!, messages }), signal);
+        logger.info('reply sent', { method: 'reply', messages: messages.length });
+        return { method: 'reply' };
+      } catch (error) {
+        if (!isRejectedReplyToken(error)) throw withRequestId(error);
+        logger.warn('reply token rejected; pushing instead', { requestId: requestIdOf(error) });
+      }
+    }
+
+    const retryKey = retryKeyFor(request.turnId, request.index);
+    try {
+      await this.withRetries(() => this.options.client.pushMessage({ to: request.source.id, messages }, retryKey), signal);
+    } catch (error) {
+      // 409: a push with this retry key was accepted before — the message is already there.
+      if (!(error instanceof HTTPFetchError && error.status === 409)) throw withRequestId(error);
+      logger.info('push already delivered (409 for its retry key)', { retryKey });
+      return { method: 'push' };
+    }
+    logger.info('reply sent', { method: 'push', messages: messages.length, retryKey });
+    return { method: 'push' };
+  }
+
+  private toMessages(request: DeliveryRequest): messagingApi.TextMessage[] {
+    return splitForLine(request.texts).map((text, index) => ({
+      type: 'text',
+      text,
+      // Quote the user's message on the first bubble, so a group sees who is answered.
+      ...(index === 0 && request.quoteToken && { quoteToken: request.quoteToken }),
+    }));
+  }
+
+  private tokenIsFresh(issuedAt: number | undefined): boolean {
+    return issuedAt !== undefined && this.options.clock.now() - issuedAt < this.replyTokenTtlMs;
+  }
+
+  /** Retries 429 (except the monthly quota) and 5xx with jittered backoff. */
+  private async withRetries<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (attempt >= this.maxAttempts || !isRetryable(error) || signal.aborted) throw error;
+        const delay = backoffDelay(attempt, this.backoff);
+        this.options.logger.warn('LINE call failed; retrying', {
+          status: (error as HTTPFetchError).status,
+          requestId: requestIdOf(error),
+          attempt,
+          retryInMs: delay,
+        });
+        await sleep(delay);
+      }
+    }
+  }
+}
+
+function isRetryable(error: unknown): boolean {
+  if (!(error instanceof HTTPFetchError)) return false;
+  if (error.status === 429) return !isMonthlyQuota(error);
+  return error.status >= 500;
+}
+
+/** LINE answers 429 "You have reached your monthly limit." when the push quota is used up: retrying cannot help. */
+export function isMonthlyQuota(error: unknown): boolean {
+  return error instanceof HTTPFetchError && error.status === 429 && /monthly limit/i.test(String(error.body));
+}
+
+function isRejectedReplyToken(error: unknown): boolean {
+  return error instanceof HTTPFetchError && error.status === 400 && /reply token/i.test(String(error.body));
+}
+
+function requestIdOf(error: unknown): string | undefined {
+  return error instanceof HTTPFetchError ? (error.headers.get('x-line-request-id') ?? undefined) : undefined;
+}
+
+/** Keeps LINE's request id on the error so the final failure log can name it. */
+function withRequestId(error: unknown): unknown {
+  if (error instanceof HTTPFetchError) {
+    return Object.assign(new Error(`LINE API ${error.status}: ${String(error.body)}`), {
+      status: error.status,
+      requestId: requestIdOf(error),
+    });
+  }
+  return error;
+}

@@ -1,0 +1,78 @@
+import { validateSignature } from '@line/bot-sdk';
+import express, { type ErrorRequestHandler, type Router } from 'express';
+import type { AcceptResult } from '../actors/index.js';
+import type { InboundMessage } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+import { toInboundMessages } from './webhook-events.js';
+
+export const MAX_WEBHOOK_BODY = '1mb';
+
+export interface WebhookRouterOptions {
+  /** The channel secret; read per request so the emulator can set it after start. */
+  readonly channelSecret: () => string;
+  /** Durably accepts the messages (claim + inbox); the turns run after the answer. */
+  readonly accept: (messages: InboundMessage[]) => Promise<AcceptResult>;
+  readonly logger: Logger;
+}
+
+/**
+ * `POST /webhook`: 401 without a valid `x-line-signature` (HMAC-SHA256 of the raw body,
+ * compared in constant time), 413 over 1 MiB, 400 for malformed JSON, 500 when the events
+ * could not be stored (LINE redelivers), otherwise 200 once they are durable.
+ */
+export function webhookRouter(options: WebhookRouterOptions): Router {
+  const router = express.Router();
+  router.post(
+    '/webhook',
+    (request, response, next) => {
+      // Refuse unsigned requests before reading a byte of the body.
+      if (!request.get('x-line-signature')) {
+        response.status(401).json({ message: 'missing x-line-signature' });
+        return;
+      }
+      next();
+    },
+    // Raw bytes: the signature covers the body exactly as sent (express.json() would break it).
+    express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY }),
+    async (request, response) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      if (!validateSignature(body, options.channelSecret(), request.get('x-line-signature')!)) {
+        options.logger.warn('webhook signature rejected', { bytes: body.length });
+        response.status(401).json({ message: 'invalid x-line-signature' });
+        return;
+      }
+      let events: unknown[];
+      try {
+        const parsed = JSON.parse(body.toString('utf8')) as { events?: unknown };
+        if (!Array.isArray(parsed.events)) throw new Error('events is not an array');
+        events = parsed.events;
+      } catch (error) {
+        response.status(400).json({ message: `malformed webhook body: ${(error as Error).message}` });
+        return;
+      }
+      const messages = toInboundMessages(events, options.logger);
+      try {
+        const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
+        options.logger.info('webhook accepted', { events: events.length, ...result });
+      } catch (error) {
+        options.logger.error('webhook events could not be stored; LINE will redeliver', { error, events: events.length });
+        response.status(500).json({ message: 'could not store the events' });
+        return;
+      }
+      response.status(200).json({});
+    },
+  );
+  router.use(webhookErrors(options.logger));
+  return router;
+}
+
+function webhookErrors(logger: Logger): ErrorRequestHandler {
+  return (error: { type?: string; status?: number }, _request, response, _next) => {
+    if (error.type === 'entity.too.large') {
+      response.status(413).json({ message: `webhook body over ${MAX_WEBHOOK_BODY}` });
+      return;
+    }
+    logger.error('webhook failed', { error });
+    response.status(error.status && error.status < 500 ? error.status : 500).json({ message: 'webhook failed' });
+  };
+}

@@ -1,0 +1,35 @@
+/** Why the model could not answer, as far as the adapter could tell. */
+export type ModelFailureKind =
+  /** The API answered with an HTTP error status. */
+  | 'http'
+  /** The connection failed before an answer (reset, refused, DNS). */
+  | 'network'
+  /** One attempt took longer than its timeout. */
+  | 'timeout'
+  /** The API answered 2xx with a body that is not the JSON it promised. */
+  | 'malformed-response'
+  /** The turn's deadline left no time for another attempt. */
+  | 'deadline'
+  /** Anything else (a bug, an SDK-side validation error): never retried. */
+  | 'unexpected';
+
+/**
+ * The model failed for good: the error was not retryable, the attempts ran out, or the
+ * turn's deadline came first. The conversation machine answers it with an apology.
+ */
+export class ModelUnavailableError extends Error {
+  override readonly name = 'ModelUnavailableError';
+  constructor(
+    readonly kind: ModelFailureKind,
+    /** Attempts made, the first included (0 when the deadline had passed before the first). */
+    readonly attempts: number,
+    /** The last HTTP status, when there was one. */
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `model unavailable after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${kind}${status === undefined ? '' : ` (HTTP ${status})`}`,
+      options,
+    );
+  }
+}

@@ -1,0 +1,127 @@
+import { messagingApi } from '@line/bot-sdk';
+import express from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ActorHost } from '../actors/index.js';
+import type { KaiwaConfig } from '../config/index.js';
+import { systemClock, type Clock } from '../domain/index.js';
+import { LineEmulator } from '../line/emulator/line-emulator.js';
+import { emulatorRouter, type LineRequestValidator } from '../line/emulator/emulator-router.js';
+import { LineDelivery } from '../line/line-delivery.js';
+import { webhookRouter } from '../line/webhook-router.js';
+import { createLogger, type Logger } from '../logging/index.js';
+import type { ModelPort } from '../model/index.js';
+import type { ConversationStore } from '../persistence/index.js';
+import { SystemPrompt } from '../prompt/system-prompt.js';
+import { ToolRegistry, replyTool, skipTool, type Tool } from '../tools/index.js';
+import { createModel } from './create-model.js';
+import { createStore } from './create-store.js';
+
+/** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
+export interface RuntimeOverrides {
+  readonly store?: ConversationStore;
+  readonly model?: ModelPort;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly tools?: readonly Tool[];
+  readonly validateLineRequest?: LineRequestValidator;
+}
+
+export interface KaiwaRuntime {
+  readonly url: string;
+  readonly host: ActorHost;
+  readonly emulator: LineEmulator | undefined;
+  readonly logger: Logger;
+  /** Stops taking requests, lets turns finish (or persists them), closes the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts kaiwa as one process: the express app (webhook, emulator), the actor host and the
+ * store. In emulator mode it plays LINE itself and listens on 127.0.0.1 only.
+ */
+export async function startKaiwa(config: KaiwaConfig, overrides: RuntimeOverrides = {}): Promise<KaiwaRuntime> {
+  const clock = overrides.clock ?? systemClock;
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  const store = overrides.store ?? (await createStore(config));
+  const model = overrides.model ?? createModel(config);
+  const emulator = config.line.mode === 'emulator' ? new LineEmulator(clock) : undefined;
+
+  const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });
+  for (const tool of [replyTool, skipTool, ...(overrides.tools ?? [])]) tools.register(tool);
+  const systemPrompt = new SystemPrompt(tools);
+
+  // Listen first: in emulator mode the LINE client must know this server's own address.
+  const server = createServer();
+  const bindAddress = emulator ? '127.0.0.1' : '0.0.0.0';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, bindAddress, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  const client = new messagingApi.MessagingApiClient({
+    channelAccessToken: emulator ? emulator.channelAccessToken : (config.line as { channelAccessToken: string }).channelAccessToken,
+    baseURL: emulator ? url : config.line.apiBaseUrl,
+  });
+  const host = new ActorHost({
+    store,
+    services: {
+      model,
+      tools,
+      delivery: new LineDelivery({ client, clock, logger }),
+      systemInstruction: () => systemPrompt.text(),
+      clock,
+      logger,
+    },
+    settings: config.conversation,
+    idleEvictionMs: config.idleEvictionMs,
+    logger,
+    clock,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', (_request, response) => {
+    response.json({ status: 'ok', model: model.name, line: config.line.mode, liveSources: host.liveSources().length });
+  });
+  app.use(
+    webhookRouter({
+      channelSecret: () => (emulator ? emulator.channelSecret : (config.line as { channelSecret: string }).channelSecret),
+      accept: (messages) => host.accept(messages),
+      logger,
+    }),
+  );
+  if (emulator) {
+    app.use(
+      emulatorRouter({
+        emulator,
+        webhookUrl: () => `${url}/webhook`,
+        clock,
+        logger,
+        ...(overrides.validateLineRequest && { validateRequest: overrides.validateLineRequest }),
+      }),
+    );
+  }
+  server.on('request', app);
+  await host.recover();
+  logger.info('kaiwa is listening', { url, line: config.line.mode, model: model.name, store: config.store.kind });
+
+  return {
+    url,
+    host,
+    emulator,
+    logger,
+    close: async () => {
+      const closed = closeServer(server);
+      await host.shutdown(config.shutdownDeadlineMs);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
