@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+
+describe('configuration', () => {
+  it('starts with no environment at all: emulator, offline model, file store, port 3000', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      line: { mode: 'emulator', apiBaseUrl: 'https://api.line.me', dataApiBaseUrl: 'https://api-data.line.me' },
+      model: 'offline',
+      store: { kind: 'file', dataDir: '.data' },
+      logLevel: 'info',
+      conversation: { maxModelCalls: 10, queuePolicy: 'queue', maxQueuedTurns: 20 },
+      weatherBaseUrl: 'https://wttr.in',
+    });
+  });
+
+  it('reads a real channel, Gemini and the other fixed names', () => {
+    const config = loadConfig({
+      LINE_CHANNEL_SECRET: 'secret',
+      LINE_CHANNEL_ACCESS_TOKEN: 'token',
+      LINE_API_BASE_URL: 'http://127.0.0.1:9000/',
+      GEMINI_API_KEY: 'key',
+      STORE: 'memory',
+      PORT: '8080',
+      LOG_LEVEL: 'debug',
+      KAIWA_QUEUE_POLICY: 'merge',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      line: { mode: 'channel', channelSecret: 'secret', channelAccessToken: 'token', apiBaseUrl: 'http://127.0.0.1:9000' },
+      model: 'gemini',
+      store: { kind: 'memory' },
+      logLevel: 'debug',
+      conversation: { queuePolicy: 'merge' },
+    });
+  });
+
+  it('uses Gemini through Vertex AI without an API key', () => {
+    expect(loadConfig({ GOOGLE_GENAI_USE_VERTEXAI: 'true' }).model).toBe('gemini');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT', 'must be a whole number'],
+    [{ PORT: '70000' }, 'PORT', 'between 0 and 65535'],
+    [{ LINE_CHANNEL_SECRET: 'only-the-secret' }, 'LINE_CHANNEL_ACCESS_TOKEN', 'must be set too'],
+    [{ LINE_CHANNEL_ACCESS_TOKEN: 'only-the-token' }, 'LINE_CHANNEL_SECRET', 'must be set too'],
+    [{ LINE_API_BASE_URL: 'ftp://example.com' }, 'LINE_API_BASE_URL', 'http(s) URL'],
+    [{ WEATHER_BASE_URL: 'not a url' }, 'WEATHER_BASE_URL', 'http(s) URL'],
+    [{ STORE: 'postgres' }, 'STORE', 'must be one of memory, file, dynamodb'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of'],
+    [{ KAIWA_MAX_MODEL_CALLS: '0' }, 'KAIWA_MAX_MODEL_CALLS', 'between 1 and 100'],
+    [{ GOOGLE_GENAI_USE_VERTEXAI: 'maybe' }, 'GOOGLE_GENAI_USE_VERTEXAI', 'true or false'],
+  ])('rejects %o naming %s', (env, variable, reason) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ variable });
+    expect((error as Error).message).toContain(variable);
+    expect((error as Error).message).toContain(reason);
+    expect((error as Error).message).not.toContain('\n');
+  });
+});

@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/domain/index.js';
+import { createLogger } from '../../src/logging/index.js';
+import { ToolDefinitionError, ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
+
+const weatherLike: Tool = {
+  name: 'lookup',
+  description: 'Looks a place up.',
+  category: 'test',
+  optional: true,
+  parameters: {
+    type: 'object',
+    properties: {
+      location: { type: 'string', pattern: '^[^@:/]+$' },
+      days: { type: 'integer', minimum: 1, maximum: 3 },
+    },
+    required: ['location'],
+    additionalProperties: false,
+  },
+  response: {
+    type: 'object',
+    properties: { summary: { type: 'string' } },
+    required: ['summary'],
+    additionalProperties: false,
+  },
+  execute: (args) => Promise.resolve({ forLLM: { summary: `sunny in ${String(args.location)}` } }),
+};
+
+const callContext = () => ({
+  source: { kind: 'user' as const, id: 'U1' },
+  turnId: 'turn-1',
+  signal: new AbortController().signal,
+  clock: { now: () => 0 },
+});
+
+function registryWith(...tools: Tool[]) {
+  const lines: string[] = [];
+  const registry = new ToolRegistry({ logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }), defaultTimeoutMs: 50 });
+  for (const tool of tools) registry.register(tool);
+  return { registry, lines };
+}
+
+describe('tool registry: argument validation', () => {
+  it.each<[string, JsonObject, string | null]>([
+    ['valid arguments', { location: 'Tokyo' }, null],
+    ['valid with an optional field', { location: 'Osaka', days: 2 }, null],
+    ['missing required field', {}, "must have required property 'location'"],
+    ['wrong type', { location: 42 }, 'must be string'],
+    ['pattern broken', { location: 'evil.com/path' }, 'must match pattern'],
+    ['out of range', { location: 'Kyoto', days: 9 }, 'must be <= 3'],
+    ['unknown property', { location: 'Nara', extra: true }, 'must NOT have additional properties'],
+  ])('%s', async (_case, args, expectedError) => {
+    const { registry } = registryWith(weatherLike);
+
+    const outcome = await registry.execute({ id: 'c1', name: 'lookup', args }, callContext());
+
+    if (expectedError === null) {
+      expect(outcome).toMatchObject({ isError: false, response: { summary: expect.any(String) as string } });
+    } else {
+      expect(outcome.isError).toBe(true);
+      expect(outcome.response.error).toContain('invalid arguments');
+      expect(outcome.response.error).toContain(expectedError);
+    }
+  });
+});
+
+describe('tool registry: response validation and failures', () => {
+  it.each<[string, Tool['execute'], string]>([
+    ['a response missing a required field', () => Promise.resolve({ forLLM: { other: 'x' } }), 'returned an invalid response'],
+    ['a response of the wrong type', () => Promise.resolve({ forLLM: { summary: 1 } }), 'returned an invalid response'],
+    ['a thrown error', () => Promise.reject(new Error('database password is hunter2')), 'tool "lookup" failed'],
+    ['a timeout', () => new Promise(() => {}), 'timed out after 50 ms'],
+  ])('turns %s into an error for the model, details only in the log', async (_case, execute, expected) => {
+    const { registry, lines } = registryWith({ ...weatherLike, execute });
+
+    const outcome = await registry.execute({ id: 'c1', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
+
+    expect(outcome).toEqual({ callId: 'c1', name: 'lookup', isError: true, response: { error: expect.stringContaining(expected) as string } });
+    expect(JSON.stringify(outcome)).not.toContain('hunter2');
+    expect(lines.some((line) => line.includes('tool call failed'))).toBe(true);
+  });
+
+  it('reports an unknown tool with the tools that exist', async () => {
+    const { registry } = registryWith(replyTool, weatherLike);
+
+    const outcome = await registry.execute({ id: 'c1', name: 'get_stock_price', args: {} }, callContext());
+
+    expect(outcome.response).toEqual({ error: 'unknown tool "get_stock_price"; available tools: lookup, reply' });
+  });
+
+  it('honours a tool\'s own timeout over the default', async () => {
+    const slowButAllowed: Tool = {
+      ...weatherLike,
+      timeoutMs: 500,
+      execute: () => new Promise((resolve) => setTimeout(() => resolve({ forLLM: { summary: 'late but fine' } }), 80)),
+    };
+    const { registry } = registryWith(slowButAllowed);
+
+    const outcome = await registry.execute({ id: 'c1', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
+
+    expect(outcome.response).toEqual({ summary: 'late but fine' });
+  });
+
+  it('aborts the tool\'s signal when it times out', async () => {
+    let seen: AbortSignal | undefined;
+    const { registry } = registryWith({
+      ...weatherLike,
+      execute: (_args, context) => {
+        seen = context.signal;
+        return new Promise(() => {});
+      },
+    });
+
+    await registry.execute({ id: 'c1', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
+
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('gives the tool its source, turn and an idempotency key through the context', async () => {
+    let context: Parameters<Tool['execute']>[1] | undefined;
+    const { registry } = registryWith({
+      ...weatherLike,
+      execute: (_args, toolContext) => {
+        context = toolContext;
+        return Promise.resolve({ forLLM: { summary: 'ok' } });
+      },
+    });
+
+    await registry.execute({ id: 'call-7', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
+
+    expect(context).toMatchObject({ source: { id: 'U1' }, turnId: 'turn-1', callId: 'call-7', idempotencyKey: 'turn-1:call-7' });
+  });
+});
+
+describe('tool registry: registration', () => {
+  it('rejects a duplicate name', () => {
+    const { registry } = registryWith(replyTool);
+    expect(() => registry.register(replyTool)).toThrow(ToolDefinitionError);
+  });
+
+  it.each<[string, Partial<Tool>, string]>([
+    ['an invalid parameter schema', { parameters: { type: 'object', properties: { a: { type: 'strng' } } } }, 'invalid parameters schema'],
+    ['an unknown keyword (strict mode)', { response: { type: 'object', exampel: 1 } }, 'invalid response schema'],
+    ['an example its schema refuses', { examples: [{ description: 'bad', args: { location: 'a/b' } }] }, 'example "bad"'],
+  ])('rejects %s', (_case, override, message) => {
+    const { registry } = registryWith();
+    expect(() => registry.register({ ...weatherLike, ...override })).toThrow(message);
+  });
+
+  it('lists and declares tools sorted by name, and caches declarations until a tool is added', () => {
+    const { registry } = registryWith(weatherLike, skipTool, replyTool);
+
+    const first = registry.declarations();
+    expect(first.map((declaration) => declaration.name)).toEqual(['lookup', 'reply', 'skip']);
+    expect(registry.declarations()).toBe(first);
+    registry.register({ ...weatherLike, name: 'another' });
+    expect(registry.declarations().map((declaration) => declaration.name)).toEqual(['another', 'lookup', 'reply', 'skip']);
+  });
+});
+
+describe('built-in tools', () => {
+  it.each<[string, JsonObject, boolean]>([
+    ['a normal message', { message: 'hi' }, false],
+    ['an empty message', { message: '' }, true],
+    ['5000 characters', { message: 'a'.repeat(5000) }, false],
+    ['5001 characters', { message: 'a'.repeat(5001) }, true],
+    ['a reply token smuggled into the arguments', { message: 'hi', replyToken: 'stolen' }, true],
+  ])('reply with %s', async (_case, args, isError) => {
+    const { registry } = registryWith(replyTool);
+    const outcome = await registry.execute({ id: 'c', name: 'reply', args }, callContext());
+    expect(outcome.isError).toBe(isError);
+    if (!isError) expect(outcome).toMatchObject({ response: { status: 'sent' }, forUser: args.message });
+  });
+
+  it('skip is silent and needs a reason', async () => {
+    const { registry } = registryWith(skipTool);
+    expect(await registry.execute({ id: 'c', name: 'skip', args: { reason: 'aside' } }, callContext())).toMatchObject({
+      silent: true,
+      isError: false,
+    });
+    expect((await registry.execute({ id: 'c', name: 'skip', args: {} }, callContext())).isError).toBe(true);
+  });
+});
