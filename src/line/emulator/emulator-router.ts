@@ -1,15 +1,14 @@
-import express, { type Request, type Router } from 'express';
+import express, { type Router } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../../domain/index.js';
 import type { Logger } from '../../logging/index.js';
+import { lineApiRouter, type LineRequestValidator } from './line-api-router.js';
 import { LineEmulator } from './line-emulator.js';
 import { postWebhook, textMessageEvent, type EmulatedTextMessage } from './webhook-sender.js';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
-/** Checks an outgoing LINE API request body; returns the problems LINE would report. */
-export type LineRequestValidator = (method: string, path: string, body: unknown) => string[];
 
 export interface EmulatorRouterOptions {
   readonly emulator: LineEmulator;
@@ -64,38 +63,7 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
     response.json({ entry, webhookStatus: answer.status });
   });
 
-  // The Messaging API, as the bot's @line/bot-sdk client calls it.
-  const lineApi = express.Router();
-  lineApi.use(express.json({ limit: '1mb' }));
-  lineApi.use((request, response, next) => {
-    if (request.get('authorization') !== `Bearer ${emulator.channelAccessToken}`) {
-      response.status(401).json({ message: 'Authentication failed. Confirm that the access token in the authorization header is valid.' });
-      return;
-    }
-    next();
-  });
-  lineApi.post('/v2/bot/message/reply', (request, response) => {
-    if (rejectInvalid(request, response, 'reply')) return;
-    const answer = emulator.reply(request.body as Parameters<LineEmulator['reply']>[0]);
-    response.status(answer.status).json(answer.body);
-  });
-  lineApi.post('/v2/bot/message/push', (request, response) => {
-    if (rejectInvalid(request, response, (request.body as { to?: string }).to ?? 'unknown')) return;
-    const answer = emulator.push(request.body as Parameters<LineEmulator['push']>[0], request.get('x-line-retry-key'));
-    response.status(answer.status).json(answer.body);
-  });
-  router.use(lineApi);
-
-  /** A request LINE would refuse gets LINE's 400, loudly in the log and on the page. */
-  function rejectInvalid(request: Request, response: express.Response, chatId: string): boolean {
-    const problems = options.validateRequest?.(request.method, request.path, request.body) ?? [];
-    if (problems.length === 0) return false;
-    logger.error('the bot sent a request that breaks LINE\'s schema', { path: request.path, problems });
-    emulator.recordViolation(chatId, `LINE would refuse ${request.method} ${request.path}: ${problems.join('; ')}`);
-    response.status(400).json({ message: 'The request body has 1 error(s)', details: problems.map((message) => ({ message })) });
-    return true;
-  }
-
+  router.use(lineApiRouter({ emulator, logger, ...(options.validateRequest && { validateRequest: options.validateRequest }) }));
   return router;
 }
 

@@ -1,0 +1,52 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from '../../logging/index.js';
+import type { LineEmulator } from './line-emulator.js';
+
+/** Checks an outgoing LINE API request body; returns the problems LINE would report. */
+export type LineRequestValidator = (method: string, path: string, body: unknown) => string[];
+
+export interface LineApiRouterOptions {
+  readonly emulator: LineEmulator;
+  readonly logger: Logger;
+  readonly validateRequest?: LineRequestValidator;
+}
+
+/**
+ * The Messaging API endpoints the bot's `@line/bot-sdk` client calls, answered the way LINE
+ * answers: 401 without the channel's access token, 400 for a body LINE's schema refuses or a
+ * spent reply token, 409 for a repeated retry key.
+ */
+export function lineApiRouter(options: LineApiRouterOptions): Router {
+  const { emulator, logger } = options;
+  const router = express.Router();
+  router.use('/v2/bot', express.json({ limit: '1mb' }), (request, response, next) => {
+    if (request.get('authorization') !== `Bearer ${emulator.channelAccessToken}`) {
+      response
+        .status(401)
+        .json({ message: 'Authentication failed. Confirm that the access token in the authorization header is valid.' });
+      return;
+    }
+    next();
+  });
+  router.post('/v2/bot/message/reply', (request, response) => {
+    if (rejectInvalid(request, response, 'reply')) return;
+    const answer = emulator.reply(request.body as Parameters<LineEmulator['reply']>[0]);
+    response.status(answer.status).json(answer.body);
+  });
+  router.post('/v2/bot/message/push', (request, response) => {
+    if (rejectInvalid(request, response, (request.body as { to?: string }).to ?? 'unknown')) return;
+    const answer = emulator.push(request.body as Parameters<LineEmulator['push']>[0], request.get('x-line-retry-key'));
+    response.status(answer.status).json(answer.body);
+  });
+  return router;
+
+  /** A request LINE would refuse gets LINE's 400, loudly in the log and on the page. */
+  function rejectInvalid(request: Request, response: Response, chatId: string): boolean {
+    const problems = options.validateRequest?.(request.method, request.path, request.body) ?? [];
+    if (problems.length === 0) return false;
+    logger.error("the bot sent a request that breaks LINE's schema", { path: request.path, problems });
+    emulator.recordViolation(chatId, `LINE would refuse ${request.method} ${request.path}: ${problems.join('; ')}`);
+    response.status(400).json({ message: 'The request body has 1 error(s)', details: problems.map((message) => ({ message })) });
+    return true;
+  }
+}

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
+import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
+import { MemoryStore } from '../../src/persistence/index.js';
+import { signBody } from '../../src/line/emulator/webhook-sender.js';
+import { CHANNEL_SECRET, startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
+
+const USER = 'U' + 'a'.repeat(32);
+const GROUP = 'C' + 'b'.repeat(32);
+const ROOM = 'R' + 'c'.repeat(32);
+
+const echo = () =>
+  new ScriptedModel(
+    [(request: ModelRequest) => callReply(`re: ${String((request.history.findLast((entry) => entry.role === 'user') as { text: string }).text)}`)],
+    { repeatLast: true },
+  );
+
+let running: Awaited<ReturnType<typeof startKaiwaWithFakeLine>> | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('POST /webhook over HTTP', () => {
+  it.each([
+    { name: 'no signature', headers: {}, status: 401 },
+    { name: 'a wrong signature', headers: { 'x-line-signature': signBody('{"events":[]}', 'another-secret') }, status: 401 },
+    { name: 'a signature of another body', headers: { 'x-line-signature': signBody('{"events":[{}]}', CHANNEL_SECRET) }, status: 401 },
+  ])('answers $name with $status and processes nothing', async ({ headers, status }) => {
+    running = await startKaiwaWithFakeLine({ model: echo() });
+    const body = JSON.stringify({ destination: 'Ubot', events: [textEvent(running.line, { type: 'user', userId: USER }, 'hi')] });
+
+    const response = await running.post(body, headers);
+
+    expect(response.status).toBe(status);
+    await running.kaiwa.host.whenSettled();
+    expect(running.line.requests).toEqual([]);
+  });
+
+  it('answers malformed JSON with a valid signature with 400', async () => {
+    running = await startKaiwaWithFakeLine({ model: echo() });
+    const response = await running.post('{"events": [');
+    expect(response.status).toBe(400);
+  });
+
+  it('answers a body that is valid JSON without events with 400', async () => {
+    running = await startKaiwaWithFakeLine({ model: echo() });
+    const response = await running.post('{"destination":"U1"}');
+    expect(response.status).toBe(400);
+  });
+
+  it('answers a body over 1 MiB with 413', async () => {
+    running = await startKaiwaWithFakeLine({ model: echo() });
+    const body = JSON.stringify({ events: [], padding: 'x'.repeat(1024 * 1024) });
+    const response = await running.post(body);
+    expect(response.status).toBe(413);
+  });
+
+  it('answers empty events (LINE\'s verification request) with 200', async () => {
+    running = await startKaiwaWithFakeLine({ model: echo() });
+    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [] }));
+    expect(response.status).toBe(200);
+  });
+
+  it('ignores event types it does not handle, with 200', async () => {
+    running = await startKaiwaWithFakeLine({ model: echo() });
+    const sticker = {
+      ...textEvent(running.line, { type: 'user', userId: USER }, 'x'),
+      message: { type: 'sticker', id: '1', packageId: '1', stickerId: '1', stickerResourceType: 'STATIC', quoteToken: 'q' },
+    };
+    const beacon = { type: 'futureEventType', mode: 'active', timestamp: 1, webhookEventId: 'x', source: { type: 'user', userId: USER } };
+
+    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [sticker, beacon] }));
+
+    expect(response.status).toBe(200);
+    await running.kaiwa.host.whenSettled();
+    expect(running.line.requests).toEqual([]);
+  });
+
+  it.each([
+    ['a user', { type: 'user' as const, userId: USER }, USER],
+    ['a group', { type: 'group' as const, groupId: GROUP, userId: USER }, GROUP],
+    ['a room', { type: 'room' as const, roomId: ROOM, userId: USER }, ROOM],
+  ])('replies to a signed text message from %s; the request is a valid ReplyMessageRequest', async (_case, source, sourceId) => {
+    running = await startKaiwaWithFakeLine({ model: echo() });
+    const event = textEvent(running.line, source, 'hello kaiwa');
+
+    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+    expect(response.status).toBe(200);
+    const reply = await waitFor(() => running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'));
+
+    expect(reply.body).toMatchObject({ replyToken: event.replyToken, messages: [{ type: 'text', text: 're: hello kaiwa' }] });
+    expect(reply.schemaProblems).toEqual([]);
+    const schemas = await LineSchemas.load();
+    expect(schemas.validateSchema('messaging-api', 'ReplyMessageRequest', reply.body)).toEqual({ ok: true });
+    expect(running.line.emulator.entries().filter((entry) => entry.from === 'bot').map((entry) => entry.chatId)).toEqual([sourceId]);
+  });
+
+  it('answers 200 before the turn has run', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    running = await startKaiwaWithFakeLine({ model: new ScriptedModel([async () => (await gate, callReply('finally'))]) });
+    const event = textEvent(running.line, { type: 'user', userId: USER }, 'take your time');
+
+    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+
+    expect(response.status).toBe(200);
+    expect(running.line.requests).toEqual([]);
+    release();
+    await waitFor(() => running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'));
+  });
+
+  it('ignores a redelivered event it already accepted', async () => {
+    const model = echo();
+    running = await startKaiwaWithFakeLine({ model });
+    const event = textEvent(running.line, { type: 'user', userId: USER }, 'once');
+    const body = JSON.stringify({ destination: 'Ubot', events: [event] });
+
+    await running.post(body);
+    await running.kaiwa.host.whenSettled();
+    const again = await running.post(
+      JSON.stringify({ destination: 'Ubot', events: [{ ...event, deliveryContext: { isRedelivery: true } }] }),
+    );
+    await running.kaiwa.host.whenSettled();
+
+    expect(again.status).toBe(200);
+    expect(model.calls).toHaveLength(1);
+    expect(running.line.requests).toHaveLength(1);
+  });
+
+  it('answers 500 when the events cannot be stored, so LINE redelivers', async () => {
+    const store = new MemoryStore();
+    store.accept = () => Promise.reject(new Error('disk full'));
+    running = await startKaiwaWithFakeLine({ model: echo(), store });
+    const event = textEvent(running.line, { type: 'user', userId: USER }, 'lost?');
+
+    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+
+    expect(response.status).toBe(500);
+  });
+});

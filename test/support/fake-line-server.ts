@@ -1,0 +1,57 @@
+import express from 'express';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LineEmulator } from '../../src/line/emulator/line-emulator.js';
+import { lineApiRouter } from '../../src/line/emulator/line-api-router.js';
+import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
+import { silentLogger } from '../../src/logging/index.js';
+import type { Clock } from '../../src/domain/index.js';
+
+export interface RecordedLineRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: unknown;
+  /** What LINE's schema says about the body: empty when valid. */
+  readonly schemaProblems: string[];
+}
+
+/**
+ * A local HTTP server posing as LINE's Messaging API: the emulator's rules (single-use,
+ * expiring reply tokens; 409 for a repeated retry key) and LINE's schemas, recording
+ * every request so tests can assert on exactly what the bot sent.
+ */
+export async function startFakeLine(options: { clock?: Clock } = {}) {
+  const schemas = await LineSchemas.load();
+  const emulator = new LineEmulator(options.clock ?? { now: () => Date.now() });
+  const requests: RecordedLineRequest[] = [];
+  const validate = (method: string, path: string, body: unknown) => {
+    const result = schemas.validateRequest(method, path, body);
+    return result.ok ? [] : result.errors;
+  };
+  const app = express();
+  app.use(express.json({ limit: '2mb' }), (request, _response, next) => {
+    requests.push({
+      method: request.method,
+      path: request.path,
+      headers: request.headers,
+      body: request.body as unknown,
+      schemaProblems: validate(request.method, request.path, request.body),
+    });
+    next();
+  });
+  app.use(lineApiRouter({ emulator, logger: silentLogger, validateRequest: validate }));
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    emulator,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
