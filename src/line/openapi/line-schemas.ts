@@ -49,17 +49,29 @@ export class LineSchemas {
 
   /** Reads and converts the bundled `messaging-api.yml` and `webhook.yml`. */
   static async load(): Promise<LineSchemas> {
-    const [messagingApi, webhook] = await Promise.all([readDocument('messaging-api'), readDocument('webhook')]);
+    const [messagingApi, webhook] = await Promise.all([
+      readDocument('messaging-api'),
+      readDocument('webhook'),
+    ]);
     const converters: Record<LineSchemaFile, OpenApiSchemaConverter> = {
       'messaging-api': new OpenApiSchemaConverter(messagingApi.components?.schemas, 'messaging-api'),
       webhook: new OpenApiSchemaConverter(webhook.components?.schemas, 'webhook'),
     };
-    const ajv = addFormats(new Ajv({ strict: true, strictTypes: false, allowUnionTypes: true, allErrors: true }));
+    const ajv = addFormats(
+      new Ajv({
+        strict: true,
+        strictTypes: false,
+        strictRequired: false,
+        allowUnionTypes: true,
+        allErrors: true,
+      }),
+    );
     for (const converter of Object.values(converters)) ajv.addSchema(converter.document());
     const operations = readOperations(messagingApi.paths, converters['messaging-api']);
     // OpenAPI formats are open-ended: one ajv-formats does not know is an annotation, not an error.
     for (const converter of Object.values(converters)) {
-      for (const format of converter.formats) if (ajv.formats[format] === undefined) ajv.addFormat(format, true);
+      for (const format of converter.formats)
+        if (ajv.formats[format] === undefined) ajv.addFormat(format, true);
     }
     return new LineSchemas(ajv, converters, operations);
   }
@@ -83,7 +95,10 @@ export class LineSchemas {
     if (body === undefined) {
       return expected.required ? { ok: false, errors: [`${name} requires a request body`] } : { ok: true };
     }
-    return this.run(this.validator(`request ${name}`, () => expected.schema), body);
+    return this.run(
+      this.validator(`request ${name}`, () => expected.schema),
+      body,
+    );
   }
 
   /** Validates a webhook request body (`CallbackRequest` in `webhook.yml`). */
@@ -94,7 +109,9 @@ export class LineSchemas {
   /** Validates `value` against one named component schema; throws if there is no such schema. */
   validateSchema(file: LineSchemaFile, schemaName: string, value: unknown): Validation {
     const converter = this.converters[file];
-    const validate = this.validator(`${file} ${schemaName}`, () => ({ $ref: converter.referenceTo(schemaName) }));
+    const validate = this.validator(`${file} ${schemaName}`, () => ({
+      $ref: converter.referenceTo(schemaName),
+    }));
     return this.run(validate, value);
   }
 
@@ -114,7 +131,9 @@ export class LineSchemas {
   private findOperation(method: string, path: string): Operation | undefined {
     const wantedMethod = method.toLowerCase();
     const wantedPath = path.split('?')[0] ?? path;
-    return this.operations.find((operation) => operation.method === wantedMethod && operation.pattern.test(wantedPath));
+    return this.operations.find(
+      (operation) => operation.method === wantedMethod && operation.pattern.test(wantedPath),
+    );
   }
 }
 
@@ -153,18 +172,26 @@ function readOperations(paths: unknown, converter: OpenApiSchemaConverter): Oper
 }
 
 function templatePattern(template: string): RegExp {
-  const segments = template
-    .split(/\{[^}]+\}/)
-    .map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
+  const segments = template.split(/\{[^}]+\}/).map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${segments.join('[^/]+')}$`);
 }
 
-function readRequestBody(requestBody: unknown, converter: OpenApiSchemaConverter, location: string): RequestBody {
+function readRequestBody(
+  requestBody: unknown,
+  converter: OpenApiSchemaConverter,
+  location: string,
+): RequestBody {
   if (!isRecord(requestBody)) return { kind: 'none' };
+  if ('$ref' in requestBody)
+    throw new Error(`messaging-api ${location}: request body references are not supported`);
   const content = isRecord(requestBody.content) ? requestBody.content : {};
   const json = content['application/json'];
   if (!isRecord(json)) return { kind: 'opaque' };
-  return { kind: 'json', schema: converter.convert(json.schema, location), required: requestBody.required === true };
+  return {
+    kind: 'json',
+    schema: converter.convert(json.schema, location),
+    required: requestBody.required === true,
+  };
 }
 
 function describeErrors(errors: readonly ErrorObject[]): string[] {

@@ -65,8 +65,8 @@ function componentName(reference: unknown): string | undefined {
  * - `nullable` widens `type`/`enum`; documentation keywords and `x-*` extensions are dropped; any
  *   other keyword is refused, so a constraint is never silently lost.
  *
- * The discriminator property is required even where the parent does not list it: without it no
- * mapped schema can be selected, which LINE treats as an invalid object.
+ * The discriminator property is required even where the parent does not list it (`Action`,
+ * `Recipient`, `DemographicFilter`): without it no mapped schema can be selected.
  *
  * @example
  * const converter = new OpenApiSchemaConverter(document.components.schemas, 'messaging-api');
@@ -92,7 +92,8 @@ export class OpenApiSchemaConverter {
       }),
     );
     for (const [name, schema] of this.schemas) {
-      if (schema.discriminator !== undefined) this.discriminators.set(name, this.readDiscriminator(name, schema));
+      if (schema.discriminator !== undefined)
+        this.discriminators.set(name, this.readDiscriminator(name, schema));
     }
     this.addImplicitMappings();
   }
@@ -130,7 +131,10 @@ export class OpenApiSchemaConverter {
       if (keyword === 'properties') {
         if (!isRecord(value)) throw new Error(`${location}: properties must be an object`);
         result.properties = Object.fromEntries(
-          Object.entries(value).map(([property, sub]) => [property, this.convert(sub, `${location}.${property}`)]),
+          Object.entries(value).map(([property, sub]) => [
+            property,
+            this.convert(sub, `${location}.${property}`),
+          ]),
         );
       } else if (keyword === 'items' || keyword === 'not') {
         result[keyword] = this.convert(value, `${location}/${keyword}`);
@@ -199,7 +203,8 @@ export class OpenApiSchemaConverter {
       throw new Error(`${this.documentId}: ${name}.discriminator needs a propertyName`);
     }
     const mapping = discriminator.mapping ?? {};
-    if (!isRecord(mapping)) throw new Error(`${this.documentId}: ${name}.discriminator.mapping must be an object`);
+    if (!isRecord(mapping))
+      throw new Error(`${this.documentId}: ${name}.discriminator.mapping must be an object`);
     const targetByValue = new Map<string, string>();
     for (const [value, reference] of Object.entries(mapping)) {
       const target = componentName(reference);
@@ -249,5 +254,6 @@ export class OpenApiSchemaConverter {
 /** OpenAPI 3.0 `nullable: true` has no draft-07 keyword: add `null` to the allowed types and values. */
 function widenToNull(schema: JsonSchema): void {
   if (typeof schema.type === 'string') schema.type = [schema.type, 'null'];
-  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  const values: unknown = schema.enum;
+  if (Array.isArray(values) && !values.includes(null)) schema.enum = [...(values as unknown[]), null];
 }
