@@ -3,7 +3,6 @@ import type { ModelResponse } from '../model/index.js';
 import type { ToolOutcome } from '../tools/index.js';
 import {
   defaultConversationSettings,
-  type CheckpointInput,
   type ConversationContext,
   type ConversationEvent,
   type ConversationInput,
@@ -55,9 +54,10 @@ export const conversationMachine = setup({
     input: {} as ConversationInput,
   },
   actors: {
-    /** Resolves once the snapshot that holds the new turn is durable. */
-    checkpoint: fromPromise<void, CheckpointInput>(notProvided('checkpoint')),
-    /** One model call; reads the history from the conversation actor. */
+    /**
+     * One model call; reads the history from the conversation actor. It waits until the
+     * snapshot that holds the received message is durable before calling the model.
+     */
     generate: fromPromise<ModelResponse, GenerateInput>(notProvided('generate')),
     /** One tool call: one child per call, so a restored step re-runs only unsettled calls. */
     executeTool: fromPromise<ToolOutcome, ExecuteToolInput>(notProvided('executeTool')),
@@ -92,19 +92,18 @@ export const conversationMachine = setup({
       always: { guard: 'hasPendingTurn', target: 'receive' },
     },
     receive: {
+      // The message joins history here; the save of this step is what `generate` waits for.
       entry: assign(({ context }) => startTurn(context)),
-      invoke: {
-        src: 'checkpoint',
-        input: ({ context }) => ({ sourceId: context.source.id }),
-        onDone: 'generate',
-        // The inbox still holds the message until a save succeeds; the turn can go on.
-        onError: 'generate',
-      },
+      always: 'generate',
     },
     generate: {
       invoke: {
         src: 'generate',
-        input: ({ context }) => ({ turnId: currentTurn(context).id, modelCall: currentTurn(context).modelCalls + 1 }),
+        input: ({ context }) => ({
+          sourceId: context.source.id,
+          turnId: currentTurn(context).id,
+          modelCall: currentTurn(context).modelCalls + 1,
+        }),
         onDone: [
           {
             guard: { type: 'hasFunctionCalls', params: ({ event }) => ({ calls: event.output.calls.length }) },

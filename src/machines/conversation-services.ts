@@ -7,7 +7,6 @@ import type { ModelPort } from '../model/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import { CONVERSATION_SYSTEM_ID, conversationMachine, type ConversationMachine } from './conversation-machine.js';
 import type {
-  CheckpointInput,
   ConversationContext,
   DeliveryReceipt,
   DeliveryRequest,
@@ -47,8 +46,9 @@ export function provideConversationServices(
 ): ConversationMachine {
   return machine.provide({
     actors: {
-      checkpoint: fromPromise<void, CheckpointInput>(({ input }) => services.checkpoint(input.sourceId)),
       generate: fromPromise(async ({ input, system, signal }: { input: GenerateInput; system: AnyActorSystem; signal: AbortSignal }) => {
+        // The received message must be durable before the model sees it.
+        await services.checkpoint(input.sourceId);
         const context = conversationContextOf(system);
         const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
         const started = services.clock.now();

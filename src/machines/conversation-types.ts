@@ -77,10 +77,8 @@ export type ConversationEvent = { type: 'line.message'; message: InboundMessage 
 
 // Inputs of the invoked actors. They are persisted with the snapshot while in flight:
 // small, plain JSON, never the history (actors read it through the system).
-export interface CheckpointInput {
-  readonly sourceId: string;
-}
 export interface GenerateInput {
+  readonly sourceId: string;
   readonly turnId: string;
   readonly modelCall: number;
 }

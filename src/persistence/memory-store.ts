@@ -13,8 +13,10 @@ export interface MemoryStoreOptions {
  * (and costs) like a real store: no shared references between the actor and the store.
  */
 export class MemoryStore implements ConversationStore {
-  private readonly conversations = new Map<string, string>();
-  private readonly inboxes = new Map<string, string[]>();
+  // Values are kept serialised; the fields needed for checks sit beside the JSON so that a
+  // save never parses what it replaces.
+  private readonly conversations = new Map<string, { version: number; busy: boolean; json: string }>();
+  private readonly inboxes = new Map<string, { eventId: string; json: string }[]>();
   private readonly claims = new Map<string, number>();
   private readonly claimTtlMs: number;
   private readonly now: () => number;
@@ -31,23 +33,23 @@ export class MemoryStore implements ConversationStore {
     if (expiresAt !== undefined && expiresAt > this.now()) return Promise.resolve(false);
     this.claims.set(message.eventId, this.now() + this.claimTtlMs);
     const inbox = this.inboxes.get(message.source.id) ?? [];
-    inbox.push(JSON.stringify(message));
+    inbox.push({ eventId: message.eventId, json: JSON.stringify(message) });
     this.inboxes.set(message.source.id, inbox);
     return Promise.resolve(true);
   }
 
   inbox(sourceId: string): Promise<InboundMessage[]> {
-    return Promise.resolve((this.inboxes.get(sourceId) ?? []).map((item) => JSON.parse(item) as InboundMessage));
+    return Promise.resolve((this.inboxes.get(sourceId) ?? []).map((item) => JSON.parse(item.json) as InboundMessage));
   }
 
   load(sourceId: string): Promise<StoredConversation | undefined> {
     const stored = this.conversations.get(sourceId);
-    return Promise.resolve(stored === undefined ? undefined : (JSON.parse(stored) as StoredConversation));
+    return Promise.resolve(stored === undefined ? undefined : (JSON.parse(stored.json) as StoredConversation));
   }
 
   save(request: SaveRequest): Promise<number> {
     const current = this.conversations.get(request.sourceId);
-    const currentVersion = current === undefined ? 0 : (JSON.parse(current) as StoredConversation).version;
+    const currentVersion = current?.version ?? 0;
     if (currentVersion !== request.expectedVersion) {
       return Promise.reject(new VersionConflictError(request.sourceId, request.expectedVersion, currentVersion));
     }
@@ -60,12 +62,10 @@ export class MemoryStore implements ConversationStore {
       busy: request.busy,
       updatedAt: this.now(),
     };
-    this.conversations.set(request.sourceId, JSON.stringify(record));
+    this.conversations.set(request.sourceId, { version, busy: request.busy, json: JSON.stringify(record) });
     if (request.consumedEventIds.length > 0) {
       const consumed = new Set(request.consumedEventIds);
-      const remaining = (this.inboxes.get(request.sourceId) ?? []).filter(
-        (item) => !consumed.has((JSON.parse(item) as InboundMessage).eventId),
-      );
+      const remaining = (this.inboxes.get(request.sourceId) ?? []).filter((item) => !consumed.has(item.eventId));
       if (remaining.length > 0) this.inboxes.set(request.sourceId, remaining);
       else this.inboxes.delete(request.sourceId);
     }
@@ -73,10 +73,7 @@ export class MemoryStore implements ConversationStore {
   }
 
   sourcesWithWork(): Promise<string[]> {
-    const busy = [...this.conversations.values()]
-      .map((item) => JSON.parse(item) as StoredConversation)
-      .filter((record) => record.busy)
-      .map((record) => record.sourceId);
+    const busy = [...this.conversations].filter(([, record]) => record.busy).map(([sourceId]) => sourceId);
     return Promise.resolve([...new Set([...this.inboxes.keys(), ...busy])]);
   }
 

@@ -33,7 +33,7 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 3000): Promise
 
 describe('POST /webhook over HTTP', () => {
   it.each([
-    { name: 'no signature', headers: {}, status: 401 },
+    { name: 'no signature', headers: {} as Record<string, string>, status: 401 },
     { name: 'a wrong signature', headers: { 'x-line-signature': signBody('{"events":[]}', 'another-secret') }, status: 401 },
     { name: 'a signature of another body', headers: { 'x-line-signature': signBody('{"events":[{}]}', CHANNEL_SECRET) }, status: 401 },
   ])('answers $name with $status and processes nothing', async ({ headers, status }) => {
