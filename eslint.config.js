@@ -3,12 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', 'coverage/', '.serverless/', '.esbuild/', 'test-results/'] },
+  {
+    ignores: ['node_modules/', 'dist/', '.data/', 'coverage/', '.serverless/', '.esbuild/', 'test-results/'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -18,6 +23,15 @@ export default tseslint.config(
     // Browser scripts served as static assets.
     files: ['src/**/assets/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', EventSource: 'readonly' } },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        fetch: 'readonly',
+        EventSource: 'readonly',
+        localStorage: 'readonly',
+      },
+    },
   },
 );

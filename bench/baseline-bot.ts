@@ -7,8 +7,15 @@ import { EchoReplyModel } from './bench-model.js';
  * The bare baseline: express + @line/bot-sdk's middleware + the same zero-latency model,
  * no actors, no persistence, no history beyond the one message.
  */
-export function startBaselineBot(options: { channelSecret: string; channelAccessToken: string; lineUrl: string }): Promise<Server> {
-  const client = new messagingApi.MessagingApiClient({ channelAccessToken: options.channelAccessToken, baseURL: options.lineUrl });
+export function startBaselineBot(options: {
+  channelSecret: string;
+  channelAccessToken: string;
+  lineUrl: string;
+}): Promise<Server> {
+  const client = new messagingApi.MessagingApiClient({
+    channelAccessToken: options.channelAccessToken,
+    baseURL: options.lineUrl,
+  });
   const model = new EchoReplyModel();
   const app = express();
   app.post('/webhook', middleware({ channelSecret: options.channelSecret }), (request, response) => {
@@ -28,7 +35,10 @@ export function startBaselineBot(options: { channelSecret: string; channelAccess
         .then((answer) => {
           const reply = answer.calls.find((call) => call.name === 'reply');
           if (!reply) return;
-          return client.replyMessage({ replyToken, messages: [{ type: 'text', text: String(reply.args.message) }] });
+          return client.replyMessage({
+            replyToken,
+            messages: [{ type: 'text', text: reply.args.message as string }],
+          });
         })
         .catch((error: unknown) => console.error('baseline reply failed', error));
     }

@@ -10,6 +10,9 @@ export class EchoReplyModel implements ModelPort {
 
   generate(request: ModelRequest): Promise<ModelResponse> {
     const last = request.history.findLast((entry): entry is UserEntry => entry.role === 'user');
-    return Promise.resolve({ calls: [{ name: 'reply', args: { message: `re: ${last?.text ?? ''}` } }], usage: noUsage });
+    return Promise.resolve({
+      calls: [{ name: 'reply', args: { message: `re: ${last?.text ?? ''}` } }],
+      usage: noUsage,
+    });
   }
 }

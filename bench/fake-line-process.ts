@@ -10,12 +10,16 @@ const server = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => (body += chunk.toString()));
   request.on('end', () => {
     if (request.url === '/stats') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ replies, pushes }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ replies, pushes }));
       return;
     }
     if (request.url === '/v2/bot/message/reply') replies++;
     else if (request.url === '/v2/bot/message/push') pushes++;
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"sentMessages":[{"id":"1","quoteToken":"q"}]}');
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"sentMessages":[{"id":"1","quoteToken":"q"}]}');
   });
 });
 server.keepAliveTimeout = 60_000;

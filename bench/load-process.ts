@@ -18,7 +18,18 @@ function post(url: string, body: string, signature: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const outgoing = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-line-signature': signature } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-line-signature': signature,
+        },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));

@@ -4,7 +4,11 @@ import path from 'node:path';
 const benchDir = import.meta.dirname;
 
 /** Forks a TypeScript module of the benchmark as its own Node.js process. */
-export function forkBench(module: string, args: string[] = [], env: Record<string, string> = {}): ChildProcess {
+export function forkBench(
+  module: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): ChildProcess {
   return fork(path.join(benchDir, module), args, {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
@@ -21,7 +25,8 @@ export function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
       child.off('exit', onExit);
       resolve(message as T);
     };
-    const onExit = (code: number | null) => reject(new Error(`benchmark process exited with ${code} before "${type}"`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`benchmark process exited with ${code} before "${type}"`));
     child.on('message', onMessage);
     child.once('exit', onExit);
   });

@@ -52,11 +52,16 @@ async function main() {
   const kaiwa = summary.kaiwa!;
   const baseline = summary.baseline!;
   const cpuRatio = kaiwa.cpuMicrosPerTurn / baseline.cpuMicrosPerTurn;
-  console.log(`\nmedian of ${options.rounds}: kaiwa ${kaiwa.turnsPerSecond.toFixed(0)} turns/s, baseline ${baseline.turnsPerSecond.toFixed(0)} turns/s; CPU per turn ratio ${cpuRatio.toFixed(2)}×`);
+  console.log(
+    `\nmedian of ${options.rounds}: kaiwa ${kaiwa.turnsPerSecond.toFixed(0)} turns/s, baseline ${baseline.turnsPerSecond.toFixed(0)} turns/s; CPU per turn ratio ${cpuRatio.toFixed(2)}×`,
+  );
   await writeReport(summary, cpuRatio);
 }
 
-async function writeReport(summary: Record<string, { turnsPerSecond: number; cpuMicrosPerTurn: number; rssMiB: number }>, cpuRatio: number) {
+async function writeReport(
+  summary: Record<string, { turnsPerSecond: number; cpuMicrosPerTurn: number; rssMiB: number }>,
+  cpuRatio: number,
+) {
   const rows = Object.entries(summary).map(
     ([contender, figures]) =>
       `| ${contender} | ${figures.turnsPerSecond.toFixed(0)} | ${figures.cpuMicrosPerTurn.toFixed(0)} | ${figures.rssMiB.toFixed(0)} |`,

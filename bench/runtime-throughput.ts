@@ -25,13 +25,27 @@ interface CpuMessage {
  * One contender, one round: a fresh bot process, a warm-up, then the measured turns. CPU is
  * the bot process's own `process.cpuUsage()`; the load and LINE are other processes.
  */
-export async function measureContender(contender: string, lineUrl: string, options: ThroughputOptions): Promise<ContenderRun> {
+export async function measureContender(
+  contender: string,
+  lineUrl: string,
+  options: ThroughputOptions,
+): Promise<ContenderRun> {
   const bot = forkBench('bot-process.ts', [contender], { BENCH_LINE_URL: lineUrl });
   const load = forkBench('load-process.ts');
   try {
     const { url } = await nextMessage<{ url: string }>(bot, 'ready');
     const runLoad = async (turns: number, label: string) => {
-      load.send({ type: 'run', options: { botUrl: url, lineUrl, turns, sources: options.sources, concurrency: options.concurrency, label } });
+      load.send({
+        type: 'run',
+        options: {
+          botUrl: url,
+          lineUrl,
+          turns,
+          sources: options.sources,
+          concurrency: options.concurrency,
+          label,
+        },
+      });
       return nextMessage<{ elapsedMs: number; failures: number }>(load, 'done');
     };
     const cpu = async () => {

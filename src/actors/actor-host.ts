@@ -64,7 +64,10 @@ export class ActorHost {
         accepted++;
         sources.add(message.source.id);
       } else {
-        this.logger.info('duplicate event ignored', { eventId: message.eventId, sourceId: message.source.id });
+        this.logger.info('duplicate event ignored', {
+          eventId: message.eventId,
+          sourceId: message.source.id,
+        });
       }
     }
     for (const sourceId of sources) this.notify(sourceId);
@@ -82,7 +85,8 @@ export class ActorHost {
   async recover(): Promise<number> {
     const sources = await this.options.store.sourcesWithWork();
     for (const sourceId of sources) this.notify(sourceId);
-    if (sources.length > 0) this.logger.info('resuming sources with unfinished work', { sources: sources.length });
+    if (sources.length > 0)
+      this.logger.info('resuming sources with unfinished work', { sources: sources.length });
     return sources.length;
   }
 
@@ -108,7 +112,9 @@ export class ActorHost {
   async shutdown(deadlineMs = 10_000): Promise<void> {
     this.closed = true;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
+    const deadline = new Promise<'deadline'>(
+      (resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)),
+    );
     const outcome = await Promise.race([this.whenSettled().then(() => 'settled' as const), deadline]);
     clearTimeout(timer);
     if (outcome === 'deadline') this.logger.warn('shutdown deadline reached; persisting turns in progress');

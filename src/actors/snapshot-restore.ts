@@ -74,6 +74,8 @@ function salvage(snapshot: JsonObject): { history: HistoryEntry[]; waiting: Inbo
 
 function trimInterruptedTurn(history: HistoryEntry[], interruptedIds: Set<string>): HistoryEntry[] {
   if (interruptedIds.size === 0) return history;
-  const firstOfTurn = history.findIndex((entry) => entry.role === 'user' && interruptedIds.has(entry.eventId));
+  const firstOfTurn = history.findIndex(
+    (entry) => entry.role === 'user' && interruptedIds.has(entry.eventId),
+  );
   return firstOfTurn < 0 ? history : history.slice(0, firstOfTurn);
 }

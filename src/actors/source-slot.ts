@@ -84,7 +84,11 @@ export class SourceSlot {
   isSettled(): boolean {
     if (this.pumping || this.saving) return false;
     if (!this.actor) return true;
-    return this.unsavedEventIds.size === 0 && this.savedSeq >= this.observedSeq && !isBusy(this.actor.getSnapshot());
+    return (
+      this.unsavedEventIds.size === 0 &&
+      this.savedSeq >= this.observedSeq &&
+      !isBusy(this.actor.getSnapshot())
+    );
   }
 
   snapshot(): ConversationSnapshot | undefined {
@@ -119,7 +123,11 @@ export class SourceSlot {
     } catch (error) {
       this.failures++;
       const delay = backoffDelay(this.failures, this.options.backoff);
-      this.options.logger.error('source pump failed; retrying', { error, attempt: this.failures, retryInMs: delay });
+      this.options.logger.error('source pump failed; retrying', {
+        error,
+        attempt: this.failures,
+        retryInMs: delay,
+      });
       await sleep(delay);
       this.pumpAgain = true;
     }
@@ -194,7 +202,11 @@ export class SourceSlot {
           }
           this.failures++;
           const delay = backoffDelay(this.failures, this.options.backoff);
-          this.options.logger.error('saving the conversation failed; retrying', { error, attempt: this.failures, retryInMs: delay });
+          this.options.logger.error('saving the conversation failed; retrying', {
+            error,
+            attempt: this.failures,
+            retryInMs: delay,
+          });
           await sleep(delay);
           this.saveAgain = true;
         }
@@ -241,7 +253,12 @@ export class SourceSlot {
   private logFinishedTurn(turn: TurnSummary | null) {
     if (!turn || turn.id === this.lastLoggedTurn) return;
     this.lastLoggedTurn = turn.id;
-    const fields = { turnId: turn.id, stopReason: turn.stopReason, modelCalls: turn.modelCalls, ...turn.usage };
+    const fields = {
+      turnId: turn.id,
+      stopReason: turn.stopReason,
+      modelCalls: turn.modelCalls,
+      ...turn.usage,
+    };
     if (turn.stopReason === 'model-call-limit' || turn.stopReason === 'model-failed') {
       this.options.logger.warn('turn stopped early', fields);
     } else {

@@ -41,7 +41,9 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
     throw new ConfigError(missing, 'must be set too: set both LINE credentials, or neither for the emulator');
   }
   const line: LineChannelConfig =
-    channelSecret && channelAccessToken ? { mode: 'channel', channelSecret, channelAccessToken } : { mode: 'emulator' };
+    channelSecret && channelAccessToken
+      ? { mode: 'channel', channelSecret, channelAccessToken }
+      : { mode: 'emulator' };
 
   const vertex = readBoolean(env, 'GOOGLE_GENAI_USE_VERTEXAI', false);
   return {

@@ -9,7 +9,12 @@ export function readString(env: Env, name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-export function readInteger(env: Env, name: string, fallback: number, range: { min: number; max: number }): number {
+export function readInteger(
+  env: Env,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number },
+): number {
   const raw = readString(env, name);
   if (raw === undefined) return fallback;
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number (got "${raw}")`);

@@ -4,4 +4,12 @@ export type { JsonObject, JsonValue } from './json.js';
 export { isJsonObject } from './json.js';
 export type { Source, SourceKind } from './source.js';
 export type { InboundMessage, Sender } from './inbound-message.js';
-export type { Attachment, FunctionCall, FunctionResult, HistoryEntry, ModelEntry, ToolEntry, UserEntry } from './history.js';
+export type {
+  Attachment,
+  FunctionCall,
+  FunctionResult,
+  HistoryEntry,
+  ModelEntry,
+  ToolEntry,
+  UserEntry,
+} from './history.js';

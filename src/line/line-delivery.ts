@@ -35,11 +35,18 @@ export class LineDelivery implements DeliveryPort {
 
   async deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt> {
     const messages = this.toMessages(request);
-    const logger = this.options.logger.child({ sourceId: request.source.id, turnId: request.turnId, index: request.index });
+    const logger = this.options.logger.child({
+      sourceId: request.source.id,
+      turnId: request.turnId,
+      index: request.index,
+    });
 
     if (request.replyToken && this.tokenIsFresh(request.replyTokenIssuedAt)) {
       try {
-        await this.withRetries(() => this.options.client.replyMessage({ replyToken: request.replyToken!, messages }), signal);
+        await this.withRetries(
+          () => this.options.client.replyMessage({ replyToken: request.replyToken!, messages }),
+          signal,
+        );
         logger.info('reply sent', { method: 'reply', messages: messages.length });
         return { method: 'reply' };
       } catch (error) {
@@ -50,7 +57,10 @@ export class LineDelivery implements DeliveryPort {
 
     const retryKey = retryKeyFor(request.turnId, request.index);
     try {
-      await this.withRetries(() => this.options.client.pushMessage({ to: request.source.id, messages }, retryKey), signal);
+      await this.withRetries(
+        () => this.options.client.pushMessage({ to: request.source.id, messages }, retryKey),
+        signal,
+      );
     } catch (error) {
       // 409: a push with this retry key was accepted before — the message is already there.
       if (!(error instanceof HTTPFetchError && error.status === 409)) throw withRequestId(error);

@@ -7,7 +7,11 @@ const TRUNCATION_MARKER = '\n…(truncated)';
  * natural boundary available (paragraph, line, sentence, word), never inside a surrogate
  * pair; at most 5 messages, the last one truncated with a visible marker when more remain.
  */
-export function splitForLine(texts: readonly string[], maxLength = MAX_TEXT_LENGTH, maxMessages = MAX_MESSAGES): string[] {
+export function splitForLine(
+  texts: readonly string[],
+  maxLength = MAX_TEXT_LENGTH,
+  maxMessages = MAX_MESSAGES,
+): string[] {
   const chunks = texts.flatMap((text) => splitOne(text, maxLength));
   if (chunks.length <= maxMessages) return chunks;
   const kept = chunks.slice(0, maxMessages);

@@ -14,9 +14,12 @@ interface LineEvent {
 /** The conversation a webhook event belongs to: the user, group or room. */
 export function sourceOf(event: LineEvent): Source | undefined {
   const source = event.source;
-  if (source?.type === 'user' && typeof source.userId === 'string') return { kind: 'user', id: source.userId };
-  if (source?.type === 'group' && typeof source.groupId === 'string') return { kind: 'group', id: source.groupId };
-  if (source?.type === 'room' && typeof source.roomId === 'string') return { kind: 'room', id: source.roomId };
+  if (source?.type === 'user' && typeof source.userId === 'string')
+    return { kind: 'user', id: source.userId };
+  if (source?.type === 'group' && typeof source.groupId === 'string')
+    return { kind: 'group', id: source.groupId };
+  if (source?.type === 'room' && typeof source.roomId === 'string')
+    return { kind: 'room', id: source.roomId };
   return undefined;
 }
 
@@ -34,7 +37,11 @@ export function toInboundMessages(events: readonly unknown[], logger: Logger): I
       logger.debug('event without a source or webhookEventId ignored', { type: event.type });
       continue;
     }
-    if (event.type !== 'message' || event.message?.type !== 'text' || typeof event.message.text !== 'string') {
+    if (
+      event.type !== 'message' ||
+      event.message?.type !== 'text' ||
+      typeof event.message.text !== 'string'
+    ) {
       logger.debug('event type not handled', { type: event.type, messageType: event.message?.type, eventId });
       continue;
     }

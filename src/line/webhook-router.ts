@@ -55,7 +55,10 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
         const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
         options.logger.info('webhook accepted', { events: events.length, ...result });
       } catch (error) {
-        options.logger.error('webhook events could not be stored; LINE will redeliver', { error, events: events.length });
+        options.logger.error('webhook events could not be stored; LINE will redeliver', {
+          error,
+          events: events.length,
+        });
         response.status(500).json({ message: 'could not store the events' });
         return;
       }
@@ -73,6 +76,8 @@ function webhookErrors(logger: Logger): ErrorRequestHandler {
       return;
     }
     logger.error('webhook failed', { error });
-    response.status(error.status && error.status < 500 ? error.status : 500).json({ message: 'webhook failed' });
+    response
+      .status(error.status && error.status < 500 ? error.status : 500)
+      .json({ message: 'webhook failed' });
   };
 }

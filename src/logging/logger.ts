@@ -29,7 +29,10 @@ export function createLogger(options: LoggerOptions = {}, bindings: LogFields = 
   const log = (level: LogLevel, message: string, fields?: LogFields) => {
     if (LOG_LEVELS.indexOf(level) < threshold) return;
     write(
-      JSON.stringify({ time: new Date(now()).toISOString(), level, message, ...bindings, ...fields }, errorReplacer),
+      JSON.stringify(
+        { time: new Date(now()).toISOString(), level, message, ...bindings, ...fields },
+        errorReplacer,
+      ),
     );
   };
   return {

@@ -1,4 +1,12 @@
-import { assign, enqueueActions, fromPromise, setup, spawnChild, stopChild, type DoneActorEvent } from 'xstate';
+import {
+  assign,
+  enqueueActions,
+  fromPromise,
+  setup,
+  spawnChild,
+  stopChild,
+  type DoneActorEvent,
+} from 'xstate';
 import type { ModelResponse } from '../model/index.js';
 import type { ToolOutcome } from '../tools/index.js';
 import {
@@ -39,7 +47,8 @@ const toolChildId = (index: number): ToolChildId => `tool-${index}`;
 type ToolSettledEvent = DoneActorEvent<ToolOutcome, ToolChildId>;
 
 function notProvided(name: string) {
-  return () => Promise.reject(new Error(`the "${name}" actor was not provided; use provideConversationServices()`));
+  return () =>
+    Promise.reject(new Error(`the "${name}" actor was not provided; use provideConversationServices()`));
 }
 
 /**
@@ -67,7 +76,8 @@ export const conversationMachine = setup({
   guards: {
     hasPendingTurn: ({ context }) => context.pending.length > 0,
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
-    stepSettledWithTexts: ({ context }) => allCallsSettled(context.turn) && textsToDeliver(context.turn).length > 0,
+    stepSettledWithTexts: ({ context }) =>
+      allCallsSettled(context.turn) && textsToDeliver(context.turn).length > 0,
     stepSettled: ({ context }) => allCallsSettled(context.turn),
     turnShouldStop: ({ context }) => turnShouldStop(currentTurn(context), context.settings) !== undefined,
   },
@@ -106,7 +116,10 @@ export const conversationMachine = setup({
         }),
         onDone: [
           {
-            guard: { type: 'hasFunctionCalls', params: ({ event }) => ({ calls: event.output.calls.length }) },
+            guard: {
+              type: 'hasFunctionCalls',
+              params: ({ event }) => ({ calls: event.output.calls.length }),
+            },
             target: 'toolCall',
             actions: assign(({ context, event }) => recordModelResponse(context, event.output)),
           },
@@ -114,7 +127,9 @@ export const conversationMachine = setup({
             target: 'done',
             actions: [
               assign(({ context, event }) => recordModelResponse(context, event.output)),
-              assign(({ context }) => ({ turn: { ...currentTurn(context), stopReason: 'no-function-calls' as const } })),
+              assign(({ context }) => ({
+                turn: { ...currentTurn(context), stopReason: 'no-function-calls' as const },
+              })),
             ],
           },
         ],
@@ -169,7 +184,10 @@ export const conversationMachine = setup({
               guard: 'turnShouldStop',
               target: '#conversation.done',
               actions: assign(({ context }) => ({
-                turn: { ...currentTurn(context), stopReason: turnShouldStop(currentTurn(context), context.settings) },
+                turn: {
+                  ...currentTurn(context),
+                  stopReason: turnShouldStop(currentTurn(context), context.settings),
+                },
               })),
             },
             { target: '#conversation.generate' },
@@ -178,7 +196,9 @@ export const conversationMachine = setup({
       },
     },
     apologize: {
-      entry: assign(({ context }) => ({ turn: { ...currentTurn(context), stopReason: 'model-failed' as const } })),
+      entry: assign(({ context }) => ({
+        turn: { ...currentTurn(context), stopReason: 'model-failed' as const },
+      })),
       invoke: {
         src: 'reply',
         input: ({ context }) => deliveryRequest(context, [context.settings.apology]),
@@ -187,7 +207,9 @@ export const conversationMachine = setup({
       },
     },
     done: {
-      entry: assign(({ context }) => finishTurn(context, currentTurn(context).stopReason ?? 'no-function-calls')),
+      entry: assign(({ context }) =>
+        finishTurn(context, currentTurn(context).stopReason ?? 'no-function-calls'),
+      ),
       always: 'idle',
     },
   },

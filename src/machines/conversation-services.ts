@@ -5,7 +5,11 @@ import type { Clock } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { ToolRegistry } from '../tools/index.js';
-import { CONVERSATION_SYSTEM_ID, conversationMachine, type ConversationMachine } from './conversation-machine.js';
+import {
+  CONVERSATION_SYSTEM_ID,
+  conversationMachine,
+  type ConversationMachine,
+} from './conversation-machine.js';
 import type {
   ConversationContext,
   DeliveryReceipt,
@@ -46,40 +50,55 @@ export function provideConversationServices(
 ): ConversationMachine {
   return machine.provide({
     actors: {
-      generate: fromPromise(async ({ input, system, signal }: { input: GenerateInput; system: AnyActorSystem; signal: AbortSignal }) => {
-        // The received message must be durable before the model sees it.
-        await services.checkpoint(input.sourceId);
-        const context = conversationContextOf(system);
-        const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
-        const started = services.clock.now();
-        try {
-          const response = await services.model.generate({
-            systemInstruction: services.systemInstruction(),
-            history: context.history,
-            tools: services.tools.declarations(),
-            signal,
-          });
-          logger.info('model call', {
-            model: services.model.name,
-            modelCall: input.modelCall,
-            durationMs: services.clock.now() - started,
-            functionCalls: response.calls.map((call) => call.name),
-            ...response.usage,
-          });
-          return response;
-        } catch (error) {
-          logger.error('model call failed', { model: services.model.name, modelCall: input.modelCall, error });
-          throw error;
-        }
-      }),
-      executeTool: fromPromise<Awaited<ReturnType<ToolRegistry['execute']>>, ExecuteToolInput>(({ input, signal }) =>
-        services.tools.execute(input.call, {
-          source: input.source,
-          turnId: input.turnId,
+      generate: fromPromise(
+        async ({
+          input,
+          system,
           signal,
-          clock: services.clock,
-          ...(input.sender && { sender: input.sender }),
-        }),
+        }: {
+          input: GenerateInput;
+          system: AnyActorSystem;
+          signal: AbortSignal;
+        }) => {
+          // The received message must be durable before the model sees it.
+          await services.checkpoint(input.sourceId);
+          const context = conversationContextOf(system);
+          const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
+          const started = services.clock.now();
+          try {
+            const response = await services.model.generate({
+              systemInstruction: services.systemInstruction(),
+              history: context.history,
+              tools: services.tools.declarations(),
+              signal,
+            });
+            logger.info('model call', {
+              model: services.model.name,
+              modelCall: input.modelCall,
+              durationMs: services.clock.now() - started,
+              functionCalls: response.calls.map((call) => call.name),
+              ...response.usage,
+            });
+            return response;
+          } catch (error) {
+            logger.error('model call failed', {
+              model: services.model.name,
+              modelCall: input.modelCall,
+              error,
+            });
+            throw error;
+          }
+        },
+      ),
+      executeTool: fromPromise<Awaited<ReturnType<ToolRegistry['execute']>>, ExecuteToolInput>(
+        ({ input, signal }) =>
+          services.tools.execute(input.call, {
+            source: input.source,
+            turnId: input.turnId,
+            signal,
+            clock: services.clock,
+            ...(input.sender && { sender: input.sender }),
+          }),
       ),
       reply: fromPromise<DeliveryReceipt, DeliveryRequest>(async ({ input, signal }) => {
         // The intent (this actor, in flight) must be durable before anything is sent.
@@ -87,7 +106,12 @@ export function provideConversationServices(
         try {
           return await services.delivery.deliver(input, signal);
         } catch (error) {
-          services.logger.error('delivery failed', { sourceId: input.source.id, turnId: input.turnId, index: input.index, error });
+          services.logger.error('delivery failed', {
+            sourceId: input.source.id,
+            turnId: input.turnId,
+            index: input.index,
+            error,
+          });
           throw error;
         }
       }),

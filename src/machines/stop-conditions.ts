@@ -4,7 +4,8 @@ import type { ConversationSettings, StopReason, Turn } from './conversation-type
 /** A rule that may end a turn after a step; the first that answers wins. */
 export type StopCondition = (turn: Turn, settings: ConversationSettings) => StopReason | undefined;
 
-export const noFunctionCalls: StopCondition = (turn) => (turn.step.length === 0 ? 'no-function-calls' : undefined);
+export const noFunctionCalls: StopCondition = (turn) =>
+  turn.step.length === 0 ? 'no-function-calls' : undefined;
 
 /** A final tool ended the turn once it ran successfully; a refused call does not count. */
 export const finalToolRan =

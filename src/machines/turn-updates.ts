@@ -9,7 +9,10 @@ import type { ConversationContext, StopReason, Turn } from './conversation-types
 const RECENT_EVENT_IDS = 200;
 
 /** Puts a message in line, following the queue policy. A message seen before is ignored. */
-export function enqueueMessage(context: ConversationContext, message: InboundMessage): Partial<ConversationContext> {
+export function enqueueMessage(
+  context: ConversationContext,
+  message: InboundMessage,
+): Partial<ConversationContext> {
   if (context.recentEventIds.includes(message.eventId)) return {};
   const { queuePolicy, maxQueuedTurns } = context.settings;
   const pending = [...context.pending];
@@ -46,7 +49,10 @@ export function startTurn(context: ConversationContext): Partial<ConversationCon
 }
 
 /** Records the model's answer in history and makes its calls the current step. */
-export function recordModelResponse(context: ConversationContext, response: ModelResponse): Partial<ConversationContext> {
+export function recordModelResponse(
+  context: ConversationContext,
+  response: ModelResponse,
+): Partial<ConversationContext> {
   const turn = currentTurn(context);
   const modelCall = turn.modelCalls + 1;
   const calls: FunctionCall[] = response.calls.map((call, index) => ({
@@ -63,7 +69,12 @@ export function recordModelResponse(context: ConversationContext, response: Mode
   };
   return {
     history: [...context.history, entry],
-    turn: { ...turn, modelCalls: modelCall, step: calls.map((call) => ({ call })), usage: addUsage(turn.usage, response.usage) },
+    turn: {
+      ...turn,
+      modelCalls: modelCall,
+      step: calls.map((call) => ({ call })),
+      usage: addUsage(turn.usage, response.usage),
+    },
   };
 }
 
@@ -91,7 +102,10 @@ export function refuseRepeatedReplies(context: ConversationContext): Partial<Con
   return { turn: { ...turn, step } };
 }
 
-export function recordOutcome(context: ConversationContext, outcome: ToolOutcome): Partial<ConversationContext> {
+export function recordOutcome(
+  context: ConversationContext,
+  outcome: ToolOutcome,
+): Partial<ConversationContext> {
   const turn = currentTurn(context);
   const step = turn.step.map((entry) => (entry.call.id === outcome.callId ? { ...entry, outcome } : entry));
   return { turn: { ...turn, step } };
@@ -111,12 +125,18 @@ export function textsToDeliver(turn: Turn | null): string[] {
 }
 
 /** After the `reply` service: on failure the model is told, through the calls' responses. */
-export function recordDelivery(context: ConversationContext, delivered: boolean): Partial<ConversationContext> {
+export function recordDelivery(
+  context: ConversationContext,
+  delivered: boolean,
+): Partial<ConversationContext> {
   const turn = currentTurn(context);
   const step = turn.step.map((entry) => {
     const outcome = entry.outcome;
     if (delivered || !outcome?.forUser || outcome.silent || outcome.isError) return entry;
-    return { ...entry, outcome: { ...outcome, response: { error: 'the message could not be delivered' }, isError: true } };
+    return {
+      ...entry,
+      outcome: { ...outcome, response: { error: 'the message could not be delivered' }, isError: true },
+    };
   });
   const repliedNow = delivered && step.some(({ call }) => call.name === REPLY_TOOL_NAME);
   return { turn: { ...turn, step, deliveries: turn.deliveries + 1, replied: turn.replied || repliedNow } };
@@ -134,11 +154,20 @@ export function closeStep(context: ConversationContext): Partial<ConversationCon
   return { history: [...context.history, { role: 'tool', turnId: turn.id, results }] };
 }
 
-export function finishTurn(context: ConversationContext, stopReason: StopReason): Partial<ConversationContext> {
+export function finishTurn(
+  context: ConversationContext,
+  stopReason: StopReason,
+): Partial<ConversationContext> {
   const turn = currentTurn(context);
   return {
     turn: null,
-    lastTurn: { id: turn.id, stopReason, modelCalls: turn.modelCalls, usage: turn.usage, startedAt: turn.startedAt },
+    lastTurn: {
+      id: turn.id,
+      stopReason,
+      modelCalls: turn.modelCalls,
+      usage: turn.usage,
+      startedAt: turn.startedAt,
+    },
   };
 }
 

@@ -20,7 +20,10 @@ export class OfflineModel implements ModelPort {
       return Promise.resolve({ text: 'Nothing more to do.', calls: [], usage: noUsage });
     }
     const message = `(offline model) You said: “${userText}”. I am kaiwa's offline model: set GEMINI_API_KEY for real answers.`;
-    return Promise.resolve({ calls: [{ name: 'reply', args: { message: truncate(message, 5000) } }], usage: noUsage });
+    return Promise.resolve({
+      calls: [{ name: 'reply', args: { message: truncate(message, 5000) } }],
+      usage: noUsage,
+    });
   }
 }
 

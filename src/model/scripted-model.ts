@@ -2,7 +2,8 @@ import type { HistoryEntry, JsonObject } from '../domain/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from './model-port.js';
 
 /** One scripted step: a fixed response, an error to throw, or a function of the request. */
-export type ScriptStep = ModelResponse | Error | ((request: ModelRequest) => ModelResponse | Promise<ModelResponse>);
+export type ScriptStep =
+  ModelResponse | Error | ((request: ModelRequest) => ModelResponse | Promise<ModelResponse>);
 
 /** What the model was given on one call (history copied, as it was then). */
 export interface RecordedModelCall {
@@ -31,7 +32,7 @@ export class ScriptedModel implements ModelPort {
   async generate(request: ModelRequest): Promise<ModelResponse> {
     this.calls.push({
       systemInstruction: request.systemInstruction,
-      history: structuredClone(request.history) as HistoryEntry[],
+      history: structuredClone(request.history),
       toolNames: request.tools.map((tool) => tool.name),
     });
     const step = this.options.repeatLast && this.steps.length === 1 ? this.steps[0] : this.steps.shift();

@@ -43,7 +43,11 @@ export class FileStore implements ConversationStore {
   /** Creates the directories and prunes expired claims. */
   static async open(directory: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const store = new FileStore(directory, options);
-    await Promise.all(['conversations', 'inbox', 'claims'].map((dir) => mkdir(path.join(directory, dir), { recursive: true })));
+    await Promise.all(
+      ['conversations', 'inbox', 'claims'].map((dir) =>
+        mkdir(path.join(directory, dir), { recursive: true }),
+      ),
+    );
     await store.pruneClaims();
     return store;
   }
@@ -70,7 +74,9 @@ export class FileStore implements ConversationStore {
     const messages = await Promise.all(
       files.sort().map(async (file) => {
         try {
-          return JSON.parse(await readFile(path.join(this.inboxDir(sourceId), file), 'utf8')) as InboundMessage;
+          return JSON.parse(
+            await readFile(path.join(this.inboxDir(sourceId), file), 'utf8'),
+          ) as InboundMessage;
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // consumed meanwhile
           throw error;
@@ -122,7 +128,8 @@ export class FileStore implements ConversationStore {
   async sourcesWithWork(): Promise<string[]> {
     const withInbox: string[] = [];
     for (const dir of await listFiles(path.join(this.directory, 'inbox'))) {
-      if ((await listFiles(path.join(this.directory, 'inbox', dir))).length > 0) withInbox.push(decodeURIComponent(dir));
+      if ((await listFiles(path.join(this.directory, 'inbox', dir))).length > 0)
+        withInbox.push(decodeURIComponent(dir));
     }
     const busy: string[] = [];
     for (const sourceId of await this.listConversationIds()) {
@@ -137,7 +144,9 @@ export class FileStore implements ConversationStore {
 
   private async listConversationIds(): Promise<string[]> {
     const files = await listFiles(path.join(this.directory, 'conversations'));
-    return files.filter((file) => file.endsWith('.json')).map((file) => decodeURIComponent(file.slice(0, -5)));
+    return files
+      .filter((file) => file.endsWith('.json'))
+      .map((file) => decodeURIComponent(file.slice(0, -5)));
   }
 
   private async pruneClaims() {

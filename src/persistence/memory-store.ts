@@ -39,19 +39,25 @@ export class MemoryStore implements ConversationStore {
   }
 
   inbox(sourceId: string): Promise<InboundMessage[]> {
-    return Promise.resolve((this.inboxes.get(sourceId) ?? []).map((item) => JSON.parse(item.json) as InboundMessage));
+    return Promise.resolve(
+      (this.inboxes.get(sourceId) ?? []).map((item) => JSON.parse(item.json) as InboundMessage),
+    );
   }
 
   load(sourceId: string): Promise<StoredConversation | undefined> {
     const stored = this.conversations.get(sourceId);
-    return Promise.resolve(stored === undefined ? undefined : (JSON.parse(stored.json) as StoredConversation));
+    return Promise.resolve(
+      stored === undefined ? undefined : (JSON.parse(stored.json) as StoredConversation),
+    );
   }
 
   save(request: SaveRequest): Promise<number> {
     const current = this.conversations.get(request.sourceId);
     const currentVersion = current?.version ?? 0;
     if (currentVersion !== request.expectedVersion) {
-      return Promise.reject(new VersionConflictError(request.sourceId, request.expectedVersion, currentVersion));
+      return Promise.reject(
+        new VersionConflictError(request.sourceId, request.expectedVersion, currentVersion),
+      );
     }
     const version = currentVersion + 1;
     const record: StoredConversation = {
@@ -65,7 +71,9 @@ export class MemoryStore implements ConversationStore {
     this.conversations.set(request.sourceId, { version, busy: request.busy, json: JSON.stringify(record) });
     if (request.consumedEventIds.length > 0) {
       const consumed = new Set(request.consumedEventIds);
-      const remaining = (this.inboxes.get(request.sourceId) ?? []).filter((item) => !consumed.has(item.eventId));
+      const remaining = (this.inboxes.get(request.sourceId) ?? []).filter(
+        (item) => !consumed.has(item.eventId),
+      );
       if (remaining.length > 0) this.inboxes.set(request.sourceId, remaining);
       else this.inboxes.delete(request.sourceId);
     }

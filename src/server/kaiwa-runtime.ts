@@ -41,7 +41,10 @@ export interface KaiwaRuntime {
  * Starts kaiwa as one process: the express app (webhook, emulator), the actor host and the
  * store. In emulator mode it plays LINE itself and listens on 127.0.0.1 only.
  */
-export async function startKaiwa(config: KaiwaConfig, overrides: RuntimeOverrides = {}): Promise<KaiwaRuntime> {
+export async function startKaiwa(
+  config: KaiwaConfig,
+  overrides: RuntimeOverrides = {},
+): Promise<KaiwaRuntime> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const store = overrides.store ?? (await createStore(config));
@@ -63,7 +66,9 @@ export async function startKaiwa(config: KaiwaConfig, overrides: RuntimeOverride
   const url = `http://127.0.0.1:${port}`;
 
   const client = new messagingApi.MessagingApiClient({
-    channelAccessToken: emulator ? emulator.channelAccessToken : (config.line as { channelAccessToken: string }).channelAccessToken,
+    channelAccessToken: emulator
+      ? emulator.channelAccessToken
+      : (config.line as { channelAccessToken: string }).channelAccessToken,
     baseURL: emulator ? url : config.line.apiBaseUrl,
   });
   const host = new ActorHost({
@@ -85,11 +90,17 @@ export async function startKaiwa(config: KaiwaConfig, overrides: RuntimeOverride
   const app = express();
   app.disable('x-powered-by');
   app.get('/healthz', (_request, response) => {
-    response.json({ status: 'ok', model: model.name, line: config.line.mode, liveSources: host.liveSources().length });
+    response.json({
+      status: 'ok',
+      model: model.name,
+      line: config.line.mode,
+      liveSources: host.liveSources().length,
+    });
   });
   app.use(
     webhookRouter({
-      channelSecret: () => (emulator ? emulator.channelSecret : (config.line as { channelSecret: string }).channelSecret),
+      channelSecret: () =>
+        emulator ? emulator.channelSecret : (config.line as { channelSecret: string }).channelSecret,
       accept: (messages) => host.accept(messages),
       logger,
     }),
@@ -107,7 +118,12 @@ export async function startKaiwa(config: KaiwaConfig, overrides: RuntimeOverride
   }
   server.on('request', app);
   await host.recover();
-  logger.info('kaiwa is listening', { url, line: config.line.mode, model: model.name, store: config.store.kind });
+  logger.info('kaiwa is listening', {
+    url,
+    line: config.line.mode,
+    model: model.name,
+    store: config.store.kind,
+  });
 
   return {
     url,

@@ -15,7 +15,9 @@ async function main() {
   }
   const runtime = await startKaiwa(config);
   if (runtime.emulator) {
-    process.stdout.write(`\n  kaiwa is running: open ${runtime.url} to chat (LINE emulator, ${config.model} model)\n\n`);
+    process.stdout.write(
+      `\n  kaiwa is running: open ${runtime.url} to chat (LINE emulator, ${config.model} model)\n\n`,
+    );
   }
   let stopping = false;
   const stop = (signal: string) => {
@@ -35,7 +37,8 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
+  const message =
+    error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
   process.stderr.write(`kaiwa: ${message}\n`);
   process.exit(1);
 });

@@ -24,7 +24,9 @@ export class SchemaCompiler {
     const check: ValidateFunction = this.ajv.compile(schema);
     return {
       validate: (value) =>
-        check(value) ? { ok: true } : { ok: false, message: this.ajv.errorsText(check.errors, { dataVar: 'args' }) },
+        check(value)
+          ? { ok: true }
+          : { ok: false, message: this.ajv.errorsText(check.errors, { dataVar: 'args' }) },
     };
   }
 }

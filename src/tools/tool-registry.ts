@@ -50,12 +50,14 @@ export class ToolRegistry {
 
   /** Adds a tool. Rejects a duplicate name, an invalid schema, or an example its schema refuses. */
   register(tool: Tool): this {
-    if (this.tools.has(tool.name)) throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
+    if (this.tools.has(tool.name))
+      throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
     const parameters = this.compileSchema(tool, 'parameters', tool.parameters);
     const response = this.compileSchema(tool, 'response', tool.response);
     for (const example of tool.examples ?? []) {
       const result = parameters.validate(example.args);
-      if (!result.ok) throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
+      if (!result.ok)
+        throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
     }
     this.tools.set(tool.name, { tool, parameters, response });
     this.cachedDeclarations = undefined;
@@ -92,7 +94,9 @@ export class ToolRegistry {
 
     const registered = this.tools.get(call.name);
     if (!registered) {
-      return fail(`unknown tool "${call.name}"; available tools: ${[...this.tools.keys()].sort().join(', ')}`);
+      return fail(
+        `unknown tool "${call.name}"; available tools: ${[...this.tools.keys()].sort().join(', ')}`,
+      );
     }
     const argsCheck = registered.parameters.validate(call.args);
     if (!argsCheck.ok) return fail(`invalid arguments: ${argsCheck.message}`);
@@ -115,17 +119,23 @@ export class ToolRegistry {
         context.signal,
       );
     } catch (error) {
-      if (error instanceof ToolTimeoutError) return fail(`tool "${call.name}" timed out after ${timeoutMs} ms`);
+      if (error instanceof ToolTimeoutError)
+        return fail(`tool "${call.name}" timed out after ${timeoutMs} ms`);
       return fail(`tool "${call.name}" failed`, { cause: error });
     }
 
     if (!result.isError) {
       const responseCheck = registered.response.validate(result.forLLM);
       if (!responseCheck.ok) {
-        return fail(`tool "${call.name}" returned an invalid response`, { validation: responseCheck.message });
+        return fail(`tool "${call.name}" returned an invalid response`, {
+          validation: responseCheck.message,
+        });
       }
     }
-    logger.debug('tool call finished', { durationMs: context.clock.now() - started, isError: !!result.isError });
+    logger.debug('tool call finished', {
+      durationMs: context.clock.now() - started,
+      isError: !!result.isError,
+    });
     return {
       callId: call.id,
       name: call.name,

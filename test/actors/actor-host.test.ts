@@ -4,11 +4,19 @@ import { createLogger } from '../../src/logging/index.js';
 import { CONVERSATION_MACHINE_VERSION } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import { MemoryStore } from '../../src/persistence/index.js';
-import { createTestHost, messageFor, storedHistory, userSourceNumber, userTexts } from '../support/host-harness.js';
+import {
+  createTestHost,
+  messageFor,
+  storedHistory,
+  userSourceNumber,
+  userTexts,
+} from '../support/host-harness.js';
 
 /** Replies with the text of the turn's last user message. */
 const echoModel = () =>
-  new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], { repeatLast: true });
+  new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], {
+    repeatLast: true,
+  });
 
 function lastUserText(history: readonly HistoryEntry[]): string {
   const entry = history.findLast((item) => item.role === 'user');
@@ -29,7 +37,9 @@ describe('actor host', () => {
 
     expect(delivery.requests).toHaveLength(500);
     for (const source of sources) {
-      const texts = delivery.requests.filter((request) => request.source.id === source.id).flatMap((r) => r.texts);
+      const texts = delivery.requests
+        .filter((request) => request.source.id === source.id)
+        .flatMap((r) => r.texts);
       expect(texts).toEqual([1, 2, 3, 4, 5].map((n) => `re: ${source.id}#${n}`));
     }
   });
@@ -55,11 +65,7 @@ describe('actor host', () => {
     const stored = await store.load(source.id);
     expect(stored).toMatchObject({ busy: false, machineVersion: CONVERSATION_MACHINE_VERSION });
     expect(stored!.version).toBeGreaterThan(1);
-    expect(storedHistory(stored).map((entry) => entry.role)).toEqual([
-      'user',
-      'model',
-      'tool',
-    ]);
+    expect(storedHistory(stored).map((entry) => entry.role)).toEqual(['user', 'model', 'tool']);
     expect(await store.inbox(source.id)).toEqual([]);
   });
 
@@ -104,10 +110,7 @@ describe('actor host', () => {
     await host.accept([messageFor(source, 'second')]);
     await host.whenSettled();
 
-    expect(userTexts(model.calls.at(-1)?.history ?? [])).toEqual([
-      'first',
-      'second',
-    ]);
+    expect(userTexts(model.calls.at(-1)?.history ?? [])).toEqual(['first', 'second']);
   });
 
   it('two hosts on one source: one write wins, the other reloads, every message is in history once and in order', async () => {
@@ -124,7 +127,10 @@ describe('actor host', () => {
     b.host.notify(source.id);
     await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
     // Settle again: a host that lost a conflict may have reloaded after the first wait.
-    await waitUntil(async () => (await store.inbox(source.id)).length === 0 && (await store.load(source.id))?.busy === false);
+    await waitUntil(
+      async () =>
+        (await store.inbox(source.id)).length === 0 && (await store.load(source.id))?.busy === false,
+    );
     await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
 
     const history = storedHistory(await store.load(source.id));
@@ -147,7 +153,11 @@ describe('actor host', () => {
       sourceId: source.id,
       expectedVersion: stored.version,
       machineVersion: CONVERSATION_MACHINE_VERSION,
-      snapshot: { ...stored.snapshot, value: 'thinking', context: { ...context, pending: [[queued]] } } as unknown as JsonObject,
+      snapshot: {
+        ...stored.snapshot,
+        value: 'thinking',
+        context: { ...context, pending: [[queued]] },
+      } as unknown as JsonObject,
       busy: true,
       consumedEventIds: [],
     });

@@ -6,7 +6,11 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 3000,
-      line: { mode: 'emulator', apiBaseUrl: 'https://api.line.me', dataApiBaseUrl: 'https://api-data.line.me' },
+      line: {
+        mode: 'emulator',
+        apiBaseUrl: 'https://api.line.me',
+        dataApiBaseUrl: 'https://api-data.line.me',
+      },
       model: 'offline',
       store: { kind: 'file', dataDir: '.data' },
       logLevel: 'info',
@@ -28,7 +32,12 @@ describe('configuration', () => {
     });
     expect(config).toMatchObject({
       port: 8080,
-      line: { mode: 'channel', channelSecret: 'secret', channelAccessToken: 'token', apiBaseUrl: 'http://127.0.0.1:9000' },
+      line: {
+        mode: 'channel',
+        channelSecret: 'secret',
+        channelAccessToken: 'token',
+        apiBaseUrl: 'http://127.0.0.1:9000',
+      },
       model: 'gemini',
       store: { kind: 'memory' },
       logLevel: 'debug',

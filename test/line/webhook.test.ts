@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HistoryEntry } from '../../src/domain/index.js';
 import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import { MemoryStore } from '../../src/persistence/index.js';
@@ -11,9 +12,14 @@ const ROOM = 'R' + 'c'.repeat(32);
 
 const echo = () =>
   new ScriptedModel(
-    [(request: ModelRequest) => callReply(`re: ${String((request.history.findLast((entry) => entry.role === 'user') as { text: string }).text)}`)],
+    [
+      (request: ModelRequest) =>
+        callReply(`re: ${userText(request.history.findLast((entry) => entry.role === 'user'))}`),
+    ],
     { repeatLast: true },
   );
+
+const userText = (entry: HistoryEntry | undefined) => (entry?.role === 'user' ? entry.text : '');
 
 let running: Awaited<ReturnType<typeof startKaiwaWithFakeLine>> | undefined;
 afterEach(async () => {
@@ -33,12 +39,23 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 3000): Promise
 
 describe('POST /webhook over HTTP', () => {
   it.each([
-    { name: 'no signature', headers: {} as Record<string, string>, status: 401 },
-    { name: 'a wrong signature', headers: { 'x-line-signature': signBody('{"events":[]}', 'another-secret') }, status: 401 },
-    { name: 'a signature of another body', headers: { 'x-line-signature': signBody('{"events":[{}]}', CHANNEL_SECRET) }, status: 401 },
+    { name: 'no signature', headers: {}, status: 401 },
+    {
+      name: 'a wrong signature',
+      headers: { 'x-line-signature': signBody('{"events":[]}', 'another-secret') },
+      status: 401,
+    },
+    {
+      name: 'a signature of another body',
+      headers: { 'x-line-signature': signBody('{"events":[{}]}', CHANNEL_SECRET) },
+      status: 401,
+    },
   ])('answers $name with $status and processes nothing', async ({ headers, status }) => {
     running = await startKaiwaWithFakeLine({ model: echo() });
-    const body = JSON.stringify({ destination: 'Ubot', events: [textEvent(running.line, { type: 'user', userId: USER }, 'hi')] });
+    const body = JSON.stringify({
+      destination: 'Ubot',
+      events: [textEvent(running.line, { type: 'user', userId: USER }, 'hi')],
+    });
 
     const response = await running.post(body, headers);
 
@@ -66,7 +83,7 @@ describe('POST /webhook over HTTP', () => {
     expect(response.status).toBe(413);
   });
 
-  it('answers empty events (LINE\'s verification request) with 200', async () => {
+  it("answers empty events (LINE's verification request) with 200", async () => {
     running = await startKaiwaWithFakeLine({ model: echo() });
     const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [] }));
     expect(response.status).toBe(200);
@@ -76,9 +93,22 @@ describe('POST /webhook over HTTP', () => {
     running = await startKaiwaWithFakeLine({ model: echo() });
     const sticker = {
       ...textEvent(running.line, { type: 'user', userId: USER }, 'x'),
-      message: { type: 'sticker', id: '1', packageId: '1', stickerId: '1', stickerResourceType: 'STATIC', quoteToken: 'q' },
+      message: {
+        type: 'sticker',
+        id: '1',
+        packageId: '1',
+        stickerId: '1',
+        stickerResourceType: 'STATIC',
+        quoteToken: 'q',
+      },
     };
-    const beacon = { type: 'futureEventType', mode: 'active', timestamp: 1, webhookEventId: 'x', source: { type: 'user', userId: USER } };
+    const beacon = {
+      type: 'futureEventType',
+      mode: 'active',
+      timestamp: 1,
+      webhookEventId: 'x',
+      source: { type: 'user', userId: USER },
+    };
 
     const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [sticker, beacon] }));
 
@@ -91,25 +121,42 @@ describe('POST /webhook over HTTP', () => {
     ['a user', { type: 'user' as const, userId: USER }, USER],
     ['a group', { type: 'group' as const, groupId: GROUP, userId: USER }, GROUP],
     ['a room', { type: 'room' as const, roomId: ROOM, userId: USER }, ROOM],
-  ])('replies to a signed text message from %s; the request is a valid ReplyMessageRequest', async (_case, source, sourceId) => {
-    running = await startKaiwaWithFakeLine({ model: echo() });
-    const event = textEvent(running.line, source, 'hello kaiwa');
+  ])(
+    'replies to a signed text message from %s; the request is a valid ReplyMessageRequest',
+    async (_case, source, sourceId) => {
+      running = await startKaiwaWithFakeLine({ model: echo() });
+      const event = textEvent(running.line, source, 'hello kaiwa');
 
-    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
-    expect(response.status).toBe(200);
-    const reply = await waitFor(() => running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'));
+      const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+      expect(response.status).toBe(200);
+      const reply = await waitFor(() =>
+        running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'),
+      );
 
-    expect(reply.body).toMatchObject({ replyToken: event.replyToken, messages: [{ type: 'text', text: 're: hello kaiwa' }] });
-    expect(reply.schemaProblems).toEqual([]);
-    const schemas = await LineSchemas.load();
-    expect(schemas.validateSchema('messaging-api', 'ReplyMessageRequest', reply.body)).toEqual({ ok: true });
-    expect(running.line.emulator.entries().filter((entry) => entry.from === 'bot').map((entry) => entry.chatId)).toEqual([sourceId]);
-  });
+      expect(reply.body).toMatchObject({
+        replyToken: event.replyToken,
+        messages: [{ type: 'text', text: 're: hello kaiwa' }],
+      });
+      expect(reply.schemaProblems).toEqual([]);
+      const schemas = await LineSchemas.load();
+      expect(schemas.validateSchema('messaging-api', 'ReplyMessageRequest', reply.body)).toEqual({
+        ok: true,
+      });
+      expect(
+        running.line.emulator
+          .entries()
+          .filter((entry) => entry.from === 'bot')
+          .map((entry) => entry.chatId),
+      ).toEqual([sourceId]);
+    },
+  );
 
   it('answers 200 before the turn has run', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    running = await startKaiwaWithFakeLine({ model: new ScriptedModel([async () => (await gate, callReply('finally'))]) });
+    running = await startKaiwaWithFakeLine({
+      model: new ScriptedModel([async () => (await gate, callReply('finally'))]),
+    });
     const event = textEvent(running.line, { type: 'user', userId: USER }, 'take your time');
 
     const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
@@ -129,7 +176,10 @@ describe('POST /webhook over HTTP', () => {
     await running.post(body);
     await running.kaiwa.host.whenSettled();
     const again = await running.post(
-      JSON.stringify({ destination: 'Ubot', events: [{ ...event, deliveryContext: { isRedelivery: true } }] }),
+      JSON.stringify({
+        destination: 'Ubot',
+        events: [{ ...event, deliveryContext: { isRedelivery: true } }],
+      }),
     );
     await running.kaiwa.host.whenSettled();
 

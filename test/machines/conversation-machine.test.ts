@@ -34,14 +34,16 @@ function gatedTool(name: string, log: string[], gate: Promise<void> = Promise.re
       log.push(`start ${name}`);
       await gate;
       log.push(`end ${name}`);
-      return { forLLM: { text: `${name}:${String(args.text)}` } };
+      return { forLLM: { text: `${name}:${args.text as string}` } };
     },
   };
 }
 
 describe('conversation machine', () => {
   it('walks receive → generate → toolCall → done → idle and delivers the reply with the reply token', async () => {
-    const { actor, delivery, states } = startConversation({ model: new ScriptedModel([callReply('Hello Aiko')]) });
+    const { actor, delivery, states } = startConversation({
+      model: new ScriptedModel([callReply('Hello Aiko')]),
+    });
     const message = inbound('hi');
 
     actor.send({ type: 'line.message', message });
@@ -58,22 +60,38 @@ describe('conversation machine', () => {
       '"idle"',
     ]);
     expect(delivery.requests).toEqual([
-      expect.objectContaining({ texts: ['Hello Aiko'], replyToken: message.replyToken, index: 0, turnId: message.eventId }),
+      expect.objectContaining({
+        texts: ['Hello Aiko'],
+        replyToken: message.replyToken,
+        index: 0,
+        turnId: message.eventId,
+      }),
     ]);
     expect(snapshot.context.history.map((entry) => entry.role)).toEqual(['user', 'model', 'tool']);
-    expect(snapshot.context.history[2]).toMatchObject({ results: [{ name: 'reply', response: { status: 'sent' } }] });
-    expect(snapshot.context.lastTurn).toMatchObject({ id: message.eventId, stopReason: 'final-tool', modelCalls: 1 });
+    expect(snapshot.context.history[2]).toMatchObject({
+      results: [{ name: 'reply', response: { status: 'sent' } }],
+    });
+    expect(snapshot.context.lastTurn).toMatchObject({
+      id: message.eventId,
+      stopReason: 'final-tool',
+      modelCalls: 1,
+    });
   });
 
   it('ends the turn without sending anything when the model returns text and no calls', async () => {
-    const { actor, delivery } = startConversation({ model: new ScriptedModel([textOnly('I think I will stay quiet')]) });
+    const { actor, delivery } = startConversation({
+      model: new ScriptedModel([textOnly('I think I will stay quiet')]),
+    });
 
     actor.send({ type: 'line.message', message: inbound('hmm') });
     const snapshot = await idleWithNothingPending(actor);
 
     expect(delivery.requests).toEqual([]);
     expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
-    expect(snapshot.context.history.at(-1)).toMatchObject({ role: 'model', text: 'I think I will stay quiet' });
+    expect(snapshot.context.history.at(-1)).toMatchObject({
+      role: 'model',
+      text: 'I think I will stay quiet',
+    });
   });
 
   it('ends the turn after skip without delivering', async () => {
@@ -111,7 +129,10 @@ describe('conversation machine', () => {
       callTools(['slow_a', { text: '1' }], ['slow_b', { text: '2' }]),
       callReply('done'),
     ]);
-    const { actor } = startConversation({ model, tools: [gatedTool('slow_a', log, gate), gatedTool('slow_b', log, gate)] });
+    const { actor } = startConversation({
+      model,
+      tools: [gatedTool('slow_a', log, gate), gatedTool('slow_b', log, gate)],
+    });
 
     actor.send({ type: 'line.message', message: inbound('go') });
     await waitFor(actor, () => log.length === 2);
@@ -160,7 +181,9 @@ describe('conversation machine', () => {
   });
 
   it('apologises when the model fails for good', async () => {
-    const { actor, delivery } = startConversation({ model: new ScriptedModel([new Error('503 from the model')]) });
+    const { actor, delivery } = startConversation({
+      model: new ScriptedModel([new Error('503 from the model')]),
+    });
 
     actor.send({ type: 'line.message', message: inbound('hello?') });
     const snapshot = await idleWithNothingPending(actor);
@@ -185,10 +208,13 @@ describe('conversation machine', () => {
   });
 
   it('uses the reply token on the first delivery only and pushes later ones', async () => {
-    const model = new ScriptedModel([callTools(['notify', { text: 'working on it' }]), callReply('finished')]);
+    const model = new ScriptedModel([
+      callTools(['notify', { text: 'working on it' }]),
+      callReply('finished'),
+    ]);
     const notify: Tool = {
       ...gatedTool('notify', []),
-      execute: (args) => Promise.resolve({ forLLM: { text: 'shown' }, forUser: String(args.text) }),
+      execute: (args) => Promise.resolve({ forLLM: { text: 'shown' }, forUser: args.text as string }),
     };
     const { actor, delivery } = startConversation({ model, tools: [notify] });
 
@@ -202,7 +228,9 @@ describe('conversation machine', () => {
   });
 
   it('queues messages that arrive during a turn and runs them as turns in order', async () => {
-    const model = new ScriptedModel([(request) => callReply(`re: ${lastUserText(request.history)}`)], { repeatLast: true });
+    const model = new ScriptedModel([(request) => callReply(`re: ${lastUserText(request.history)}`)], {
+      repeatLast: true,
+    });
     const { actor, delivery } = startConversation({ model });
 
     for (const text of ['one', 'two', 'three']) actor.send({ type: 'line.message', message: inbound(text) });
@@ -229,7 +257,8 @@ describe('conversation machine', () => {
     });
     const { actor, delivery } = startConversation({ model, settings: { maxQueuedTurns: 2 } });
 
-    for (const text of ['a', 'b', 'c', 'd', 'e']) actor.send({ type: 'line.message', message: inbound(text) });
+    for (const text of ['a', 'b', 'c', 'd', 'e'])
+      actor.send({ type: 'line.message', message: inbound(text) });
     await idleWithNothingPending(actor);
 
     // 'a' starts at once; 'b' and 'c' fill the queue; 'd' and 'e' join 'c'.
@@ -264,7 +293,14 @@ describe('conversation snapshots', () => {
     restored.send({ type: 'line.message', message: inbound('second') });
     const snapshot = await idleWithNothingPending(restored);
 
-    expect(snapshot.context.history.map((entry) => entry.role)).toEqual(['user', 'model', 'tool', 'user', 'model', 'tool']);
+    expect(snapshot.context.history.map((entry) => entry.role)).toEqual([
+      'user',
+      'model',
+      'tool',
+      'user',
+      'model',
+      'tool',
+    ]);
     expect(delivery.texts).toEqual(['again']);
   });
 
@@ -283,7 +319,9 @@ describe('conversation snapshots', () => {
     const snapshot = await idleWithNothingPending(restored);
 
     expect(firstDelivery.requests).toEqual([]);
-    expect(delivery.requests).toEqual([expect.objectContaining({ texts: ['yes, back again'], turnId: message.eventId })]);
+    expect(delivery.requests).toEqual([
+      expect.objectContaining({ texts: ['yes, back again'], turnId: message.eventId }),
+    ]);
     expect(model.calls).toHaveLength(1);
     expect(snapshot.context.history.filter((entry) => entry.role === 'user')).toHaveLength(1);
   });
@@ -328,7 +366,10 @@ describe('conversation snapshots', () => {
   });
 
   it('fails loudly when an actor was not provided', async () => {
-    const actor = createActor(conversationMachine, { systemId: CONVERSATION_SYSTEM_ID, input: { source: userSource } });
+    const actor = createActor(conversationMachine, {
+      systemId: CONVERSATION_SYSTEM_ID,
+      input: { source: userSource },
+    });
     const errors: unknown[] = [];
     actor.subscribe({ error: (error) => errors.push(error) });
     actor.start();

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { InboundMessage, JsonObject } from '../../src/domain/index.js';
-import { VersionConflictError, type ConversationStore, type SaveRequest } from '../../src/persistence/index.js';
+import {
+  VersionConflictError,
+  type ConversationStore,
+  type SaveRequest,
+} from '../../src/persistence/index.js';
 
 let counter = 0;
 function message(sourceId: string, text: string): InboundMessage {
@@ -13,7 +17,11 @@ function message(sourceId: string, text: string): InboundMessage {
   };
 }
 
-function saveRequest(sourceId: string, expectedVersion: number, overrides: Partial<SaveRequest> = {}): SaveRequest {
+function saveRequest(
+  sourceId: string,
+  expectedVersion: number,
+  overrides: Partial<SaveRequest> = {},
+): SaveRequest {
   return {
     sourceId,
     expectedVersion,
@@ -40,7 +48,7 @@ export function conversationStoreConformance(name: string, createStore: () => Pr
       expect(await store.inbox('U-a')).toEqual([first]);
     });
 
-    it('keeps each source\'s inbox in arrival order, separate from other sources', async () => {
+    it("keeps each source's inbox in arrival order, separate from other sources", async () => {
       const store = await createStore();
       const a = [message('U-a', '1'), message('U-a', '2'), message('U-a', '3')];
       const b = message('U-b', 'other');
@@ -59,7 +67,10 @@ export function conversationStoreConformance(name: string, createStore: () => Pr
 
     it('saves a new conversation at version 0 and loads it back as written', async () => {
       const store = await createStore();
-      const snapshot: JsonObject = { value: 'idle', context: { history: [{ role: 'user', text: 'こんにちは 👋' }] } };
+      const snapshot: JsonObject = {
+        value: 'idle',
+        context: { history: [{ role: 'user', text: 'こんにちは 👋' }] },
+      };
 
       const version = await store.save(saveRequest('U-a', 0, { snapshot, busy: true, machineVersion: 3 }));
       const loaded = await store.load('U-a');
@@ -75,7 +86,10 @@ export function conversationStoreConformance(name: string, createStore: () => Pr
       await store.save(saveRequest('U-a', 1));
 
       await expect(store.save(saveRequest('U-a', 1))).rejects.toBeInstanceOf(VersionConflictError);
-      await expect(store.save(saveRequest('U-a', 0))).rejects.toMatchObject({ expectedVersion: 0, actualVersion: 2 });
+      await expect(store.save(saveRequest('U-a', 0))).rejects.toMatchObject({
+        expectedVersion: 0,
+        actualVersion: 2,
+      });
       await expect(store.save(saveRequest('U-new', 5))).rejects.toBeInstanceOf(VersionConflictError);
       expect((await store.load('U-a'))?.version).toBe(2);
     });
@@ -112,9 +126,9 @@ export function conversationStoreConformance(name: string, createStore: () => Pr
       await store.accept(item);
       await store.save(saveRequest('U-a', 0));
 
-      await expect(store.save(saveRequest('U-a', 0, { consumedEventIds: [item.eventId] }))).rejects.toBeInstanceOf(
-        VersionConflictError,
-      );
+      await expect(
+        store.save(saveRequest('U-a', 0, { consumedEventIds: [item.eventId] })),
+      ).rejects.toBeInstanceOf(VersionConflictError);
       expect(await store.inbox('U-a')).toEqual([item]);
     });
 

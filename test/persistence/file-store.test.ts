@@ -23,7 +23,14 @@ describe('file store specifics', () => {
     const first = await FileStore.open(directory);
     const message = { eventId: 'e1', source: { kind: 'group' as const, id: 'C1' }, text: 'hi', timestamp: 1 };
     await first.accept(message);
-    await first.save({ sourceId: 'C1', expectedVersion: 0, machineVersion: 1, snapshot: { a: 1 }, busy: true, consumedEventIds: [] });
+    await first.save({
+      sourceId: 'C1',
+      expectedVersion: 0,
+      machineVersion: 1,
+      snapshot: { a: 1 },
+      busy: true,
+      consumedEventIds: [],
+    });
 
     const second = await FileStore.open(directory);
 
@@ -37,7 +44,14 @@ describe('file store specifics', () => {
     const directory = await freshDirectory();
     const store = await FileStore.open(directory);
     for (let version = 0; version < 5; version++) {
-      await store.save({ sourceId: 'U1', expectedVersion: version, machineVersion: 1, snapshot: { version }, busy: false, consumedEventIds: [] });
+      await store.save({
+        sourceId: 'U1',
+        expectedVersion: version,
+        machineVersion: 1,
+        snapshot: { version },
+        busy: false,
+        consumedEventIds: [],
+      });
     }
     expect(await readdir(path.join(directory, 'conversations'))).toEqual(['U1.json']);
   });

@@ -35,7 +35,9 @@ const children: ChildProcess[] = [];
 const directories: string[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
-  await Promise.all(directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
+  await Promise.all(
+    directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
+  );
 });
 
 describe('npm start', () => {
@@ -54,11 +56,17 @@ describe('npm start', () => {
     const sent = await fetch(`${url}/emulator/api/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ chat: { kind: 'user', name: 'Aiko' }, userName: 'Aiko', text: 'hello from the smoke test' }),
+      body: JSON.stringify({
+        chat: { kind: 'user', name: 'Aiko' },
+        userName: 'Aiko',
+        text: 'hello from the smoke test',
+      }),
     });
     expect(await sent.json()).toMatchObject({ webhookStatus: 200 });
     const reply = await until(async () => {
-      const { entries } = (await (await fetch(`${url}/emulator/api/transcript`)).json()) as { entries: { from: string; text: string }[] };
+      const { entries } = (await (await fetch(`${url}/emulator/api/transcript`)).json()) as {
+        entries: { from: string; text: string }[];
+      };
       return entries.find((entry) => entry.from === 'bot');
     });
     expect(reply.text).toContain('hello from the smoke test');

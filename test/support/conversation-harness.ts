@@ -57,7 +57,9 @@ export interface HarnessOptions {
   checkpoint?: (sourceId: string) => Promise<void>;
 }
 
-export function conversationMachineFor(options: HarnessOptions & { delivery: RecordingDelivery }): ConversationMachine {
+export function conversationMachineFor(
+  options: HarnessOptions & { delivery: RecordingDelivery },
+): ConversationMachine {
   const tools = new ToolRegistry({ defaultTimeoutMs: 200 });
   for (const tool of [replyTool, skipTool, ...(options.tools ?? [])]) tools.register(tool);
   return provideConversationServices({
@@ -81,7 +83,10 @@ export function startConversation(options: HarnessOptions) {
     input: { source: userSource, ...(options.settings && { settings: options.settings }) },
     inspect: (event) => {
       // Microsteps show the transient states (deciding, done) a macrostep passes through.
-      if ((event.type === '@xstate.snapshot' || event.type === '@xstate.microstep') && event.actorRef === actor) {
+      if (
+        (event.type === '@xstate.snapshot' || event.type === '@xstate.microstep') &&
+        event.actorRef === actor
+      ) {
         const value = JSON.stringify((event.snapshot as SnapshotFrom<ConversationMachine>).value);
         if (states.at(-1) !== value) states.push(value);
       }

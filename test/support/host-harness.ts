@@ -45,7 +45,10 @@ export function messageFor(source: Source, text: string): InboundMessage {
   };
 }
 
-export const userSourceNumber = (n: number): Source => ({ kind: 'user', id: `U${String(n).padStart(32, '0')}` });
+export const userSourceNumber = (n: number): Source => ({
+  kind: 'user',
+  id: `U${String(n).padStart(32, '0')}`,
+});
 
 /** The history inside a stored conversation's snapshot. */
 export function storedHistory(stored: StoredConversation | undefined): HistoryEntry[] {

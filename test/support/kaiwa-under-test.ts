@@ -9,7 +9,11 @@ import { startFakeLine } from './fake-line-server.js';
 export const CHANNEL_SECRET = 'test-channel-secret';
 
 /** kaiwa with a real channel configuration, talking to a fake LINE over HTTP. */
-export async function startKaiwaWithFakeLine(options: { model: ModelPort; store?: ConversationStore; overrides?: RuntimeOverrides }) {
+export async function startKaiwaWithFakeLine(options: {
+  model: ModelPort;
+  store?: ConversationStore;
+  overrides?: RuntimeOverrides;
+}) {
   const line = await startFakeLine();
   const config = loadConfig({
     PORT: '0',
@@ -28,8 +32,15 @@ export async function startKaiwaWithFakeLine(options: { model: ModelPort; store?
     kaiwa,
     line,
     /** Posts a webhook body, signed like LINE signs it unless told otherwise. */
-    post: (body: string, headers: Record<string, string> = { 'x-line-signature': signBody(body, CHANNEL_SECRET) }) =>
-      fetch(`${kaiwa.url}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }),
+    post: (
+      body: string,
+      headers: Record<string, string> = { 'x-line-signature': signBody(body, CHANNEL_SECRET) },
+    ) =>
+      fetch(`${kaiwa.url}/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      }),
     close: async () => {
       await kaiwa.close();
       await line.close();
@@ -41,11 +52,15 @@ let sequence = 0;
 /** A text message event as LINE sends it, with a reply token the fake LINE will accept. */
 export function textEvent(
   line: { emulator: { issueReplyToken(chatId: string): string } },
-  source: { type: 'user'; userId: string } | { type: 'group'; groupId: string; userId: string } | { type: 'room'; roomId: string; userId: string },
+  source:
+    | { type: 'user'; userId: string }
+    | { type: 'group'; groupId: string; userId: string }
+    | { type: 'room'; roomId: string; userId: string },
   text: string,
 ) {
   sequence++;
-  const chatId = source.type === 'user' ? source.userId : source.type === 'group' ? source.groupId : source.roomId;
+  const chatId =
+    source.type === 'user' ? source.userId : source.type === 'group' ? source.groupId : source.roomId;
   return {
     type: 'message',
     mode: 'active',

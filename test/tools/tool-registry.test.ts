@@ -23,7 +23,7 @@ const weatherLike: Tool = {
     required: ['summary'],
     additionalProperties: false,
   },
-  execute: (args) => Promise.resolve({ forLLM: { summary: `sunny in ${String(args.location)}` } }),
+  execute: (args) => Promise.resolve({ forLLM: { summary: `sunny in ${args.location as string}` } }),
 };
 
 const callContext = () => ({
@@ -35,7 +35,10 @@ const callContext = () => ({
 
 function registryWith(...tools: Tool[]) {
   const lines: string[] = [];
-  const registry = new ToolRegistry({ logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }), defaultTimeoutMs: 50 });
+  const registry = new ToolRegistry({
+    logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
+    defaultTimeoutMs: 50,
+  });
   for (const tool of tools) registry.register(tool);
   return { registry, lines };
 }
@@ -66,16 +69,36 @@ describe('tool registry: argument validation', () => {
 
 describe('tool registry: response validation and failures', () => {
   it.each<[string, Tool['execute'], string]>([
-    ['a response missing a required field', () => Promise.resolve({ forLLM: { other: 'x' } }), 'returned an invalid response'],
-    ['a response of the wrong type', () => Promise.resolve({ forLLM: { summary: 1 } }), 'returned an invalid response'],
-    ['a thrown error', () => Promise.reject(new Error('database password is hunter2')), 'tool "lookup" failed'],
+    [
+      'a response missing a required field',
+      () => Promise.resolve({ forLLM: { other: 'x' } }),
+      'returned an invalid response',
+    ],
+    [
+      'a response of the wrong type',
+      () => Promise.resolve({ forLLM: { summary: 1 } }),
+      'returned an invalid response',
+    ],
+    [
+      'a thrown error',
+      () => Promise.reject(new Error('database password is hunter2')),
+      'tool "lookup" failed',
+    ],
     ['a timeout', () => new Promise(() => {}), 'timed out after 50 ms'],
   ])('turns %s into an error for the model, details only in the log', async (_case, execute, expected) => {
     const { registry, lines } = registryWith({ ...weatherLike, execute });
 
-    const outcome = await registry.execute({ id: 'c1', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
+    const outcome = await registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
+      callContext(),
+    );
 
-    expect(outcome).toEqual({ callId: 'c1', name: 'lookup', isError: true, response: { error: expect.stringContaining(expected) as string } });
+    expect(outcome).toEqual({
+      callId: 'c1',
+      name: 'lookup',
+      isError: true,
+      response: { error: expect.stringContaining(expected) as string },
+    });
     expect(JSON.stringify(outcome)).not.toContain('hunter2');
     expect(lines.some((line) => line.includes('tool call failed'))).toBe(true);
   });
@@ -85,23 +108,29 @@ describe('tool registry: response validation and failures', () => {
 
     const outcome = await registry.execute({ id: 'c1', name: 'get_stock_price', args: {} }, callContext());
 
-    expect(outcome.response).toEqual({ error: 'unknown tool "get_stock_price"; available tools: lookup, reply' });
+    expect(outcome.response).toEqual({
+      error: 'unknown tool "get_stock_price"; available tools: lookup, reply',
+    });
   });
 
-  it('honours a tool\'s own timeout over the default', async () => {
+  it("honours a tool's own timeout over the default", async () => {
     const slowButAllowed: Tool = {
       ...weatherLike,
       timeoutMs: 500,
-      execute: () => new Promise((resolve) => setTimeout(() => resolve({ forLLM: { summary: 'late but fine' } }), 80)),
+      execute: () =>
+        new Promise((resolve) => setTimeout(() => resolve({ forLLM: { summary: 'late but fine' } }), 80)),
     };
     const { registry } = registryWith(slowButAllowed);
 
-    const outcome = await registry.execute({ id: 'c1', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
+    const outcome = await registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
+      callContext(),
+    );
 
     expect(outcome.response).toEqual({ summary: 'late but fine' });
   });
 
-  it('aborts the tool\'s signal when it times out', async () => {
+  it("aborts the tool's signal when it times out", async () => {
     let seen: AbortSignal | undefined;
     const { registry } = registryWith({
       ...weatherLike,
@@ -128,7 +157,12 @@ describe('tool registry: response validation and failures', () => {
 
     await registry.execute({ id: 'call-7', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
 
-    expect(context).toMatchObject({ source: { id: 'U1' }, turnId: 'turn-1', callId: 'call-7', idempotencyKey: 'turn-1:call-7' });
+    expect(context).toMatchObject({
+      source: { id: 'U1' },
+      turnId: 'turn-1',
+      callId: 'call-7',
+      idempotencyKey: 'turn-1:call-7',
+    });
   });
 });
 
@@ -139,9 +173,21 @@ describe('tool registry: registration', () => {
   });
 
   it.each<[string, Partial<Tool>, string]>([
-    ['an invalid parameter schema', { parameters: { type: 'object', properties: { a: { type: 'strng' } } } }, 'invalid parameters schema'],
-    ['an unknown keyword (strict mode)', { response: { type: 'object', exampel: 1 } }, 'invalid response schema'],
-    ['an example its schema refuses', { examples: [{ description: 'bad', args: { location: 'a/b' } }] }, 'example "bad"'],
+    [
+      'an invalid parameter schema',
+      { parameters: { type: 'object', properties: { a: { type: 'strng' } } } },
+      'invalid parameters schema',
+    ],
+    [
+      'an unknown keyword (strict mode)',
+      { response: { type: 'object', exampel: 1 } },
+      'invalid response schema',
+    ],
+    [
+      'an example its schema refuses',
+      { examples: [{ description: 'bad', args: { location: 'a/b' } }] },
+      'example "bad"',
+    ],
   ])('rejects %s', (_case, override, message) => {
     const { registry } = registryWith();
     expect(() => registry.register({ ...weatherLike, ...override })).toThrow(message);
@@ -154,7 +200,12 @@ describe('tool registry: registration', () => {
     expect(first.map((declaration) => declaration.name)).toEqual(['lookup', 'reply', 'skip']);
     expect(registry.declarations()).toBe(first);
     registry.register({ ...weatherLike, name: 'another' });
-    expect(registry.declarations().map((declaration) => declaration.name)).toEqual(['another', 'lookup', 'reply', 'skip']);
+    expect(registry.declarations().map((declaration) => declaration.name)).toEqual([
+      'another',
+      'lookup',
+      'reply',
+      'skip',
+    ]);
   });
 });
 
@@ -174,7 +225,9 @@ describe('built-in tools', () => {
 
   it('skip is silent and needs a reason', async () => {
     const { registry } = registryWith(skipTool);
-    expect(await registry.execute({ id: 'c', name: 'skip', args: { reason: 'aside' } }, callContext())).toMatchObject({
+    expect(
+      await registry.execute({ id: 'c', name: 'skip', args: { reason: 'aside' } }, callContext()),
+    ).toMatchObject({
       silent: true,
       isError: false,
     });

@@ -9,7 +9,6 @@ import { postWebhook, textMessageEvent, type EmulatedTextMessage } from './webho
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
-
 export interface EmulatorRouterOptions {
   readonly emulator: LineEmulator;
   /** Where the bot's webhook listens (this server). */
@@ -36,7 +35,11 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
 
   router.get('/emulator/api/chat-id', (request, response) => {
     const { kind, name } = request.query;
-    if ((kind !== 'user' && kind !== 'group' && kind !== 'room') || typeof name !== 'string' || name.trim() === '') {
+    if (
+      (kind !== 'user' && kind !== 'group' && kind !== 'room') ||
+      typeof name !== 'string' ||
+      name.trim() === ''
+    ) {
       response.status(400).json({ message: 'kind (user, group or room) and name are required' });
       return;
     }
@@ -44,7 +47,11 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
   });
 
   router.get('/emulator/api/stream', (request, response) => {
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     response.write(': connected\n\n');
     const unsubscribe = emulator.subscribe((entry) => response.write(`data: ${JSON.stringify(entry)}\n\n`));
     request.on('close', unsubscribe);
@@ -58,17 +65,30 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
     }
     const { event, chatId, messageId, quoteToken } = textMessageEvent(emulator, message, options.clock.now());
     const entry = emulator.recordUserMessage(chatId, message.userName, message.text, quoteToken, messageId);
-    const answer = await postWebhook(options.webhookUrl(), emulator.channelSecret, emulator.botUserId, [event]);
-    if (answer.status !== 200) emulator.recordViolation(chatId, `webhook answered ${answer.status}: ${answer.body}`);
+    const answer = await postWebhook(options.webhookUrl(), emulator.channelSecret, emulator.botUserId, [
+      event,
+    ]);
+    if (answer.status !== 200)
+      emulator.recordViolation(chatId, `webhook answered ${answer.status}: ${answer.body}`);
     response.json({ entry, webhookStatus: answer.status });
   });
 
-  router.use(lineApiRouter({ emulator, logger, ...(options.validateRequest && { validateRequest: options.validateRequest }) }));
+  router.use(
+    lineApiRouter({
+      emulator,
+      logger,
+      ...(options.validateRequest && { validateRequest: options.validateRequest }),
+    }),
+  );
   return router;
 }
 
 function parseEmulatedMessage(body: unknown): EmulatedTextMessage | string {
-  const value = (body ?? {}) as { chat?: { kind?: unknown; name?: unknown }; userName?: unknown; text?: unknown };
+  const value = (body ?? {}) as {
+    chat?: { kind?: unknown; name?: unknown };
+    userName?: unknown;
+    text?: unknown;
+  };
   const kind = value.chat?.kind;
   if (kind !== 'user' && kind !== 'group' && kind !== 'room') return 'chat.kind must be user, group or room';
   if (typeof value.chat?.name !== 'string' || value.chat.name.trim() === '') return 'chat.name is required';

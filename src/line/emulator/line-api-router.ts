@@ -23,7 +23,10 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
     if (request.get('authorization') !== `Bearer ${emulator.channelAccessToken}`) {
       response
         .status(401)
-        .json({ message: 'Authentication failed. Confirm that the access token in the authorization header is valid.' });
+        .json({
+          message:
+            'Authentication failed. Confirm that the access token in the authorization header is valid.',
+        });
       return;
     }
     next();
@@ -35,7 +38,10 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
   });
   router.post('/v2/bot/message/push', (request, response) => {
     if (rejectInvalid(request, response, (request.body as { to?: string }).to ?? 'unknown')) return;
-    const answer = emulator.push(request.body as Parameters<LineEmulator['push']>[0], request.get('x-line-retry-key'));
+    const answer = emulator.push(
+      request.body as Parameters<LineEmulator['push']>[0],
+      request.get('x-line-retry-key'),
+    );
     response.status(answer.status).json(answer.body);
   });
   return router;
@@ -45,8 +51,16 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
     const problems = options.validateRequest?.(request.method, request.path, request.body) ?? [];
     if (problems.length === 0) return false;
     logger.error("the bot sent a request that breaks LINE's schema", { path: request.path, problems });
-    emulator.recordViolation(chatId, `LINE would refuse ${request.method} ${request.path}: ${problems.join('; ')}`);
-    response.status(400).json({ message: 'The request body has 1 error(s)', details: problems.map((message) => ({ message })) });
+    emulator.recordViolation(
+      chatId,
+      `LINE would refuse ${request.method} ${request.path}: ${problems.join('; ')}`,
+    );
+    response
+      .status(400)
+      .json({
+        message: 'The request body has 1 error(s)',
+        details: problems.map((message) => ({ message })),
+      });
     return true;
   }
 }

@@ -78,12 +78,21 @@ export class LineEmulator {
     return token;
   }
 
-  recordUserMessage(chatId: string, userName: string, text: string, quoteToken: string, id: string): TranscriptEntry {
+  recordUserMessage(
+    chatId: string,
+    userName: string,
+    text: string,
+    quoteToken: string,
+    id: string,
+  ): TranscriptEntry {
     return this.record({ id, chatId, from: 'user', time: this.clock.now(), text, userName, quoteToken });
   }
 
   /** `POST /v2/bot/message/reply`, with LINE's rules: the token exists, is unused and young. */
-  reply(body: { replyToken: string; messages: { type: string; text?: string; quoteToken?: string }[] }): LineApiAnswer {
+  reply(body: {
+    replyToken: string;
+    messages: { type: string; text?: string; quoteToken?: string }[];
+  }): LineApiAnswer {
     const token = this.tokens.get(body.replyToken);
     if (!token || token.used || this.clock.now() - token.issuedAt > LineEmulator.REPLY_TOKEN_LIFETIME_MS) {
       return { status: 400, body: { message: 'Invalid reply token' } };
@@ -108,7 +117,14 @@ export class LineEmulator {
 
   /** Shows a request that LINE would have refused, in the transcript of the chat it targets. */
   recordViolation(chatId: string, text: string): void {
-    this.record({ id: `v${this.nextMessageId()}`, chatId, from: 'system', time: this.clock.now(), text, violation: true });
+    this.record({
+      id: `v${this.nextMessageId()}`,
+      chatId,
+      from: 'system',
+      time: this.clock.now(),
+      text,
+      violation: true,
+    });
   }
 
   entries(): readonly TranscriptEntry[] {
@@ -143,7 +159,8 @@ export class LineEmulator {
 
   private record(entry: TranscriptEntry): TranscriptEntry {
     this.transcript.push(entry);
-    if (this.transcript.length > this.maxTranscript) this.transcript.splice(0, this.transcript.length - this.maxTranscript);
+    if (this.transcript.length > this.maxTranscript)
+      this.transcript.splice(0, this.transcript.length - this.maxTranscript);
     for (const listener of this.listeners) listener(entry);
     return entry;
   }

@@ -16,7 +16,8 @@ export function signBody(body: string, channelSecret: string): string {
 /** A webhook `message` event as LINE sends it for a text typed in the emulator. */
 export function textMessageEvent(emulator: LineEmulator, message: EmulatedTextMessage, now: number) {
   const userId = LineEmulator.idFor('user', message.userName);
-  const chatId = message.chat.kind === 'user' ? userId : LineEmulator.idFor(message.chat.kind, message.chat.name);
+  const chatId =
+    message.chat.kind === 'user' ? userId : LineEmulator.idFor(message.chat.kind, message.chat.name);
   const source =
     message.chat.kind === 'user'
       ? { type: 'user', userId }
@@ -39,7 +40,12 @@ export function textMessageEvent(emulator: LineEmulator, message: EmulatedTextMe
 }
 
 /** Signs and posts a webhook body to the bot over real HTTP; returns LINE's view of the answer. */
-export async function postWebhook(webhookUrl: string, channelSecret: string, destination: string, events: unknown[]) {
+export async function postWebhook(
+  webhookUrl: string,
+  channelSecret: string,
+  destination: string,
+  events: unknown[],
+) {
   const body = JSON.stringify({ destination, events });
   const response = await fetch(webhookUrl, {
     method: 'POST',

@@ -18,7 +18,12 @@ export const replyTool: Tool = {
   parameters: {
     type: 'object',
     properties: {
-      message: { type: 'string', minLength: 1, maxLength: 5000, description: 'The reply message to send to the user' },
+      message: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 5000,
+        description: 'The reply message to send to the user',
+      },
     },
     required: ['message'],
     additionalProperties: false,
@@ -29,5 +34,5 @@ export const replyTool: Tool = {
     required: ['status'],
     additionalProperties: false,
   },
-  execute: (args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: String(args.message) }),
+  execute: (args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: args.message as string }),
 };

@@ -8,11 +8,16 @@ export const skipTool: Tool = {
   description: 'End this turn without sending anything to the user.',
   category: 'conversation',
   optional: false,
-  usageHint: 'Call it when the message needs no answer from you, for example talk between other people in a group.',
-  examples: [{ description: 'Group members talking among themselves', args: { reason: 'not addressed to me' } }],
+  usageHint:
+    'Call it when the message needs no answer from you, for example talk between other people in a group.',
+  examples: [
+    { description: 'Group members talking among themselves', args: { reason: 'not addressed to me' } },
+  ],
   parameters: {
     type: 'object',
-    properties: { reason: { type: 'string', minLength: 1, maxLength: 500, description: 'Why no reply is sent' } },
+    properties: {
+      reason: { type: 'string', minLength: 1, maxLength: 500, description: 'Why no reply is sent' },
+    },
     required: ['reason'],
     additionalProperties: false,
   },

@@ -30,7 +30,9 @@ const currentChat = () => state.chats[state.current];
 async function chatIdOf(chat) {
   const key = chatKey(chat);
   if (!state.chatIds.has(key)) {
-    const response = await fetch(`/emulator/api/chat-id?kind=${chat.kind}&name=${encodeURIComponent(chat.name)}`);
+    const response = await fetch(
+      `/emulator/api/chat-id?kind=${chat.kind}&name=${encodeURIComponent(chat.name)}`,
+    );
     state.chatIds.set(key, (await response.json()).id);
   }
   return state.chatIds.get(key);
@@ -44,7 +46,8 @@ function renderChats() {
   elements.chats.replaceChildren(
     ...state.chats.map((chat, index) => {
       const button = document.createElement('button');
-      button.textContent = chat.kind === 'user' ? `👤 ${chat.name}` : `${chat.kind === 'group' ? '👥' : '🚪'} ${chat.name}`;
+      button.textContent =
+        chat.kind === 'user' ? `👤 ${chat.name}` : `${chat.kind === 'group' ? '👥' : '🚪'} ${chat.name}`;
       button.setAttribute('aria-current', String(index === state.current));
       button.addEventListener('click', () => selectChat(index));
       return button;
@@ -58,7 +61,9 @@ async function selectChat(index) {
   elements.title.textContent = chat.kind === 'user' ? `1:1 with ${chat.name}` : `${chat.name} (${chat.kind})`;
   elements.speakerLabel.hidden = chat.kind === 'user';
   elements.members.replaceChildren(
-    ...(chat.members || []).map((member) => Object.assign(document.createElement('option'), { value: member })),
+    ...(chat.members || []).map((member) =>
+      Object.assign(document.createElement('option'), { value: member }),
+    ),
   );
   if (chat.kind !== 'user' && chat.members?.length) elements.speaker.value = chat.members[0];
   renderChats();
