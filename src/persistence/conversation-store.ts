@@ -47,4 +47,9 @@ export interface ConversationStore {
   sourcesWithWork(): Promise<string[]>;
   /** Every stored conversation's id. */
   listSources(): Promise<string[]>;
+  /**
+   * Deletes the conversation and its inbox (unfollow, leave: the user's data goes). Event
+   * claims stay until they expire, so a redelivery is still recognised.
+   */
+  deleteSource(sourceId: string): Promise<void>;
 }

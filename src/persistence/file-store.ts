@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InboundMessage } from '../domain/index.js';
@@ -55,8 +55,10 @@ export class FileStore implements ConversationStore {
   async accept(message: InboundMessage): Promise<boolean> {
     // Inbox first, then the claim: a crash in between leaves an unclaimed message that a
     // redelivery completes (the actor ignores an event id it has seen), never a lost one.
+    if (await exists(this.claimFile(message.eventId))) return false;
     const inboxDir = this.inboxDir(message.source.id);
     await mkdir(inboxDir, { recursive: true });
+    // A unique name: on a lost claim race, the file removed below is this call's own.
     const file = path.join(inboxDir, `${this.sequenceKey()}-${hash(message.eventId)}.json`);
     await writeAtomically(file, JSON.stringify(message));
     try {
@@ -142,6 +144,13 @@ export class FileStore implements ConversationStore {
     return this.listConversationIds();
   }
 
+  deleteSource(sourceId: string): Promise<void> {
+    return this.mutex.run(sourceId, async () => {
+      await rm(this.conversationFile(sourceId), { force: true });
+      await rm(this.inboxDir(sourceId), { recursive: true, force: true });
+    });
+  }
+
   private async listConversationIds(): Promise<string[]> {
     const files = await listFiles(path.join(this.directory, 'conversations'));
     return files
@@ -158,9 +167,11 @@ export class FileStore implements ConversationStore {
     }
   }
 
+  /** Sorts by time, then by order within this store; the random part keeps names unique across stores. */
   private sequenceKey(): string {
     this.sequence = (this.sequence + 1) % 1_000_000_000;
-    return `${String(this.now()).padStart(15, '0')}-${String(this.sequence).padStart(9, '0')}`;
+    const unique = randomBytes(4).toString('hex');
+    return `${String(this.now()).padStart(15, '0')}-${String(this.sequence).padStart(9, '0')}${unique}`;
   }
 
   private conversationFile(sourceId: string) {
@@ -184,6 +195,16 @@ async function writeAtomically(file: string, content: string) {
   const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await writeFile(temporary, content);
   await rename(temporary, file);
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 async function listFiles(dir: string): Promise<string[]> {

@@ -89,6 +89,12 @@ export class MemoryStore implements ConversationStore {
     return Promise.resolve([...new Set([...this.conversations.keys(), ...this.inboxes.keys()])]);
   }
 
+  deleteSource(sourceId: string): Promise<void> {
+    this.conversations.delete(sourceId);
+    this.inboxes.delete(sourceId);
+    return Promise.resolve();
+  }
+
   private pruneClaims() {
     if (++this.acceptedSincePrune < 1000) return;
     this.acceptedSincePrune = 0;

@@ -142,6 +142,22 @@ export function conversationStoreConformance(name: string, createStore: () => Pr
       expect((await store.listSources()).sort()).toEqual(expect.arrayContaining(['U-busy', 'U-idle']));
     });
 
+    it('deletes a source: its conversation and inbox go, its claims stay', async () => {
+      const store = await createStore();
+      const item = message('U-a', 'forget me');
+      await store.accept(item);
+      await store.save(saveRequest('U-a', 0));
+      await store.save(saveRequest('U-b', 0));
+
+      await store.deleteSource('U-a');
+
+      expect(await store.load('U-a')).toBeUndefined();
+      expect(await store.inbox('U-a')).toEqual([]);
+      expect(await store.accept(item)).toBe(false);
+      expect((await store.load('U-b'))?.version).toBe(1);
+      expect(await store.listSources()).toEqual(['U-b']);
+    });
+
     it('does not share objects with the caller (what is stored is a copy)', async () => {
       const store = await createStore();
       const snapshot: JsonObject = { context: { list: [1] } };

@@ -40,6 +40,19 @@ describe('file store specifics', () => {
     expect(await second.sourcesWithWork()).toEqual(['C1']);
   });
 
+  it('keeps the inbox message when a second store refuses its duplicate in the same millisecond', async () => {
+    const directory = await freshDirectory();
+    const frozen = { now: () => 1_000 };
+    const message = { eventId: 'same', source: { kind: 'user' as const, id: 'U1' }, text: 'hi', timestamp: 1 };
+    const first = await FileStore.open(directory, frozen);
+    const second = await FileStore.open(directory, frozen);
+
+    expect(await first.accept(message)).toBe(true);
+    expect(await second.accept(message)).toBe(false);
+
+    expect(await first.inbox('U1')).toEqual([message]);
+  });
+
   it('leaves no temporary files behind after atomic writes', async () => {
     const directory = await freshDirectory();
     const store = await FileStore.open(directory);
