@@ -1,3 +1,4 @@
+import type { InspectionEvent } from 'xstate';
 import type { Clock, InboundMessage } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import {
@@ -20,6 +21,8 @@ export interface ActorHostOptions {
   readonly backoff?: BackoffOptions;
   readonly logger?: Logger;
   readonly clock: Clock;
+  /** XState's inspection events of every conversation actor (the live inspector listens here). */
+  readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
 }
 
 export interface AcceptResult {
@@ -136,6 +139,7 @@ export class ActorHost {
         backoff: this.options.backoff ?? defaultBackoff,
         clock: this.options.clock,
         onSettled: () => this.onSlotSettled(sourceId),
+        ...(this.options.inspect && { inspect: (event: InspectionEvent) => this.options.inspect!(sourceId, event) }),
       });
       this.slots.set(sourceId, slot);
     }

@@ -1,4 +1,4 @@
-import type { Actor, Subscription } from 'xstate';
+import type { Actor, InspectionEvent, Subscription } from 'xstate';
 import type { Clock, JsonObject, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import {
@@ -24,6 +24,7 @@ export interface SourceSlotOptions {
   readonly clock: Clock;
   /** Called whenever the slot may have become settled (idle, saved, nothing waiting). */
   readonly onSettled: () => void;
+  readonly inspect?: (event: InspectionEvent) => void;
 }
 
 /**
@@ -144,6 +145,7 @@ export class SourceSlot {
       settings: this.options.settings,
       stored,
       logger: this.options.logger,
+      ...(this.options.inspect && { inspect: this.options.inspect }),
     });
     this.version = stored?.version ?? 0;
     this.actor = actor;

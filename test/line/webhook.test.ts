@@ -39,7 +39,7 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 3000): Promise
 
 describe('POST /webhook over HTTP', () => {
   it.each([
-    { name: 'no signature', headers: {}, status: 401 },
+    { name: 'no signature', headers: {} as Record<string, string>, status: 401 },
     {
       name: 'a wrong signature',
       headers: { 'x-line-signature': signBody('{"events":[]}', 'another-secret') },
