@@ -1,4 +1,5 @@
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
+import { GeminiConfigError, geminiOptionsFromEnv, type GeminiModelOptions } from '../model/gemini/index.js';
 import type { QueuePolicy } from '../machines/index.js';
 import { ConfigError } from './config-error.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
@@ -16,6 +17,8 @@ export interface KaiwaConfig {
   readonly line: LineChannelConfig & { readonly apiBaseUrl: string; readonly dataApiBaseUrl: string };
   /** Gemini when a key or Vertex AI is configured; the offline model otherwise. */
   readonly model: 'gemini' | 'offline';
+  /** Gemini's settings (`GEMINI_*`, Vertex AI's own variables) when `model` is gemini. */
+  readonly gemini: GeminiModelOptions | undefined;
   readonly weatherBaseUrl: string;
   readonly store: { readonly kind: StoreKind; readonly dataDir: string };
   readonly logLevel: LogLevel;
@@ -45,7 +48,7 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       ? { mode: 'channel', channelSecret, channelAccessToken }
       : { mode: 'emulator' };
 
-  const vertex = readBoolean(env, 'GOOGLE_GENAI_USE_VERTEXAI', false);
+  const gemini = readGemini(env);
   return {
     port: readInteger(env, 'PORT', 3000, { min: 0, max: 65535 }),
     line: {
@@ -53,7 +56,8 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       apiBaseUrl: readUrl(env, 'LINE_API_BASE_URL', 'https://api.line.me'),
       dataApiBaseUrl: readUrl(env, 'LINE_DATA_API_BASE_URL', 'https://api-data.line.me'),
     },
-    model: readString(env, 'GEMINI_API_KEY') || vertex ? 'gemini' : 'offline',
+    model: gemini ? 'gemini' : 'offline',
+    gemini,
     weatherBaseUrl: readUrl(env, 'WEATHER_BASE_URL', 'https://wttr.in'),
     store: {
       kind: readChoice(env, 'STORE', STORE_KINDS, defaults.store),
@@ -69,4 +73,14 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
     idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', 300_000, { min: 1, max: 86_400_000 }),
     shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', 10_000, { min: 0, max: 600_000 }),
   };
+}
+
+function readGemini(env: Env): GeminiModelOptions | undefined {
+  readBoolean(env, 'GOOGLE_GENAI_USE_VERTEXAI', false); // the same message as every other flag
+  try {
+    return geminiOptionsFromEnv(env);
+  } catch (error) {
+    if (error instanceof GeminiConfigError) throw new ConfigError(error.variable, error.reason);
+    throw error;
+  }
 }

@@ -1,10 +1,8 @@
 import type { KaiwaConfig } from '../config/index.js';
-import { OfflineModel, type ModelPort } from '../model/index.js';
+import type { Logger } from '../logging/index.js';
+import { GeminiModel, OfflineModel, type ModelPort } from '../model/index.js';
 
-/** Gemini when configured, the offline model otherwise. */
-export function createModel(config: KaiwaConfig): ModelPort {
-  if (config.model === 'gemini') {
-    throw new Error('the Gemini adapter is not wired yet');
-  }
-  return new OfflineModel();
+/** Gemini when it is configured, the offline model otherwise. */
+export function createModel(config: KaiwaConfig, logger: Logger): ModelPort {
+  return config.gemini ? new GeminiModel({ ...config.gemini, logger }) : new OfflineModel();
 }

@@ -48,7 +48,7 @@ export async function startKaiwa(
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const store = overrides.store ?? (await createStore(config));
-  const model = overrides.model ?? createModel(config);
+  const model = overrides.model ?? createModel(config, logger);
   const emulator = config.line.mode === 'emulator' ? new LineEmulator(clock) : undefined;
 
   const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });

@@ -46,7 +46,12 @@ describe('configuration', () => {
   });
 
   it('uses Gemini through Vertex AI without an API key', () => {
-    expect(loadConfig({ GOOGLE_GENAI_USE_VERTEXAI: 'true' }).model).toBe('gemini');
+    expect(
+      loadConfig({ GOOGLE_GENAI_USE_VERTEXAI: 'true', GOOGLE_CLOUD_PROJECT: 'kaiwa-prod' }),
+    ).toMatchObject({
+      model: 'gemini',
+      gemini: { vertex: { project: 'kaiwa-prod' } },
+    });
   });
 
   it.each([
@@ -60,6 +65,8 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of'],
     [{ KAIWA_MAX_MODEL_CALLS: '0' }, 'KAIWA_MAX_MODEL_CALLS', 'between 1 and 100'],
     [{ GOOGLE_GENAI_USE_VERTEXAI: 'maybe' }, 'GOOGLE_GENAI_USE_VERTEXAI', 'true or false'],
+    [{ GOOGLE_GENAI_USE_VERTEXAI: 'true' }, 'GOOGLE_CLOUD_PROJECT', 'is required'],
+    [{ GEMINI_API_KEY: 'k', GEMINI_TEMPERATURE: 'hot' }, 'GEMINI_TEMPERATURE', ''],
   ])('rejects %o naming %s', (env, variable, reason) => {
     let error: unknown;
     try {

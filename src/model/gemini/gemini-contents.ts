@@ -1,0 +1,148 @@
+import type { Content, Part } from '@google/genai';
+import type {
+  FunctionCall,
+  FunctionResult,
+  HistoryEntry,
+  ModelEntry,
+  UserEntry,
+} from '../../domain/index.js';
+import type { MediaPart } from '../model-port.js';
+
+/** The history as Gemini contents, with what had to be repaired on the way (for the logs). */
+export interface GeminiContents {
+  readonly contents: Content[];
+  /** Why the mapping deviated from the history; empty when it did not. No message text. */
+  readonly repairs: readonly string[];
+}
+
+/** Sent for a call whose result never made it into history (a crash or a reset mid-step). */
+const INTERRUPTED_RESPONSE = { error: 'the call was interrupted and has no result' } as const;
+
+/**
+ * Maps provider-neutral history to Gemini `Content[]`:
+ * - a user entry → a `user` turn whose text is prefixed with who spoke and when
+ *   (`[Aiko 2026-11-22 10:00 UTC] hello`), plus the current turn's media as inline data;
+ * - a model entry → a `model` turn: its `providerParts` verbatim when it has them (thought
+ *   signatures), else its text and function calls;
+ * - tool entries → one `user` turn of function responses in the order of the calls they answer.
+ *
+ * Consecutive turns of one role are merged into one `Content`. Gemini rejects a call turn
+ * whose responses are missing or do not match, so results that answer no call are dropped
+ * and calls without a result get an error response; each such repair is reported.
+ */
+export function toGeminiContents(
+  history: readonly HistoryEntry[],
+  media: readonly MediaPart[] = [],
+): GeminiContents {
+  const contents: Content[] = [];
+  const repairs: string[] = [];
+  let step: OpenStep | undefined;
+
+  const append = (role: 'user' | 'model', parts: Part[]) => {
+    if (parts.length === 0) return;
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts = [...(last.parts ?? []), ...parts];
+    else contents.push({ role, parts });
+  };
+  const closeStep = () => {
+    if (!step) return;
+    const open = step;
+    step = undefined;
+    const parts = open.entry.calls.map((call) => {
+      const result = open.results.get(call.id);
+      if (!result) repairs.push(`call ${call.id} (${call.name}) had no result; sent an error response`);
+      return functionResponsePart(call, result?.response ?? INTERRUPTED_RESPONSE, open.providerIds);
+    });
+    append('user', parts);
+  };
+
+  for (const entry of history) {
+    if (entry.role === 'tool') {
+      for (const result of entry.results) {
+        if (step?.entry.calls.some((call) => call.id === result.callId))
+          step.results.set(result.callId, result);
+        else repairs.push(`result for ${result.callId} (${result.name}) answers no preceding call; dropped`);
+      }
+      continue;
+    }
+    closeStep();
+    if (entry.role === 'user') {
+      append('user', userParts(entry, media));
+    } else {
+      append('model', modelParts(entry));
+      if (entry.calls.length > 0) step = { entry, providerIds: providerCallIds(entry), results: new Map() };
+    }
+  }
+  closeStep();
+  return { contents, repairs };
+}
+
+interface OpenStep {
+  readonly entry: ModelEntry;
+  readonly providerIds: ReadonlySet<string>;
+  readonly results: Map<string, FunctionResult>;
+}
+
+/**
+ * The call ids Gemini itself issued for this entry: those in its verbatim parts. Ids the
+ * machine made up (for calls that came without one) are never sent back to Gemini.
+ */
+export function providerCallIds(entry: ModelEntry): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const part of entry.providerParts ?? []) {
+    const call = part.functionCall;
+    if (typeof call === 'object' && call !== null && !Array.isArray(call) && typeof call.id === 'string') {
+      ids.add(call.id);
+    }
+  }
+  return ids;
+}
+
+function functionResponsePart(
+  call: FunctionCall,
+  response: FunctionResult['response'],
+  providerIds: ReadonlySet<string>,
+): Part {
+  return {
+    functionResponse: { ...(providerIds.has(call.id) && { id: call.id }), name: call.name, response },
+  };
+}
+
+function modelParts(entry: ModelEntry): Part[] {
+  // Verbatim, so thought signatures and any part we do not model go back exactly as received.
+  if (entry.providerParts) return entry.providerParts.map((part) => structuredClone(part) as Part);
+  return [
+    ...(entry.text ? [{ text: entry.text }] : []),
+    ...entry.calls.map((call) => ({ functionCall: { name: call.name, args: call.args } })),
+  ];
+}
+
+function userParts(entry: UserEntry, media: readonly MediaPart[]): Part[] {
+  const ownMedia = media.filter((part) => part.eventId === entry.eventId);
+  // Media bytes go with the current turn only; older turns keep a reference in text.
+  const reference =
+    entry.attachment && ownMedia.length === 0 ? ` ${attachmentReference(entry.attachment)}` : '';
+  return [
+    { text: `${speakerPrefix(entry)} ${entry.text}${reference}` },
+    ...ownMedia.map((part) => ({ inlineData: { mimeType: part.mimeType, data: part.data } })),
+  ];
+}
+
+/**
+ * `[Aiko 2026-11-22 10:00 UTC]`: in a group several people talk, and the model must know
+ * who said what and when. Brackets and line breaks are taken out of display names, which
+ * users choose, so a name cannot pose as another speaker or as an instruction.
+ */
+export function speakerPrefix(entry: UserEntry): string {
+  const name = (entry.sender?.displayName ?? entry.sender?.userId ?? 'someone')
+    .replace(/[[\]\s]+/g, ' ')
+    .trim()
+    .slice(0, 60);
+  const time = new Date(entry.timestamp).toISOString().slice(0, 16).replace('T', ' ');
+  return `[${name || 'someone'} ${time} UTC]`;
+}
+
+function attachmentReference(attachment: NonNullable<UserEntry['attachment']>): string {
+  const type = attachment.mimeType ? `, ${attachment.mimeType}` : '';
+  return `(${attachment.kind} sent earlier: LINE message ${attachment.messageId}${type}; not shown again)`;
+}

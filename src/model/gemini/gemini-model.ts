@@ -1,0 +1,187 @@
+import {
+  GoogleGenAI,
+  type Content,
+  type GenerateContentConfig,
+  type GenerateContentResponse,
+} from '@google/genai';
+import { systemClock, type Clock } from '../../domain/index.js';
+import { silentLogger, type Logger } from '../../logging/index.js';
+import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from '../model-port.js';
+import { GeminiContextCache, type CachePrefix } from './gemini-cache.js';
+import { GeminiConfigError } from './gemini-config-error.js';
+import { toGeminiContents } from './gemini-contents.js';
+import { classifyGeminiFailure, isCacheFailure } from './gemini-failure.js';
+import {
+  DEFAULT_GEMINI_MODEL,
+  realSleep,
+  resolveCacheOptions,
+  resolveRetryOptions,
+  type GeminiModelOptions,
+  type ResolvedRetryOptions,
+  type Sleep,
+} from './gemini-options.js';
+import { fromGeminiResponse } from './gemini-response.js';
+import { callWithRetry, type Attempt } from './gemini-retry.js';
+import { toGeminiTools } from './gemini-tools.js';
+
+/**
+ * The model port on Gemini, through the official `@google/genai` client (Developer API or
+ * Vertex AI). One instance serves every conversation of the process: it owns the context
+ * cache.
+ *
+ * - History → `Content[]` (see `toGeminiContents`); the current turn's images inline.
+ * - Provider parts (thought signatures) are returned for history and replayed verbatim.
+ * - 429, 5xx, network errors, timeouts and malformed bodies are retried within
+ *   `request.deadline`; a failure for good throws `ModelUnavailableError`.
+ * - A blocked or empty answer is a response with no calls; the reason is logged.
+ *
+ * Bundling note: an ESM bundle of `@google/genai` needs a `createRequire` banner
+ * (`import { createRequire } from 'module'; const require = createRequire(import.meta.url);`)
+ * because its CommonJS dependencies (google-auth-library, ws) `require()` Node built-ins,
+ * which esbuild's ESM output cannot do without one.
+ * @example
+ * const model = new GeminiModel({ apiKey: process.env.GEMINI_API_KEY, logger });
+ */
+export class GeminiModel implements ModelPort {
+  readonly name: string;
+  private readonly client: GoogleGenAI;
+  private readonly model: string;
+  private readonly cache: GeminiContextCache | undefined;
+  private readonly generationConfig: GenerateContentConfig;
+  private readonly retry: ResolvedRetryOptions;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+
+  constructor(options: GeminiModelOptions) {
+    if (!options.vertex && !options.apiKey) {
+      throw new GeminiConfigError(
+        'GEMINI_API_KEY',
+        'is required unless Vertex AI is used (GOOGLE_GENAI_USE_VERTEXAI=true)',
+      );
+    }
+    this.model = options.model ?? DEFAULT_GEMINI_MODEL;
+    this.name = this.model;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    this.sleep = options.sleep ?? realSleep;
+    this.random = options.random ?? Math.random;
+    this.retry = resolveRetryOptions(options.retry);
+    // Everything explicit, so the SDK's own environment fallbacks cannot switch the backend.
+    this.client = new GoogleGenAI({
+      vertexai: options.vertex !== undefined,
+      ...(options.apiKey && { apiKey: options.apiKey }),
+      ...(options.vertex?.project && { project: options.vertex.project }),
+      ...(options.vertex?.location && { location: options.vertex.location }),
+      ...(options.baseUrl && { httpOptions: { baseUrl: options.baseUrl } }),
+    });
+    this.generationConfig = {
+      ...(options.temperature !== undefined && { temperature: options.temperature }),
+      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.thinkingBudget !== undefined && {
+        thinkingConfig: { thinkingBudget: options.thinkingBudget },
+      }),
+    };
+    const cacheOptions = resolveCacheOptions(this.model, options.cache);
+    this.cache =
+      cacheOptions &&
+      new GeminiContextCache({
+        caches: this.client.caches,
+        model: this.model,
+        options: cacheOptions,
+        clock: this.clock,
+        logger: this.logger,
+      });
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const { contents, repairs } = toGeminiContents(request.history, request.media);
+    if (repairs.length > 0) this.logger.warn('gemini history repaired', { repairs });
+    const orphanMedia = (request.media ?? []).filter(
+      (media) => !request.history.some((entry) => entry.role === 'user' && entry.eventId === media.eventId),
+    );
+    if (orphanMedia.length > 0) {
+      this.logger.warn('gemini media without a user entry ignored', {
+        eventIds: orphanMedia.map((media) => media.eventId),
+      });
+    }
+    if (contents.length === 0) {
+      this.logger.warn('gemini not called: the history is empty');
+      return { calls: [], usage: noUsage };
+    }
+
+    const prefix: CachePrefix = {
+      systemInstruction: request.systemInstruction,
+      tools: toGeminiTools(request.tools),
+    };
+    let cachedContent = await this.cache?.cachedContentFor(prefix);
+    const raw = await callWithRetry(
+      async (attempt) => {
+        if (cachedContent) {
+          try {
+            return await this.send(contents, { cachedContent }, attempt);
+          } catch (error) {
+            const failure = classifyGeminiFailure(error, attempt.observer.last, attempt.signal.aborted);
+            if (attempt.signal.aborted || !isCacheFailure(failure)) throw error;
+            // Gone or expired under us: this request (and the next ones) go without it.
+            this.cache?.markFailed(
+              cachedContent,
+              `HTTP ${failure.status} ${failure.statusText ?? ''}`.trim(),
+            );
+            cachedContent = undefined;
+          }
+        }
+        return this.send(contents, uncachedConfig(prefix), attempt);
+      },
+      {
+        policy: this.retry,
+        clock: this.clock,
+        sleep: this.sleep,
+        random: this.random,
+        signal: request.signal,
+        ...(request.deadline !== undefined && { deadline: request.deadline }),
+        onRetry: ({ attempt, delayMs, failure }) =>
+          this.logger.warn('gemini call failed; retrying', {
+            attempt,
+            delayMs,
+            kind: failure.kind,
+            status: failure.status,
+            statusText: failure.statusText,
+          }),
+      },
+    );
+
+    const { response, noReplyReason } = fromGeminiResponse(raw);
+    if (noReplyReason) this.logger.warn('gemini gave no reply', { reason: noReplyReason, model: this.model });
+    return response;
+  }
+
+  /**
+   * Gemini rejects `cachedContent` together with `systemInstruction`, `tools` or
+   * `toolConfig`: a cached request carries only the cache, the contents and generation config.
+   */
+  private send(
+    contents: Content[],
+    prefixConfig: GenerateContentConfig,
+    attempt: Attempt,
+  ): Promise<GenerateContentResponse> {
+    return this.client.models.generateContent({
+      model: this.model,
+      contents,
+      config: {
+        ...prefixConfig,
+        ...this.generationConfig,
+        abortSignal: attempt.signal,
+        httpOptions: { fetch: attempt.observer.fetch },
+      },
+    });
+  }
+}
+
+function uncachedConfig(prefix: CachePrefix): GenerateContentConfig {
+  return {
+    ...(prefix.systemInstruction && { systemInstruction: prefix.systemInstruction }),
+    ...(prefix.tools.length > 0 && { tools: [...prefix.tools] }),
+  };
+}

@@ -1,0 +1,118 @@
+import type { Clock } from '../../domain/index.js';
+import type { Logger } from '../../logging/index.js';
+
+/** Waits `ms` milliseconds; rejects with the signal's reason when it aborts first. */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+
+/** Context cache settings (seed 002): the system instruction and every tool declaration, cached. */
+export interface GeminiCacheOptions {
+  /**
+   * Below this estimated size (tokens, estimated as characters / 4) nothing is cached:
+   * Gemini refuses caches under the model's minimum. Default: 4096 for Pro models, 1024 otherwise.
+   */
+  readonly minTokens?: number;
+  /** Lifetime asked for on create and on every refresh. Default 3600. */
+  readonly ttlSeconds?: number;
+  /** The TTL is extended once less than this much lifetime is left. Default 600. */
+  readonly refreshBeforeSeconds?: number;
+  /** After a cache error, requests go uncached this long before a new cache is tried. Default 60 000. */
+  readonly retryAfterMs?: number;
+  /** Bound on one create, refresh or delete call. Default 5 000. */
+  readonly operationTimeoutMs?: number;
+}
+
+/** Retries of one model call: 429, 5xx, network errors, timeouts and malformed bodies. */
+export interface GeminiRetryOptions {
+  /** Attempts in all, the first included. Default 4. */
+  readonly maxAttempts?: number;
+  /** The first backoff delay before jitter; it doubles per attempt. Default 500. */
+  readonly initialDelayMs?: number;
+  /** Cap of the backoff delay. Default 8 000. */
+  readonly maxDelayMs?: number;
+  /** A server asking to wait longer than this (a spent quota) ends the call at once. Default 60 000. */
+  readonly maxServerDelayMs?: number;
+  /** Timeout of one attempt; the turn's deadline shortens it. Default 60 000. */
+  readonly attemptTimeoutMs?: number;
+}
+
+/**
+ * Everything the Gemini adapter needs; nothing is read from `process.env` here (see
+ * `geminiOptionsFromEnv` for that).
+ * @example
+ * new GeminiModel({ apiKey, model: 'gemini-2.5-flash', temperature: 0.7, logger })
+ */
+export interface GeminiModelOptions {
+  /** Gemini Developer API key; with `vertex`, the optional Vertex AI express-mode key. */
+  readonly apiKey?: string;
+  /** Use Vertex AI instead of the Developer API (credentials: Application Default Credentials). */
+  readonly vertex?: { readonly project?: string; readonly location?: string };
+  /** Model name. Default `gemini-2.5-flash`. */
+  readonly model?: string;
+  /** Overrides the API base URL (proxies, the tests' local server). */
+  readonly baseUrl?: string;
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+  /** Thinking tokens per call: 0 turns thinking off (Flash), -1 lets the model decide. */
+  readonly thinkingBudget?: number;
+  /** Context cache settings, or `false` to never cache. */
+  readonly cache?: GeminiCacheOptions | false;
+  readonly retry?: GeminiRetryOptions;
+  readonly logger?: Logger;
+  /** Injected so tests assert delays and TTLs without waiting. */
+  readonly clock?: Clock;
+  readonly sleep?: Sleep;
+  /** 0 ≤ random() < 1, for backoff jitter. */
+  readonly random?: () => number;
+}
+
+export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash';
+
+export type ResolvedCacheOptions = Required<GeminiCacheOptions>;
+export type ResolvedRetryOptions = Required<GeminiRetryOptions>;
+
+/**
+ * The smallest cache Gemini accepts, per model family (ai.google.dev context caching:
+ * 1024 tokens for Flash models, 4096 for Pro).
+ */
+export function defaultMinCacheTokens(model: string): number {
+  return /pro/i.test(model) ? 4096 : 1024;
+}
+
+export function resolveCacheOptions(model: string, options: GeminiCacheOptions | false | undefined) {
+  if (options === false) return undefined;
+  return {
+    minTokens: options?.minTokens ?? defaultMinCacheTokens(model),
+    ttlSeconds: options?.ttlSeconds ?? 3600,
+    refreshBeforeSeconds: options?.refreshBeforeSeconds ?? 600,
+    retryAfterMs: options?.retryAfterMs ?? 60_000,
+    operationTimeoutMs: options?.operationTimeoutMs ?? 5_000,
+  } satisfies ResolvedCacheOptions;
+}
+
+export function resolveRetryOptions(options: GeminiRetryOptions | undefined): ResolvedRetryOptions {
+  return {
+    maxAttempts: Math.max(1, options?.maxAttempts ?? 4),
+    initialDelayMs: options?.initialDelayMs ?? 500,
+    maxDelayMs: options?.maxDelayMs ?? 8_000,
+    maxServerDelayMs: options?.maxServerDelayMs ?? 60_000,
+    attemptTimeoutMs: options?.attemptTimeoutMs ?? 60_000,
+  };
+}
+
+/** The default `Sleep`: a real timer that stops early when the signal aborts. */
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });

@@ -1,0 +1,212 @@
+import { ApiError, GoogleGenAI, type Content } from '@google/genai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HistoryEntry } from '../../src/domain/index.js';
+import { GeminiModel, ModelUnavailableError } from '../../src/model/index.js';
+import {
+  candidateAnswer,
+  FakeGeminiServer,
+  functionCallPart,
+  textAnswer,
+} from '../support/fake-gemini-server.js';
+
+// The fake must be as strict as Gemini where the adapter could go wrong; these tests show
+// each check fires, so the adapter tests that pass against it mean something.
+
+let server: FakeGeminiServer;
+let client: GoogleGenAI;
+beforeEach(async () => {
+  server = await FakeGeminiServer.start({ minCacheTokens: 1 });
+  client = new GoogleGenAI({ apiKey: 'test-key', vertexai: false, httpOptions: { baseUrl: server.baseUrl } });
+});
+afterEach(() => server.close());
+
+const model = 'gemini-2.5-flash';
+const ask: Content = { role: 'user', parts: [{ text: 'weather?' }] };
+
+async function statusOf(promise: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    if (error instanceof ApiError) return error.status;
+    throw error;
+  }
+}
+
+describe('FakeGeminiServer', () => {
+  it('rejects cachedContent together with tools or a system instruction', async () => {
+    const cache = await client.caches.create({
+      model,
+      config: { systemInstruction: 'persona', ttl: '600s' },
+    });
+    server.enqueue(textAnswer('ok'));
+
+    const withTools = statusOf(
+      client.models.generateContent({
+        model,
+        contents: [ask],
+        config: { cachedContent: cache.name!, tools: [{ functionDeclarations: [{ name: 'reply' }] }] },
+      }),
+    );
+    const withSystem = statusOf(
+      client.models.generateContent({
+        model,
+        contents: [ask],
+        config: { cachedContent: cache.name!, systemInstruction: 'x' },
+      }),
+    );
+    const cachedOnly = statusOf(
+      client.models.generateContent({ model, contents: [ask], config: { cachedContent: cache.name! } }),
+    );
+
+    expect(await withTools).toBe(400);
+    expect(await withSystem).toBe(400);
+    expect(await cachedOnly).toBeUndefined();
+  });
+
+  it('answers 403 for a cache that does not exist, and expires caches on its clock', async () => {
+    let now = 0;
+    await server.close();
+    server = await FakeGeminiServer.start({ minCacheTokens: 1, now: () => now });
+    client = new GoogleGenAI({
+      apiKey: 'test-key',
+      vertexai: false,
+      httpOptions: { baseUrl: server.baseUrl },
+    });
+    const cache = await client.caches.create({
+      model,
+      config: { systemInstruction: 'persona', ttl: '600s' },
+    });
+
+    now = 600_000;
+
+    expect(await statusOf(client.caches.get({ name: cache.name! }))).toBe(403);
+    expect(
+      await statusOf(
+        client.models.generateContent({ model, contents: [ask], config: { cachedContent: cache.name! } }),
+      ),
+    ).toBe(403);
+  });
+
+  it.each([
+    [
+      'a response with no call before it',
+      [ask, { role: 'user', parts: [{ functionResponse: { name: 'reply', response: {} } }] }],
+    ],
+    [
+      'fewer responses than calls',
+      [
+        ask,
+        {
+          role: 'model',
+          parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b', args: {} } }],
+        },
+        { role: 'user', parts: [{ functionResponse: { name: 'a', response: {} } }] },
+      ],
+    ],
+    [
+      'a response whose id matches no call',
+      [
+        ask,
+        { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'a', args: {} } }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'c2', name: 'a', response: {} } }] },
+      ],
+    ],
+    [
+      'a response to a call that had no id, sent with a made-up id',
+      [
+        ask,
+        { role: 'model', parts: [{ functionCall: { name: 'a', args: {} } }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'turn#1.0', name: 'a', response: {} } }] },
+      ],
+    ],
+  ] satisfies [string, Content[]][])('rejects %s', async (_, contents) => {
+    server.enqueue(textAnswer('never'));
+
+    expect(await statusOf(client.models.generateContent({ model, contents }))).toBe(400);
+    expect(server.rejections).toHaveLength(1);
+  });
+
+  it('rejects a replayed call that lost or changed its thought signature', async () => {
+    server.enqueue(
+      candidateAnswer([
+        functionCallPart('get_weather', { location: 'Tokyo' }, { thoughtSignature: 'U0lHTkFUVVJF' }),
+      ]),
+    );
+    const first = await client.models.generateContent({ model, contents: [ask] });
+    const callTurn = first.candidates![0]!.content!;
+    const answer: Content = {
+      role: 'user',
+      parts: [{ functionResponse: { name: 'get_weather', response: { forecast: 'sun' } } }],
+    };
+    const stripped: Content = { role: 'model', parts: [{ functionCall: callTurn.parts![0]!.functionCall! }] };
+    const changed: Content = {
+      role: 'model',
+      parts: [{ ...callTurn.parts![0], thoughtSignature: 'T1RIRVI=' }],
+    };
+    server.enqueue(textAnswer('ok'));
+
+    expect(await statusOf(client.models.generateContent({ model, contents: [ask, stripped, answer] }))).toBe(
+      400,
+    );
+    expect(await statusOf(client.models.generateContent({ model, contents: [ask, changed, answer] }))).toBe(
+      400,
+    );
+    expect(
+      await statusOf(client.models.generateContent({ model, contents: [ask, callTurn, answer] })),
+    ).toBeUndefined();
+    expect(server.rejections).toEqual([
+      expect.stringContaining('missing a thought_signature'),
+      'Corrupted thought signature.',
+    ]);
+  });
+
+  it('catches an adapter that would replay a signed call without its provider parts', async () => {
+    server.enqueue(
+      candidateAnswer([functionCallPart('reply', { message: 'hi' }, { thoughtSignature: 'U0lH' })]),
+    );
+    const gemini = new GeminiModel({
+      apiKey: 'test-key',
+      baseUrl: server.baseUrl,
+      cache: false,
+      retry: { maxAttempts: 1 },
+    });
+    const user: HistoryEntry = { role: 'user', eventId: 'e1', text: 'hi', timestamp: 0 };
+    const response = await gemini.generate({
+      systemInstruction: 's',
+      history: [user],
+      tools: [],
+      signal: new AbortController().signal,
+    });
+    const lostParts: HistoryEntry[] = [
+      user,
+      { role: 'model', turnId: 'e1', calls: [{ id: 'e1#1.0', name: 'reply', args: { message: 'hi' } }] },
+      {
+        role: 'tool',
+        turnId: 'e1',
+        results: [{ callId: 'e1#1.0', name: 'reply', response: { status: 'sent' } }],
+      },
+    ];
+
+    const replay = gemini.generate({
+      systemInstruction: 's',
+      history: lostParts,
+      tools: [],
+      signal: new AbortController().signal,
+    });
+
+    expect(response.providerParts).toBeDefined();
+    await expect(replay).rejects.toBeInstanceOf(ModelUnavailableError);
+    await expect(replay).rejects.toMatchObject({ status: 400, attempts: 1 });
+  });
+
+  it('rejects a wrong API key', async () => {
+    const stranger = new GoogleGenAI({
+      apiKey: 'wrong',
+      vertexai: false,
+      httpOptions: { baseUrl: server.baseUrl },
+    });
+
+    expect(await statusOf(stranger.models.generateContent({ model, contents: [ask] }))).toBe(400);
+  });
+});

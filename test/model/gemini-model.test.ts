@@ -1,0 +1,247 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import { createLogger } from '../../src/logging/index.js';
+import { GeminiModel, type GeminiModelOptions, type ModelRequest } from '../../src/model/index.js';
+import type { Tool } from '../../src/tools/index.js';
+import { idleWithNothingPending, inbound, startConversation } from '../support/conversation-harness.js';
+import {
+  blockedPromptAnswer,
+  candidateAnswer,
+  FakeGeminiServer,
+  functionCallPart,
+  safetyStoppedAnswer,
+  textAnswer,
+  type WirePart,
+} from '../support/fake-gemini-server.js';
+
+let server: FakeGeminiServer;
+beforeEach(async () => {
+  server = await FakeGeminiServer.start();
+});
+afterEach(() => server.close());
+
+function capturedLogs() {
+  const lines: { level: string; message: string; [field: string]: unknown }[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]),
+  });
+  return { logger, lines };
+}
+
+function geminiFor(options: Partial<GeminiModelOptions> = {}): GeminiModel {
+  return new GeminiModel({
+    apiKey: 'test-key',
+    baseUrl: server.baseUrl,
+    cache: false,
+    random: () => 0,
+    ...options,
+  });
+}
+
+function request(history: HistoryEntry[], overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    systemInstruction: 'You are a test bot.',
+    history,
+    tools: [],
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+const hello: HistoryEntry = {
+  role: 'user',
+  eventId: 'e1',
+  text: 'hello',
+  timestamp: Date.UTC(2026, 10, 22, 10, 0),
+  sender: { userId: 'U1', displayName: 'Aiko' },
+};
+
+/** Large and random, like Gemini's: any truncation or re-encoding shows. */
+const signature = () => randomBytes(384).toString('base64');
+
+const locationSchema: JsonObject = {
+  type: 'object',
+  properties: { location: { type: 'string' } },
+  required: ['location'],
+  additionalProperties: false,
+};
+
+/** Tokyo waits until Osaka ran, so results settle in the opposite order of the calls. */
+function weatherTool(): Tool {
+  let osakaRan: () => void = () => undefined;
+  const osakaDone = new Promise<void>((resolve) => (osakaRan = resolve));
+  return {
+    name: 'get_weather',
+    description: 'The weather in a city.',
+    category: 'information',
+    optional: true,
+    parameters: locationSchema,
+    response: { type: 'object', properties: { forecast: { type: 'string' } }, required: ['forecast'] },
+    execute: async (args) => {
+      if (args.location === 'Tokyo') await osakaDone;
+      else osakaRan();
+      return { forLLM: { forecast: args.location === 'Tokyo' ? 'sunny' : 'rainy' } };
+    },
+  };
+}
+
+describe('GeminiModel through the conversation machine', () => {
+  it('runs several calls of one response, answers them by id in call order and replays signatures byte for byte', async () => {
+    const tokyoSignature = signature();
+    const replySignature = signature();
+    const firstParts: WirePart[] = [
+      functionCallPart(
+        'get_weather',
+        { location: 'Tokyo' },
+        { id: 'call-tokyo', thoughtSignature: tokyoSignature },
+      ),
+      functionCallPart('get_weather', { location: 'Osaka' }, { id: 'call-osaka' }),
+    ];
+    const replyParts: WirePart[] = [
+      functionCallPart(
+        'reply',
+        { message: 'Tokyo is sunny, Osaka rainy.' },
+        { thoughtSignature: replySignature },
+      ),
+    ];
+    server.enqueue(candidateAnswer(firstParts), candidateAnswer(replyParts), textAnswer('Nothing to add.'));
+    const { actor, delivery } = startConversation({ model: geminiFor(), tools: [weatherTool()] });
+
+    actor.send({ type: 'line.message', message: inbound('Weather in Tokyo and Osaka?') });
+    await idleWithNothingPending(actor);
+    actor.send({ type: 'line.message', message: inbound('thanks') });
+    const snapshot = await idleWithNothingPending(actor);
+
+    expect(server.rejections).toEqual([]);
+    expect(delivery.texts).toEqual(['Tokyo is sunny, Osaka rainy.']);
+    const [first, second, third] = server.generateBodies;
+    expect(first?.systemInstruction).toEqual({ role: 'user', parts: [{ text: 'You are a test bot.' }] });
+    expect(
+      first?.tools?.[0]?.functionDeclarations?.find((declaration) => declaration.name === 'get_weather'),
+    ).toEqual({
+      name: 'get_weather',
+      description: 'The weather in a city.',
+      parametersJsonSchema: locationSchema,
+      responseJsonSchema: {
+        type: 'object',
+        properties: { forecast: { type: 'string' } },
+        required: ['forecast'],
+      },
+    });
+    // The model turn goes back exactly as Gemini sent it.
+    expect(second?.contents?.[1]).toEqual({ role: 'model', parts: firstParts });
+    expect(second?.contents?.[1]?.parts?.[0]?.thoughtSignature).toBe(tokyoSignature);
+    expect(second?.contents?.[2]).toEqual({
+      role: 'user',
+      parts: [
+        { functionResponse: { id: 'call-tokyo', name: 'get_weather', response: { forecast: 'sunny' } } },
+        { functionResponse: { id: 'call-osaka', name: 'get_weather', response: { forecast: 'rainy' } } },
+      ],
+    });
+    // The next turn sees the whole history in order; the reply call had no Gemini id, so its response has none.
+    expect(third?.contents?.map((content) => content.role)).toEqual([
+      'user',
+      'model',
+      'user',
+      'model',
+      'user',
+    ]);
+    expect(third?.contents?.[3]).toEqual({ role: 'model', parts: replyParts });
+    expect(third?.contents?.[4]?.parts).toEqual([
+      { functionResponse: { name: 'reply', response: { status: 'sent' } } },
+      { text: expect.stringMatching(/^\[Aiko \d{4}-\d\d-\d\d \d\d:\d\d UTC\] thanks$/) as string },
+    ]);
+    expect(
+      snapshot.context.history.filter((entry) => entry.role === 'model').map((entry) => entry.providerParts),
+    ).toEqual([firstParts, replyParts, undefined]);
+  });
+
+  it('ends the turn in silence when the prompt is blocked, and logs why', async () => {
+    server.enqueue(blockedPromptAnswer('PROHIBITED_CONTENT'));
+    const { logger, lines } = capturedLogs();
+    const { actor, delivery } = startConversation({ model: geminiFor({ logger }) });
+
+    actor.send({ type: 'line.message', message: inbound('something bad') });
+    const snapshot = await idleWithNothingPending(actor);
+
+    expect(delivery.requests).toEqual([]);
+    expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'gemini gave no reply',
+        reason: 'prompt blocked: PROHIBITED_CONTENT',
+      }),
+    );
+  });
+});
+
+describe('GeminiModel.generate', () => {
+  it('returns several calls of one response, keeping Gemini ids and omitting absent ones', async () => {
+    server.enqueue(
+      candidateAnswer([
+        functionCallPart('get_weather', { location: 'Tokyo' }, { id: 'a1' }),
+        functionCallPart('get_weather', { location: 'Nara' }),
+        functionCallPart('reply', { message: 'checking' }),
+      ]),
+    );
+
+    const response = await geminiFor().generate(request([hello]));
+
+    expect(response.calls).toEqual([
+      { id: 'a1', name: 'get_weather', args: { location: 'Tokyo' } },
+      { name: 'get_weather', args: { location: 'Nara' } },
+      { name: 'reply', args: { message: 'checking' } },
+    ]);
+  });
+
+  it('sends the generation settings and reports token usage, thinking included', async () => {
+    server.enqueue(
+      candidateAnswer([{ text: 'hi' }], {
+        promptTokenCount: 300,
+        candidatesTokenCount: 20,
+        thoughtsTokenCount: 80,
+      }),
+    );
+
+    const response = await geminiFor({ temperature: 0.4, maxOutputTokens: 512, thinkingBudget: 0 }).generate(
+      request([hello]),
+    );
+
+    expect(server.generateBodies[0]?.generationConfig).toEqual({
+      temperature: 0.4,
+      maxOutputTokens: 512,
+      thinkingConfig: { thinkingBudget: 0 },
+    });
+    expect(response).toEqual({
+      text: 'hi',
+      calls: [],
+      usage: { promptTokens: 300, outputTokens: 100, cachedTokens: 0 },
+    });
+  });
+
+  it('sends the current image inline with its message', async () => {
+    server.enqueue(textAnswer('a cat'));
+
+    await geminiFor().generate(
+      request([hello], { media: [{ eventId: 'e1', mimeType: 'image/jpeg', data: '/9j/4AAQ' }] }),
+    );
+
+    expect(server.generateBodies[0]?.contents?.[0]?.parts).toEqual([
+      { text: '[Aiko 2026-11-22 10:00 UTC] hello' },
+      { inlineData: { mimeType: 'image/jpeg', data: '/9j/4AAQ' } },
+    ]);
+  });
+
+  it('treats a candidate stopped for safety as no reply', async () => {
+    server.enqueue(safetyStoppedAnswer());
+    const { logger, lines } = capturedLogs();
+
+    const response = await geminiFor({ logger }).generate(request([hello]));
+
+    expect(response.calls).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ reason: 'candidate finished with SAFETY' }));
+  });
+});

@@ -1,0 +1,530 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// A local server speaking the Gemini Developer API (v1beta) as `@google/genai` 2.32 calls it:
+//   POST   /v1beta/models/{model}:generateContent
+//   POST   /v1beta/cachedContents          GET | PATCH | DELETE /v1beta/cachedContents/{id}
+// It is strict where Gemini is strict, so that adapter bugs fail here and not in production:
+// `cachedContent` with systemInstruction/tools/toolConfig, function responses that answer no
+// call, and replayed function calls that lost (or changed) their thought signature are 400s.
+
+/** One HTTP request as it arrived. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** Parsed JSON; `undefined` for an empty body. */
+  readonly body: unknown;
+}
+
+/** The wire shapes the fake reads (a subset of Gemini's). */
+export interface WirePart {
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  functionCall?: { id?: string; name: string; args?: Record<string, unknown> };
+  functionResponse?: { id?: string; name: string; response: Record<string, unknown> };
+  inlineData?: { mimeType: string; data: string };
+}
+export interface WireContent {
+  role?: string;
+  parts?: WirePart[];
+}
+export interface GenerateContentBody {
+  contents?: WireContent[];
+  systemInstruction?: WireContent;
+  tools?: { functionDeclarations?: Record<string, unknown>[] }[];
+  toolConfig?: unknown;
+  cachedContent?: string;
+  generationConfig?: Record<string, unknown>;
+}
+
+/**
+ * What the fake answers: JSON, a raw body (malformed on purpose), nothing until the client
+ * gives up, or a connection reset.
+ */
+export type FakeAnswer =
+  | {
+      readonly status?: number;
+      readonly body: unknown;
+      readonly headers?: Record<string, string>;
+      readonly delayMs?: number;
+    }
+  | { readonly raw: string; readonly status?: number; readonly contentType?: string }
+  | { readonly hang: true }
+  | { readonly reset: true };
+
+/** A scripted generateContent answer, or a function of the (already validated) request. */
+export type ScriptedAnswer = FakeAnswer | ((body: GenerateContentBody) => FakeAnswer);
+
+export interface FakeGeminiServerOptions {
+  /** The `x-goog-api-key` the fake accepts. Default `test-key`. */
+  readonly apiKey?: string;
+  /** Caches smaller than this (characters / 4) are refused, like Gemini. Default 1024. */
+  readonly minCacheTokens?: number;
+  /** The fake's clock for cache expiry. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+interface StoredCache {
+  readonly name: string;
+  readonly model: string;
+  readonly displayName?: string;
+  readonly systemInstruction?: WireContent;
+  readonly tools?: unknown[];
+  readonly toolConfig?: unknown;
+  readonly createTime: string;
+  expireTime: number;
+  readonly totalTokenCount: number;
+}
+
+export class FakeGeminiServer {
+  readonly requests: RecordedRequest[] = [];
+  /** Every 400 the fake's own validation produced, by message. */
+  readonly rejections: string[] = [];
+  private readonly script: ScriptedAnswer[] = [];
+  private readonly caches = new Map<string, StoredCache>();
+  /** Thought signatures handed out, by function call identity. */
+  private readonly issuedSignatures = new Map<string, string>();
+  private readonly apiKey: string;
+  private readonly minCacheTokens: number;
+  private readonly now: () => number;
+
+  private constructor(
+    private readonly server: Server,
+    options: FakeGeminiServerOptions,
+  ) {
+    this.apiKey = options.apiKey ?? 'test-key';
+    this.minCacheTokens = options.minCacheTokens ?? 1024;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Listens on 127.0.0.1 on a free port. */
+  static async start(options: FakeGeminiServerOptions = {}): Promise<FakeGeminiServer> {
+    const server = createServer();
+    const fake = new FakeGeminiServer(server, options);
+    server.on(
+      'request',
+      (request: IncomingMessage, response: ServerResponse) => void fake.handle(request, response),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Queues generateContent answers, served in order. */
+  enqueue(...answers: ScriptedAnswer[]): this {
+    this.script.push(...answers);
+    return this;
+  }
+
+  /** Bodies of the generateContent requests, in order (rejected ones included). */
+  get generateBodies(): GenerateContentBody[] {
+    return this.requests
+      .filter((request) => request.path.endsWith(':generateContent'))
+      .map((request) => request.body as GenerateContentBody);
+  }
+
+  requestsTo(method: string, pathPrefix: string): RecordedRequest[] {
+    return this.requests.filter(
+      (request) => request.method === method && request.path.startsWith(pathPrefix),
+    );
+  }
+
+  /** The names of the caches that exist now. */
+  get cacheNames(): string[] {
+    return [...this.caches.values()]
+      .filter((cache) => cache.expireTime > this.now())
+      .map((cache) => cache.name);
+  }
+
+  /** Forgets every cache, as if they expired or were deleted elsewhere. */
+  dropCaches(): void {
+    this.caches.clear();
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve, reject) =>
+      this.server.close((error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const path = new URL(request.url ?? '/', 'http://fake').pathname;
+    const method = request.method ?? 'GET';
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      this.requests.push({ method, path, headers: request.headers, body: text });
+      return this.send(response, invalid('Invalid JSON payload received.'));
+    }
+    this.requests.push({ method, path, headers: request.headers, body });
+    if (request.headers['x-goog-api-key'] !== this.apiKey) {
+      return this.send(
+        response,
+        apiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.'),
+      );
+    }
+    const generate = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(path);
+    if (method === 'POST' && generate)
+      return this.send(response, this.generateContent(generate[1]!, body as GenerateContentBody));
+    if (method === 'POST' && path === '/v1beta/cachedContents')
+      return this.send(response, this.createCache(body));
+    const cache = /^\/v1beta\/(cachedContents\/[^/]+)$/.exec(path);
+    if (cache) return this.send(response, this.cacheResource(method, cache[1]!, body));
+    return this.send(response, apiError(404, 'NOT_FOUND', `fake gemini: no route for ${method} ${path}`));
+  }
+
+  private generateContent(model: string, body: GenerateContentBody): FakeAnswer {
+    const problem = this.validateGenerate(model, body);
+    if (problem) {
+      this.rejections.push(problem.message);
+      return problem.answer;
+    }
+    const next = this.script.shift();
+    if (next === undefined) return invalid('FakeGeminiServer: no scripted answer left');
+    const answer = typeof next === 'function' ? next(body) : next;
+    if ('body' in answer) this.rememberSignatures(answer.body, body);
+    return answer;
+  }
+
+  private validateGenerate(
+    model: string,
+    body: GenerateContentBody,
+  ): { message: string; answer: FakeAnswer } | undefined {
+    const reject = (message: string, answer: FakeAnswer = invalid(message)) => ({ message, answer });
+    const contents = body.contents ?? [];
+    if (contents.length === 0) return reject('* GenerateContentRequest.contents: contents is not specified');
+    if (body.cachedContent !== undefined) {
+      if (body.systemInstruction !== undefined || body.tools !== undefined || body.toolConfig !== undefined) {
+        return reject(
+          'CachedContent can not be used with GenerateContent request setting system_instruction, tools or tool_config.\n\nProposed fix: move those values to CachedContent from GenerateContent request.',
+        );
+      }
+      const cache = this.liveCache(body.cachedContent);
+      if (!cache) {
+        const message = 'CachedContent not found (or permission denied)';
+        return reject(message, apiError(403, 'PERMISSION_DENIED', message));
+      }
+      if (cache.model !== `models/${model}`) {
+        return reject(
+          `Model used by GenerateContent request (models/${model}) and CachedContent (${cache.model}) has to be the same.`,
+        );
+      }
+    }
+    for (const [index, content] of contents.entries()) {
+      if (content.role !== 'user' && content.role !== 'model')
+        return reject(`contents[${index}]: role must be user or model`);
+      if (!content.parts || content.parts.length === 0)
+        return reject(`contents[${index}]: must include at least one parts field`);
+      const problem = this.checkFunctionResponses(contents, index) ?? this.checkThoughtSignatures(content);
+      if (problem) return reject(problem);
+    }
+    return undefined;
+  }
+
+  /** A function response turn must answer the call turn right before it, call for call. */
+  private checkFunctionResponses(contents: WireContent[], index: number): string | undefined {
+    const responses = (contents[index]!.parts ?? []).flatMap((part) =>
+      part.functionResponse ? [part.functionResponse] : [],
+    );
+    if (responses.length === 0) return undefined;
+    const previous = contents[index - 1];
+    const calls =
+      previous?.role === 'model'
+        ? (previous.parts ?? []).flatMap((part) => (part.functionCall ? [part.functionCall] : []))
+        : [];
+    if (calls.length === 0) {
+      return 'Please ensure that function response turn comes immediately after a function call turn.';
+    }
+    if (calls.length !== responses.length) {
+      return 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
+    }
+    const unanswered = [...calls];
+    for (const response of responses) {
+      const match = unanswered.findIndex(
+        (call) => call.name === response.name && (response.id === undefined || response.id === call.id),
+      );
+      if (match < 0)
+        return `function response ${response.name}${response.id ? ` (id ${response.id})` : ''} matches no function call`;
+      unanswered.splice(match, 1);
+    }
+    return undefined;
+  }
+
+  /** Gemini 3 refuses a replayed function call without the signature it came with. */
+  private checkThoughtSignatures(content: WireContent): string | undefined {
+    if (content.role !== 'model') return undefined;
+    for (const [position, part] of (content.parts ?? []).entries()) {
+      if (!part.functionCall) continue;
+      const issued = this.issuedSignatures.get(callIdentity(part.functionCall));
+      if (issued === undefined) continue;
+      if (part.thoughtSignature === undefined) {
+        return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${part.functionCall.name}\` , position ${position + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+      }
+      if (part.thoughtSignature !== issued) return 'Corrupted thought signature.';
+    }
+    return undefined;
+  }
+
+  private rememberSignatures(answer: unknown, request: GenerateContentBody): void {
+    const parts =
+      (answer as { candidates?: { content?: WireContent }[] } | undefined)?.candidates?.[0]?.content?.parts ??
+      [];
+    for (const part of parts) {
+      if (part.functionCall && part.thoughtSignature) {
+        this.issuedSignatures.set(callIdentity(part.functionCall), part.thoughtSignature);
+      }
+    }
+    // Like Gemini, report the cached tokens of a cached request.
+    const cache = request.cachedContent ? this.liveCache(request.cachedContent) : undefined;
+    const usage = (answer as { usageMetadata?: Record<string, unknown> } | undefined)?.usageMetadata;
+    if (cache && usage && usage.cachedContentTokenCount === undefined)
+      usage.cachedContentTokenCount = cache.totalTokenCount;
+  }
+
+  private createCache(body: unknown): FakeAnswer {
+    const request = body as Partial<StoredCache> & { ttl?: string; contents?: unknown };
+    if (typeof request.model !== 'string' || !request.model.startsWith('models/')) {
+      return invalid('model must be of the form models/{model}');
+    }
+    const ttlMs = parseTtl(request.ttl);
+    if (ttlMs === undefined) return invalid('ttl or expire_time is required');
+    const size = JSON.stringify([
+      request.systemInstruction ?? '',
+      request.tools ?? [],
+      request.contents ?? [],
+    ]).length;
+    const totalTokenCount = Math.ceil(size / 4);
+    if (totalTokenCount < this.minCacheTokens) {
+      return invalid(
+        `Cached content is too small. total_token_count=${totalTokenCount}, min_total_token_count=${this.minCacheTokens}`,
+      );
+    }
+    const cache: StoredCache = {
+      name: `cachedContents/${randomUUID().replaceAll('-', '').slice(0, 12)}`,
+      model: request.model,
+      ...(request.displayName && { displayName: request.displayName }),
+      ...(request.systemInstruction && { systemInstruction: request.systemInstruction }),
+      ...(request.tools && { tools: request.tools }),
+      ...(request.toolConfig !== undefined && { toolConfig: request.toolConfig }),
+      createTime: new Date(this.now()).toISOString(),
+      expireTime: this.now() + ttlMs,
+      totalTokenCount,
+    };
+    this.caches.set(cache.name, cache);
+    return { body: cacheMetadata(cache) };
+  }
+
+  private cacheResource(method: string, name: string, body: unknown): FakeAnswer {
+    const cache = this.liveCache(name);
+    if (!cache) return apiError(403, 'PERMISSION_DENIED', 'CachedContent not found (or permission denied)');
+    if (method === 'GET') return { body: cacheMetadata(cache) };
+    if (method === 'DELETE') {
+      this.caches.delete(name);
+      return { body: {} };
+    }
+    if (method === 'PATCH') {
+      const ttlMs = parseTtl((body as { ttl?: string } | undefined)?.ttl);
+      if (ttlMs === undefined) return invalid('ttl or expire_time is required');
+      cache.expireTime = this.now() + ttlMs;
+      return { body: cacheMetadata(cache) };
+    }
+    return apiError(405, 'METHOD_NOT_ALLOWED', `${method} is not supported`);
+  }
+
+  private liveCache(name: string): StoredCache | undefined {
+    const cache = this.caches.get(name);
+    return cache && cache.expireTime > this.now() ? cache : undefined;
+  }
+
+  private send(response: ServerResponse, answer: FakeAnswer): void {
+    if ('hang' in answer) return; // closed by the client's abort or by close()
+    if ('reset' in answer) {
+      response.socket?.destroy();
+      return;
+    }
+    if ('raw' in answer) {
+      response.writeHead(answer.status ?? 200, {
+        'content-type': answer.contentType ?? 'application/json; charset=UTF-8',
+      });
+      response.end(answer.raw);
+      return;
+    }
+    const write = () => {
+      if (response.destroyed) return;
+      response.writeHead(answer.status ?? 200, {
+        'content-type': 'application/json; charset=UTF-8',
+        ...answer.headers,
+      });
+      response.end(JSON.stringify(answer.body));
+    };
+    if (answer.delayMs) setTimeout(write, answer.delayMs).unref();
+    else write();
+  }
+}
+
+/** How the fake recognises a replayed call: Gemini's id, else name and arguments. */
+function callIdentity(call: { id?: string; name: string; args?: Record<string, unknown> }): string {
+  return call.id ? `id:${call.id}` : `call:${call.name}:${stableJson(call.args ?? {})}`;
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function parseTtl(ttl: string | undefined): number | undefined {
+  const match = ttl === undefined ? null : /^(\d+(?:\.\d+)?)s$/.exec(ttl);
+  return match ? Number(match[1]) * 1000 : undefined;
+}
+
+function cacheMetadata(cache: StoredCache) {
+  return {
+    name: cache.name,
+    model: cache.model,
+    ...(cache.displayName && { displayName: cache.displayName }),
+    createTime: cache.createTime,
+    updateTime: new Date().toISOString(),
+    expireTime: new Date(cache.expireTime).toISOString(),
+    usageMetadata: { totalTokenCount: cache.totalTokenCount },
+  };
+}
+
+// ---- Answers shaped like Gemini's ----
+
+/** A `google.rpc.Status` error answer, as Gemini sends it. */
+export function apiError(
+  status: number,
+  statusText: string,
+  message: string,
+  options: { details?: unknown[]; headers?: Record<string, string> } = {},
+): FakeAnswer {
+  return {
+    status,
+    body: {
+      error: {
+        code: status,
+        message,
+        status: statusText,
+        ...(options.details && { details: options.details }),
+      },
+    },
+    ...(options.headers && { headers: options.headers }),
+  };
+}
+
+function invalid(message: string): FakeAnswer {
+  return apiError(400, 'INVALID_ARGUMENT', message);
+}
+
+/** A 429 with the `google.rpc.RetryInfo` detail Gemini attaches to quota errors. */
+export function rateLimited(retryDelay: string): FakeAnswer {
+  return apiError(
+    429,
+    'RESOURCE_EXHAUSTED',
+    'You exceeded your current quota, please check your plan and billing details.',
+    {
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+          violations: [
+            { quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests' },
+          ],
+        },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
+      ],
+    },
+  );
+}
+
+export interface UsageCounts {
+  readonly promptTokenCount?: number;
+  readonly candidatesTokenCount?: number;
+  readonly thoughtsTokenCount?: number;
+}
+
+/** A candidate with the given parts and `finishReason: STOP`. */
+export function candidateAnswer(parts: WirePart[], usage: UsageCounts = {}): FakeAnswer {
+  const promptTokenCount = usage.promptTokenCount ?? 120;
+  const candidatesTokenCount = usage.candidatesTokenCount ?? 12;
+  return {
+    body: {
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: {
+        promptTokenCount,
+        candidatesTokenCount,
+        ...(usage.thoughtsTokenCount !== undefined && { thoughtsTokenCount: usage.thoughtsTokenCount }),
+        totalTokenCount: promptTokenCount + candidatesTokenCount + (usage.thoughtsTokenCount ?? 0),
+      },
+      modelVersion: 'gemini-2.5-flash',
+      responseId: randomUUID(),
+    },
+  };
+}
+
+export function textAnswer(text: string): FakeAnswer {
+  return candidateAnswer([{ text }]);
+}
+
+/** A function call part; Gemini signs the first call of a step when the model thought first. */
+export function functionCallPart(
+  name: string,
+  args: Record<string, unknown>,
+  extra: { id?: string; thoughtSignature?: string } = {},
+): WirePart {
+  return {
+    functionCall: { ...(extra.id && { id: extra.id }), name, args },
+    ...(extra.thoughtSignature && { thoughtSignature: extra.thoughtSignature }),
+  };
+}
+
+/** The prompt itself was blocked: no candidates, only `promptFeedback`. */
+export function blockedPromptAnswer(blockReason: string): FakeAnswer {
+  return {
+    body: {
+      promptFeedback: {
+        blockReason,
+        safetyRatings: [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'HIGH', blocked: true }],
+      },
+      usageMetadata: { promptTokenCount: 120, totalTokenCount: 120 },
+    },
+  };
+}
+
+/** A candidate stopped for safety, with no content. */
+export function safetyStoppedAnswer(): FakeAnswer {
+  return {
+    body: {
+      candidates: [
+        {
+          finishReason: 'SAFETY',
+          index: 0,
+          safetyRatings: [
+            { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true },
+          ],
+        },
+      ],
+      usageMetadata: { promptTokenCount: 120, totalTokenCount: 120 },
+    },
+  };
+}
