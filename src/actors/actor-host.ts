@@ -1,5 +1,5 @@
 import type { InspectionEvent } from 'xstate';
-import type { Clock, InboundMessage } from '../domain/index.js';
+import type { Clock, InboxItem } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import {
   provideConversationServices,
@@ -9,7 +9,7 @@ import {
 } from '../machines/index.js';
 import type { ConversationStore } from '../persistence/index.js';
 import { defaultBackoff, type BackoffOptions } from './backoff.js';
-import { SourceSlot } from './source-slot.js';
+import { SourceSlot, type MessageEnricher, type TurnActivityListener } from './source-slot.js';
 
 export interface ActorHostOptions {
   readonly store: ConversationStore;
@@ -23,6 +23,14 @@ export interface ActorHostOptions {
   readonly clock: Clock;
   /** XState's inspection events of every conversation actor (the live inspector listens here). */
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
+  /** Completes messages before their turn (display names, group details). */
+  readonly enrich?: MessageEnricher;
+  /** Told when turns start and end (the LINE loading animation). */
+  readonly turnActivity?: TurnActivityListener;
+  /** Unfollow and leave: delete the source's data (default) or keep it. */
+  readonly forgetPolicy?: 'delete' | 'keep';
+  /** A turn's model calls, retries included, must be over this long after it started (ms). */
+  readonly turnDeadlineMs?: number;
 }
 
 export interface AcceptResult {
@@ -47,9 +55,14 @@ export class ActorHost {
   constructor(private readonly options: ActorHostOptions) {
     this.logger = options.logger ?? silentLogger;
     this.idleEvictionMs = options.idleEvictionMs ?? 5 * 60_000;
+    const turnDeadlineMs = options.turnDeadlineMs ?? 120_000;
     this.machine = provideConversationServices({
       ...options.services,
       checkpoint: (sourceId) => this.slots.get(sourceId)?.flush() ?? Promise.resolve(),
+      turnDeadline: (sourceId, turnId) => {
+        const startedAt = this.slots.get(sourceId)?.turnStartedAt(turnId) ?? options.clock.now();
+        return startedAt + turnDeadlineMs;
+      },
     });
   }
 
@@ -57,7 +70,7 @@ export class ActorHost {
    * Claims each message's event id and appends it to its source's inbox; once this
    * resolves the messages are durable and the webhook may answer. Then their sources run.
    */
-  async accept(messages: readonly InboundMessage[]): Promise<AcceptResult> {
+  async accept(messages: readonly InboxItem[]): Promise<AcceptResult> {
     if (this.closed) throw new Error('the actor host is shut down');
     let accepted = 0;
     const sources = new Set<string>();
@@ -139,7 +152,12 @@ export class ActorHost {
         backoff: this.options.backoff ?? defaultBackoff,
         clock: this.options.clock,
         onSettled: () => this.onSlotSettled(sourceId),
-        ...(this.options.inspect && { inspect: (event: InspectionEvent) => this.options.inspect!(sourceId, event) }),
+        forgetPolicy: this.options.forgetPolicy ?? 'delete',
+        ...(this.options.enrich && { enrich: this.options.enrich }),
+        ...(this.options.turnActivity && { turnActivity: this.options.turnActivity }),
+        ...(this.options.inspect && {
+          inspect: (event: InspectionEvent) => this.options.inspect!(sourceId, event),
+        }),
       });
       this.slots.set(sourceId, slot);
     }

@@ -1,9 +1,17 @@
 import type { Actor, InspectionEvent, Subscription } from 'xstate';
-import type { Clock, JsonObject, Source } from '../domain/index.js';
+import {
+  isMessage,
+  type Clock,
+  type ForgetEvent,
+  type InboundMessage,
+  type JsonObject,
+  type Source,
+} from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import {
   CONVERSATION_MACHINE_VERSION,
   type ConversationMachine,
+  type ConversationContext,
   type ConversationSettings,
   type TurnSummary,
 } from '../machines/index.js';
@@ -25,6 +33,23 @@ export interface SourceSlotOptions {
   /** Called whenever the slot may have become settled (idle, saved, nothing waiting). */
   readonly onSettled: () => void;
   readonly inspect?: (event: InspectionEvent) => void;
+  /** Fills in what a message needs before its turn (display names, group details). */
+  readonly enrich?: MessageEnricher;
+  /** Told when a turn starts and ends (the LINE loading animation listens). */
+  readonly turnActivity?: TurnActivityListener;
+  /** Unfollow and leave: `delete` the source's data (default) or `keep` it. */
+  readonly forgetPolicy: 'delete' | 'keep';
+}
+
+/** Completes a message from what the conversation already knows; may call LINE. Never throws. */
+export type MessageEnricher = (
+  message: InboundMessage,
+  context: ConversationContext,
+) => Promise<InboundMessage>;
+
+export interface TurnActivityListener {
+  turnStarted(source: Source, turnId: string): void;
+  turnEnded(source: Source, turnId: string): void;
 }
 
 /**
@@ -47,6 +72,7 @@ export class SourceSlot {
   private flushWaiters: { seq: number; resolve: () => void }[] = [];
   private failures = 0;
   private lastLoggedTurn: string | undefined;
+  private activeTurn: { id: string; startedAt: number } | undefined;
   private stopped = false;
   lastActivity = 0;
 
@@ -108,17 +134,27 @@ export class SourceSlot {
     try {
       if (!this.actor) await this.activate();
       const actor = this.actor!;
-      const messages = await this.options.store.inbox(this.sourceId);
+      const items = await this.options.store.inbox(this.sourceId);
       const seen = new Set(actor.getSnapshot().context.recentEventIds);
-      for (const message of messages) {
-        if (this.unsavedEventIds.has(message.eventId)) continue;
-        this.unsavedEventIds.add(message.eventId);
-        if (seen.has(message.eventId)) {
+      for (const item of items) {
+        if (this.unsavedEventIds.has(item.eventId)) continue;
+        if (item.kind === 'forget') {
+          await this.forget(item);
+          this.pumpAgain = true; // what came after the unfollow (a new follow, say) still runs
+          return;
+        }
+        this.unsavedEventIds.add(item.eventId);
+        if (item.kind === 'unsend') {
+          actor.send({ type: 'line.unsend', messageId: item.messageId });
+        } else if (seen.has(item.eventId)) {
           // Already in the snapshot (a crash between save and inbox clean-up): just consume it.
           this.requestSave();
-          continue;
+        } else if (isMessage(item)) {
+          const message = this.options.enrich
+            ? await this.options.enrich(item, actor.getSnapshot().context)
+            : item;
+          actor.send({ type: 'line.message', message });
         }
-        actor.send({ type: 'line.message', message });
       }
       this.failures = 0;
     } catch (error) {
@@ -132,6 +168,25 @@ export class SourceSlot {
       await sleep(delay);
       this.pumpAgain = true;
     }
+  }
+
+  /** Unfollow or leave: the conversation, its profiles and its inbox go (or stay, by policy). */
+  private async forget(event: ForgetEvent) {
+    this.options.logger.info('source forgotten', { reason: event.reason, policy: this.options.forgetPolicy });
+    if (this.options.forgetPolicy === 'keep') {
+      this.unsavedEventIds.add(event.eventId);
+      this.requestSave();
+      return;
+    }
+    this.detach();
+    this.unsavedEventIds.clear();
+    this.version = 0;
+    await this.options.store.deleteSource(this.sourceId);
+  }
+
+  /** When the running turn started (wall clock), for its deadline. */
+  turnStartedAt(turnId: string): number | undefined {
+    return this.activeTurn?.id === turnId ? this.activeTurn.startedAt : undefined;
   }
 
   private async activate() {
@@ -162,8 +217,17 @@ export class SourceSlot {
   private observe(snapshot: ConversationSnapshot) {
     this.observedSeq++;
     this.lastActivity = this.options.clock.now();
+    this.trackTurn(snapshot.context);
     this.logFinishedTurn(snapshot.context.lastTurn);
     this.requestSave();
+  }
+
+  private trackTurn(context: ConversationContext) {
+    const turnId = context.turn?.id;
+    if (this.activeTurn?.id === turnId) return;
+    if (this.activeTurn) this.options.turnActivity?.turnEnded(context.source, this.activeTurn.id);
+    this.activeTurn = turnId ? { id: turnId, startedAt: this.lastActivity } : undefined;
+    if (turnId) this.options.turnActivity?.turnStarted(context.source, turnId);
   }
 
   private requestSave() {
@@ -238,6 +302,10 @@ export class SourceSlot {
   }
 
   private detach() {
+    if (this.activeTurn && this.actor) {
+      this.options.turnActivity?.turnEnded(this.actor.getSnapshot().context.source, this.activeTurn.id);
+    }
+    this.activeTurn = undefined;
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.actor?.stop();

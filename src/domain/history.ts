@@ -30,6 +30,8 @@ export interface UserEntry {
   /** The message as text; for media, a description with its metadata. */
   readonly text: string;
   readonly timestamp: number;
+  /** LINE's message id, so an unsend can remove the entry. */
+  readonly messageId?: string;
   readonly attachment?: Attachment;
 }
 

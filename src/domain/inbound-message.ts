@@ -5,22 +5,61 @@ import type { Source } from './source.js';
 export interface Sender {
   readonly userId: string;
   readonly displayName?: string;
+  /** When the display name was looked up (ms); absent when it came from the cache. */
+  readonly profileFetchedAt?: number;
 }
 
 /**
- * One user message as it waits in a source's inbox and enters its actor.
+ * One user message as it waits in a source's inbox and enters its actor: text, media,
+ * stickers, locations, postbacks and follow/join notes all arrive as one of these.
  * Everything here is plain JSON: it is persisted before the webhook answers.
  */
 export interface InboundMessage {
+  readonly kind?: 'message';
   /** LINE's `webhookEventId`: the key for deduplication and the turn's id. */
   readonly eventId: string;
   readonly source: Source;
   readonly sender?: Sender;
-  /** The message as text; for media, a description with its metadata. */
+  /** The message as text; for media, stickers and events, a description with their metadata. */
   readonly text: string;
+  /** LINE's message id: what an unsend refers to, and the key of media content. */
+  readonly messageId?: string;
   readonly attachment?: Attachment;
   /** The event's own `timestamp` (ms); the reply token's age counts from here. */
   readonly timestamp: number;
   readonly replyToken?: string;
   readonly quoteToken?: string;
+  /** The LINE event it came from when it was not a message (follow, join, postback, …). */
+  readonly lineEvent?: 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback';
+  /** Recorded in history without starting a turn (group talk not addressed to the bot, notes). */
+  readonly quiet?: boolean;
+  /** The group's or room's member count, when it was looked up for this event. */
+  readonly memberCount?: number;
+  /** The group's name, when it was looked up for this event. */
+  readonly chatTitle?: string;
+}
+
+/** A message was taken back: it leaves history. */
+export interface UnsendEvent {
+  readonly kind: 'unsend';
+  readonly eventId: string;
+  readonly source: Source;
+  readonly timestamp: number;
+  readonly messageId: string;
+}
+
+/** The user unfollowed or the bot left: the source's data goes (unless retention says otherwise). */
+export interface ForgetEvent {
+  readonly kind: 'forget';
+  readonly eventId: string;
+  readonly source: Source;
+  readonly timestamp: number;
+  readonly reason: 'unfollow' | 'leave';
+}
+
+/** What a source's inbox holds, in arrival order. */
+export type InboxItem = InboundMessage | UnsendEvent | ForgetEvent;
+
+export function isMessage(item: InboxItem): item is InboundMessage {
+  return item.kind === undefined || item.kind === 'message';
 }

@@ -3,7 +3,8 @@ export { systemClock } from './clock.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { isJsonObject } from './json.js';
 export type { Source, SourceKind } from './source.js';
-export type { InboundMessage, Sender } from './inbound-message.js';
+export type { ForgetEvent, InboundMessage, InboxItem, Sender, UnsendEvent } from './inbound-message.js';
+export { isMessage } from './inbound-message.js';
 export type {
   Attachment,
   FunctionCall,

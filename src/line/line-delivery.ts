@@ -26,6 +26,8 @@ export class LineDelivery implements DeliveryPort {
   private readonly replyTokenTtlMs: number;
   private readonly maxAttempts: number;
   private readonly backoff: BackoffOptions;
+  /** Pushes refused because the channel's monthly message quota is used up. */
+  monthlyQuotaRefusals = 0;
 
   constructor(private readonly options: LineDeliveryOptions) {
     this.replyTokenTtlMs = options.replyTokenTtlMs ?? 50_000;
@@ -62,6 +64,13 @@ export class LineDelivery implements DeliveryPort {
         signal,
       );
     } catch (error) {
+      if (isMonthlyQuota(error)) {
+        this.monthlyQuotaRefusals++;
+        logger.error('LINE monthly message quota reached: push refused, not retried', {
+          requestId: requestIdOf(error),
+          refusals: this.monthlyQuotaRefusals,
+        });
+      }
       // 409: a push with this retry key was accepted before — the message is already there.
       if (!(error instanceof HTTPFetchError && error.status === 409)) throw withRequestId(error);
       logger.info('push already delivered (409 for its retry key)', { retryKey });

@@ -1,60 +1,188 @@
-import type { InboundMessage, Source } from '../domain/index.js';
+import type { webhook } from '@line/bot-sdk';
+import type { Attachment, InboundMessage, InboxItem, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 
-/** The parts of a LINE webhook event kaiwa reads; everything else is ignored. */
-interface LineEvent {
-  type?: unknown;
-  webhookEventId?: unknown;
-  timestamp?: unknown;
-  replyToken?: unknown;
-  source?: { type?: unknown; userId?: unknown; groupId?: unknown; roomId?: unknown };
-  message?: { type?: unknown; id?: unknown; text?: unknown; quoteToken?: unknown };
+/** Who the bot answers in groups and rooms: everyone (the model may `skip`), or only when addressed. */
+export interface GroupAnswerPolicy {
+  readonly mode: 'all' | 'mention';
+  /** The bot is addressed when a message mentions it or contains this name. */
+  readonly botName: string;
 }
 
 /** The conversation a webhook event belongs to: the user, group or room. */
-export function sourceOf(event: LineEvent): Source | undefined {
-  const source = event.source;
-  if (source?.type === 'user' && typeof source.userId === 'string')
-    return { kind: 'user', id: source.userId };
-  if (source?.type === 'group' && typeof source.groupId === 'string')
-    return { kind: 'group', id: source.groupId };
-  if (source?.type === 'room' && typeof source.roomId === 'string')
-    return { kind: 'room', id: source.roomId };
+export function sourceOf(source: webhook.Source | undefined): Source | undefined {
+  if (source?.type === 'user' && source.userId) return { kind: 'user', id: source.userId };
+  if (source?.type === 'group' && source.groupId) return { kind: 'group', id: source.groupId };
+  if (source?.type === 'room' && source.roomId) return { kind: 'room', id: source.roomId };
   return undefined;
 }
 
 /**
- * Turns a webhook's events into inbox messages. Unknown event or message types are skipped
- * with a debug log, never an error: LINE adds types over time.
+ * Turns a webhook's events into inbox items: messages of every kind become text (media keep a
+ * reference, never bytes), unsend and unfollow/leave become source events. Unknown event or
+ * message types are skipped with a debug log, never an error: LINE adds types over time.
  */
-export function toInboundMessages(events: readonly unknown[], logger: Logger): InboundMessage[] {
-  const messages: InboundMessage[] = [];
+export function toInboxItems(
+  events: readonly unknown[],
+  policy: GroupAnswerPolicy,
+  logger: Logger,
+): InboxItem[] {
+  const items: InboxItem[] = [];
   for (const raw of events) {
-    const event = (raw ?? {}) as LineEvent;
-    const source = sourceOf(event);
-    const eventId = typeof event.webhookEventId === 'string' ? event.webhookEventId : undefined;
-    if (!source || !eventId) {
+    const event = (raw ?? {}) as webhook.Event;
+    const source = sourceOf((event as { source?: webhook.Source }).source);
+    if (!source || typeof event.webhookEventId !== 'string') {
       logger.debug('event without a source or webhookEventId ignored', { type: event.type });
       continue;
     }
-    if (
-      event.type !== 'message' ||
-      event.message?.type !== 'text' ||
-      typeof event.message.text !== 'string'
-    ) {
-      logger.debug('event type not handled', { type: event.type, messageType: event.message?.type, eventId });
-      continue;
-    }
-    const userId = event.source?.userId;
-    messages.push({
-      eventId,
-      source,
-      text: event.message.text,
-      timestamp: typeof event.timestamp === 'number' ? event.timestamp : 0,
-      ...(typeof userId === 'string' && { sender: { userId } }),
-      ...(typeof event.replyToken === 'string' && { replyToken: event.replyToken }),
-      ...(typeof event.message.quoteToken === 'string' && { quoteToken: event.message.quoteToken }),
-    });
+    const item = toInboxItem(event, source, policy);
+    if (item) items.push(item);
+    else logger.debug('event type not handled', { type: event.type, eventId: event.webhookEventId });
   }
-  return messages;
+  return items;
+}
+
+function toInboxItem(event: webhook.Event, source: Source, policy: GroupAnswerPolicy): InboxItem | undefined {
+  const base = { eventId: event.webhookEventId, source, timestamp: event.timestamp };
+  const userId = (event as { source?: { userId?: string } }).source?.userId;
+  const message = (text: string, extra: Partial<InboundMessage> = {}): InboundMessage => ({
+    ...base,
+    text,
+    ...(userId && { sender: { userId } }),
+    ...('replyToken' in event && typeof event.replyToken === 'string' && { replyToken: event.replyToken }),
+    ...extra,
+  });
+
+  switch (event.type) {
+    case 'message':
+      return fromMessageContent(event.message, source, policy, message);
+    case 'postback': {
+      const params = event.postback.params ? ` ${JSON.stringify(event.postback.params)}` : '';
+      return message(`[postback] ${event.postback.data}${params}`, { lineEvent: 'postback' });
+    }
+    case 'follow':
+      return message(event.follow.isUnblocked ? '[unblocked the bot]' : '[added the bot as a friend]', {
+        lineEvent: 'follow',
+      });
+    case 'join':
+      return message(`[the bot was added to this ${source.kind}]`, { lineEvent: 'join' });
+    case 'memberJoined': {
+      const count = event.joined.members.length;
+      return message(
+        `[${count} ${count === 1 ? 'member' : 'members'} joined: ${memberIds(event.joined.members)}]`,
+        {
+          lineEvent: 'memberJoined',
+        },
+      );
+    }
+    case 'memberLeft': {
+      const count = event.left.members.length;
+      // Nobody can be answered (there is no reply token): a note in history only.
+      return message(
+        `[${count} ${count === 1 ? 'member' : 'members'} left: ${memberIds(event.left.members)}]`,
+        {
+          quiet: true,
+          lineEvent: 'memberLeft',
+        },
+      );
+    }
+    case 'unsend':
+      return { ...base, kind: 'unsend', messageId: event.unsend.messageId };
+    case 'unfollow':
+      return { ...base, kind: 'forget', reason: 'unfollow' };
+    case 'leave':
+      return { ...base, kind: 'forget', reason: 'leave' };
+    default:
+      return undefined;
+  }
+}
+
+function fromMessageContent(
+  content: webhook.MessageContent,
+  source: Source,
+  policy: GroupAnswerPolicy,
+  message: (text: string, extra?: Partial<InboundMessage>) => InboundMessage,
+): InboundMessage | undefined {
+  const common: Partial<InboundMessage> = {
+    messageId: content.id,
+    ...('quoteToken' in content &&
+      typeof content.quoteToken === 'string' && { quoteToken: content.quoteToken }),
+  };
+  const inGroup = source.kind !== 'user';
+  switch (content.type) {
+    case 'text': {
+      const addressed =
+        !inGroup ||
+        policy.mode === 'all' ||
+        (content.mention?.mentionees ?? []).some((mentionee) => 'isSelf' in mentionee && mentionee.isSelf) ||
+        content.text.toLowerCase().includes(policy.botName.toLowerCase());
+      return message(content.text, { ...common, ...(!addressed && { quiet: true }) });
+    }
+    case 'image': {
+      const set = content.imageSet
+        ? ` ${content.imageSet.index ?? '?'} of ${content.imageSet.total ?? '?'}`
+        : '';
+      const attachment: Attachment | undefined =
+        content.contentProvider.type === 'line' ? { kind: 'image', messageId: content.id } : undefined;
+      const where =
+        content.contentProvider.type === 'external'
+          ? ` at ${content.contentProvider.originalContentUrl}`
+          : '';
+      return quietInMentionGroup(
+        message(`[image${set}${where}]`, { ...common, ...(attachment && { attachment }) }),
+        inGroup,
+        policy,
+      );
+    }
+    case 'video':
+      return quietInMentionGroup(message(`[video${duration(content.duration)}]`, common), inGroup, policy);
+    case 'audio':
+      return quietInMentionGroup(message(`[audio${duration(content.duration)}]`, common), inGroup, policy);
+    case 'file':
+      return quietInMentionGroup(
+        message(`[file "${content.fileName}", ${size(content.fileSize)}]`, common),
+        inGroup,
+        policy,
+      );
+    case 'location': {
+      const place = [content.title, content.address].filter(Boolean).join(', ');
+      const text = `[location${place ? `: ${place}` : ''} (${content.latitude}, ${content.longitude})]`;
+      return quietInMentionGroup(message(text, common), inGroup, policy);
+    }
+    case 'sticker': {
+      const described = content.keywords?.length
+        ? `keywords: ${content.keywords.slice(0, 8).join(', ')}`
+        : content.text
+          ? `text: ${content.text}`
+          : `package ${content.packageId}, sticker ${content.stickerId}`;
+      return quietInMentionGroup(message(`[sticker, ${described}]`, common), inGroup, policy);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Media, stickers and locations cannot mention the bot: under `mention`, they are context only. */
+function quietInMentionGroup(
+  message: InboundMessage,
+  inGroup: boolean,
+  policy: GroupAnswerPolicy,
+): InboundMessage {
+  return inGroup && policy.mode === 'mention' ? { ...message, quiet: true } : message;
+}
+
+function memberIds(members: readonly { userId?: string }[]): string {
+  return members.map((member) => member.userId ?? 'unknown').join(', ');
+}
+
+function duration(milliseconds: number | undefined): string {
+  return milliseconds === undefined ? '' : `, ${Math.round(milliseconds / 1000)} s`;
+}
+
+function size(bytes: number): string {
+  return bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

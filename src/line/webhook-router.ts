@@ -1,9 +1,9 @@
 import { validateSignature } from '@line/bot-sdk';
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { AcceptResult } from '../actors/index.js';
-import type { InboundMessage } from '../domain/index.js';
+import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import { toInboundMessages } from './webhook-events.js';
+import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
 
 export const MAX_WEBHOOK_BODY = '1mb';
 
@@ -11,7 +11,8 @@ export interface WebhookRouterOptions {
   /** The channel secret; read per request so the emulator can set it after start. */
   readonly channelSecret: () => string;
   /** Durably accepts the messages (claim + inbox); the turns run after the answer. */
-  readonly accept: (messages: InboundMessage[]) => Promise<AcceptResult>;
+  readonly accept: (items: InboxItem[]) => Promise<AcceptResult>;
+  readonly groupPolicy: GroupAnswerPolicy;
   readonly logger: Logger;
 }
 
@@ -50,7 +51,7 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
         response.status(400).json({ message: `malformed webhook body: ${(error as Error).message}` });
         return;
       }
-      const messages = toInboundMessages(events, options.logger);
+      const messages = toInboxItems(events, options.groupPolicy, options.logger);
       try {
         const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
         options.logger.info('webhook accepted', { events: events.length, ...result });

@@ -8,7 +8,7 @@ import {
   type DoneActorEvent,
 } from 'xstate';
 import type { ModelResponse } from '../model/index.js';
-import type { ToolOutcome } from '../tools/index.js';
+import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import {
   defaultConversationSettings,
   type ConversationContext,
@@ -26,12 +26,14 @@ import {
   currentTurn,
   enqueueMessage,
   finishTurn,
+  isQuietTurn,
   recordDelivery,
   recordModelResponse,
   recordOutcome,
   refuseRepeatedReplies,
   startTurn,
   textsToDeliver,
+  unsendMessage,
 } from './turn-updates.js';
 
 /** Bumped when a change makes older persisted snapshots unrestorable as they are. */
@@ -75,6 +77,7 @@ export const conversationMachine = setup({
   },
   guards: {
     hasPendingTurn: ({ context }) => context.pending.length > 0,
+    turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
     stepSettledWithTexts: ({ context }) =>
       allCallsSettled(context.turn) && textsToDeliver(context.turn).length > 0,
@@ -91,10 +94,13 @@ export const conversationMachine = setup({
     turn: null,
     lastTurn: null,
     recentEventIds: [],
+    profiles: {},
+    chat: {},
   }),
   // Accepted in every state: a message that arrives during a turn waits its turn.
   on: {
     'line.message': { actions: assign(({ context, event }) => enqueueMessage(context, event.message)) },
+    'line.unsend': { actions: assign(({ context, event }) => unsendMessage(context, event.messageId)) },
   },
   initial: 'idle',
   states: {
@@ -104,7 +110,11 @@ export const conversationMachine = setup({
     receive: {
       // The message joins history here; the save of this step is what `generate` waits for.
       entry: assign(({ context }) => startTurn(context)),
-      always: 'generate',
+      always: [
+        // Only quiet messages (group talk not addressed to the bot): kept in history, no model call.
+        { guard: 'turnIsQuiet', target: 'idle', actions: assign({ turn: null }) },
+        { target: 'generate' },
+      ],
     },
     generate: {
       invoke: {
@@ -218,19 +228,22 @@ export const conversationMachine = setup({
 export type ConversationMachine = typeof conversationMachine;
 
 /**
- * The reply token goes with the first delivery of a turn only: LINE accepts it once. In groups
- * and rooms the reply quotes the message it answers, so everyone sees who is answered.
+ * The reply token goes with the first delivery of a turn only: LINE accepts it once. The reply
+ * quotes the message it answers when `reply` asks to; by default in groups and rooms, so
+ * everyone sees who is answered.
  */
 function deliveryRequest(context: ConversationContext, texts: readonly string[]): DeliveryRequest {
   const turn = currentTurn(context);
-  const latest = turn.messages.at(-1);
+  const latest = turn.messages.findLast((message) => message.replyToken) ?? turn.messages.at(-1);
   const useReplyToken = turn.deliveries === 0 && latest?.replyToken;
+  const quoteAsked = turn.step.find(({ call }) => call.name === REPLY_TOOL_NAME)?.call.args.quote;
+  const quote = typeof quoteAsked === 'boolean' ? quoteAsked : context.source.kind !== 'user';
   return {
     source: context.source,
     turnId: turn.id,
     index: turn.deliveries,
     texts,
     ...(useReplyToken && { replyToken: latest.replyToken, replyTokenIssuedAt: latest.timestamp }),
-    ...(latest?.quoteToken && context.source.kind !== 'user' && { quoteToken: latest.quoteToken }),
+    ...(latest?.quoteToken && quote && { quoteToken: latest.quoteToken }),
   };
 }

@@ -1,9 +1,9 @@
 import { fromPromise, type ActorSystem, type ActorSystemInfo } from 'xstate';
 
 type AnyActorSystem = ActorSystem<ActorSystemInfo>;
-import type { Clock } from '../domain/index.js';
+import type { Attachment, Clock } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import type { ModelPort } from '../model/index.js';
+import type { MediaPart, ModelPort } from '../model/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import {
   CONVERSATION_SYSTEM_ID,
@@ -23,6 +23,12 @@ export interface DeliveryPort {
   deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt>;
 }
 
+/** Media bytes for the model: LINE's content API implements it. */
+export interface MediaPort {
+  /** Undefined when the content is gone, too large or not an image; never throws. */
+  load(attachment: Attachment, signal: AbortSignal): Promise<{ mimeType: string; data: string } | undefined>;
+}
+
 /** What the conversation's actors need from the outside world. */
 export interface ConversationServices {
   readonly model: ModelPort;
@@ -32,6 +38,10 @@ export interface ConversationServices {
   readonly systemInstruction: () => string;
   /** Resolves once the conversation's current snapshot is durable (the actor host's saves). */
   readonly checkpoint: (sourceId: string) => Promise<void>;
+  /** When the turn's model calls must be over (epoch ms); retries stop there. */
+  readonly turnDeadline?: (sourceId: string, turnId: string) => number;
+  /** Loads the media of the turn's messages (images) for the model; absent media is skipped. */
+  readonly media?: MediaPort;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -66,11 +76,15 @@ export function provideConversationServices(
           const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
           const started = services.clock.now();
           try {
+            const deadline = services.turnDeadline?.(input.sourceId, input.turnId);
+            const media = await mediaOfTurn(context, services.media, signal);
             const response = await services.model.generate({
               systemInstruction: services.systemInstruction(),
               history: context.history,
               tools: services.tools.declarations(),
               signal,
+              ...(deadline !== undefined && { deadline }),
+              ...(media.length > 0 && { media }),
             });
             logger.info('model call', {
               model: services.model.name,
@@ -117,4 +131,21 @@ export function provideConversationServices(
       }),
     },
   });
+}
+
+/** The images of the turn's own messages, for the model; older turns keep only their description. */
+async function mediaOfTurn(
+  context: ConversationContext,
+  media: MediaPort | undefined,
+  signal: AbortSignal,
+): Promise<MediaPart[]> {
+  if (!media || !context.turn) return [];
+  const parts = await Promise.all(
+    context.turn.messages.map(async (message) => {
+      if (message.attachment?.kind !== 'image') return undefined;
+      const loaded = await media.load(message.attachment, signal);
+      return loaded && { eventId: message.eventId, ...loaded };
+    }),
+  );
+  return parts.filter((part) => part !== undefined);
 }

@@ -55,6 +55,18 @@ export interface TurnSummary {
   readonly startedAt: number;
 }
 
+/** A cached LINE profile: display names are looked up once and refreshed now and then. */
+export interface KnownProfile {
+  readonly displayName?: string;
+  readonly fetchedAt: number;
+}
+
+/** What is known of a group or room. */
+export interface ChatDetails {
+  readonly title?: string;
+  readonly memberCount?: number;
+}
+
 export interface ConversationContext {
   readonly source: Source;
   readonly settings: ConversationSettings;
@@ -65,6 +77,9 @@ export interface ConversationContext {
   readonly lastTurn: TurnSummary | null;
   /** Recently accepted event ids: a message seen twice is ignored. */
   readonly recentEventIds: readonly string[];
+  /** Display names by user id (the speakers of this source). */
+  readonly profiles: Readonly<Record<string, KnownProfile>>;
+  readonly chat: ChatDetails;
 }
 
 export interface ConversationInput {
@@ -73,7 +88,10 @@ export interface ConversationInput {
   readonly history?: readonly HistoryEntry[];
 }
 
-export type ConversationEvent = { type: 'line.message'; message: InboundMessage };
+export type ConversationEvent =
+  | { type: 'line.message'; message: InboundMessage }
+  /** The user took a message back: it leaves history (and the queue). */
+  | { type: 'line.unsend'; messageId: string };
 
 // Inputs of the invoked actors. They are persisted with the snapshot while in flight:
 // small, plain JSON, never the history (actors read it through the system).

@@ -5,7 +5,7 @@ export {
 } from './conversation-machine.js';
 export type { ConversationMachine } from './conversation-machine.js';
 export { provideConversationServices, conversationContextOf } from './conversation-services.js';
-export type { ConversationServices, DeliveryPort } from './conversation-services.js';
+export type { ConversationServices, DeliveryPort, MediaPort } from './conversation-services.js';
 export { defaultConversationSettings } from './conversation-types.js';
 export type * from './conversation-types.js';
 export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } from './stop-conditions.js';

@@ -1,4 +1,4 @@
-import type { FunctionCall, HistoryEntry, InboundMessage } from '../domain/index.js';
+import type { FunctionCall, HistoryEntry, InboundMessage, Sender } from '../domain/index.js';
 import type { ModelResponse, TokenUsage } from '../model/index.js';
 import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
@@ -7,8 +7,12 @@ import type { ConversationContext, StopReason, Turn } from './conversation-types
 // returns the fields it changes, so every rule is testable without an actor.
 
 const RECENT_EVENT_IDS = 200;
+const KNOWN_PROFILES = 500;
 
-/** Puts a message in line, following the queue policy. A message seen before is ignored. */
+/**
+ * Puts a message in line, following the queue policy, and keeps what it tells about the
+ * speaker and the chat. A message seen before is ignored.
+ */
 export function enqueueMessage(
   context: ConversationContext,
   message: InboundMessage,
@@ -20,7 +24,46 @@ export function enqueueMessage(
   const mergeIntoLast = last && (queuePolicy === 'merge' || pending.length >= maxQueuedTurns);
   if (mergeIntoLast) pending[pending.length - 1] = [...last, message];
   else pending.push([message]);
-  return { pending, recentEventIds: [...context.recentEventIds, message.eventId].slice(-RECENT_EVENT_IDS) };
+  return {
+    pending,
+    recentEventIds: [...context.recentEventIds, message.eventId].slice(-RECENT_EVENT_IDS),
+    profiles: rememberProfile(context.profiles, message),
+    chat: {
+      ...context.chat,
+      ...(message.chatTitle !== undefined && { title: message.chatTitle }),
+      ...(message.memberCount !== undefined && { memberCount: message.memberCount }),
+    },
+  };
+}
+
+function rememberProfile(profiles: ConversationContext['profiles'], message: InboundMessage) {
+  const sender = message.sender;
+  if (!sender?.profileFetchedAt) return profiles;
+  const entries = Object.entries({
+    ...profiles,
+    [sender.userId]: {
+      fetchedAt: sender.profileFetchedAt,
+      ...(sender.displayName && { displayName: sender.displayName }),
+    },
+  });
+  // Bounded: the oldest lookups go first.
+  return Object.fromEntries(
+    entries.sort(([, a], [, b]) => b.fetchedAt - a.fetchedAt).slice(0, KNOWN_PROFILES),
+  );
+}
+
+/** Removes a message the user took back, from history and from the queue. */
+export function unsendMessage(context: ConversationContext, messageId: string): Partial<ConversationContext> {
+  const history = context.history.filter((entry) => entry.role !== 'user' || entry.messageId !== messageId);
+  const pending = context.pending
+    .map((group) => group.filter((message) => message.messageId !== messageId))
+    .filter((group) => group.length > 0);
+  return { history, pending };
+}
+
+/** A turn of quiet messages only (group talk not addressed to the bot, notes): history, no model. */
+export function isQuietTurn(turn: Turn | null): boolean {
+  return !!turn && turn.messages.every((message) => message.quiet);
 }
 
 /** Starts the next turn: its messages go into history before anything else happens. */
@@ -32,7 +75,8 @@ export function startTurn(context: ConversationContext): Partial<ConversationCon
     eventId: message.eventId,
     text: message.text,
     timestamp: message.timestamp,
-    ...(message.sender && { sender: message.sender }),
+    ...(message.sender && { sender: senderForHistory(message.sender) }),
+    ...(message.messageId && { messageId: message.messageId }),
     ...(message.attachment && { attachment: message.attachment }),
   }));
   const turn: Turn = {
@@ -46,6 +90,10 @@ export function startTurn(context: ConversationContext): Partial<ConversationCon
     usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
   };
   return { pending, turn, history: [...context.history, ...userEntries] };
+}
+
+function senderForHistory(sender: Sender): Sender {
+  return { userId: sender.userId, ...(sender.displayName && { displayName: sender.displayName }) };
 }
 
 /** Records the model's answer in history and makes its calls the current step. */

@@ -1,4 +1,4 @@
-import type { InboundMessage, JsonObject } from '../domain/index.js';
+import type { InboxItem, JsonObject } from '../domain/index.js';
 
 /** A source's persisted conversation: the actor snapshot (its context holds the history). */
 export interface StoredConversation {
@@ -34,9 +34,9 @@ export interface ConversationStore {
    * Claims the event id and appends the message to its source's inbox, durably, before
    * the webhook answers. Returns false when the id was claimed before (a redelivery).
    */
-  accept(message: InboundMessage): Promise<boolean>;
+  accept(message: InboxItem): Promise<boolean>;
   /** The source's waiting messages, oldest first. */
-  inbox(sourceId: string): Promise<InboundMessage[]>;
+  inbox(sourceId: string): Promise<InboxItem[]>;
   load(sourceId: string): Promise<StoredConversation | undefined>;
   /**
    * Writes the conversation only if its version is still `expectedVersion`; returns the new

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { InboundMessage } from '../domain/index.js';
+import type { InboxItem } from '../domain/index.js';
 import type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { VersionConflictError } from './version-conflict-error.js';
@@ -52,7 +52,7 @@ export class FileStore implements ConversationStore {
     return store;
   }
 
-  async accept(message: InboundMessage): Promise<boolean> {
+  async accept(message: InboxItem): Promise<boolean> {
     // Inbox first, then the claim: a crash in between leaves an unclaimed message that a
     // redelivery completes (the actor ignores an event id it has seen), never a lost one.
     if (await exists(this.claimFile(message.eventId))) return false;
@@ -71,14 +71,14 @@ export class FileStore implements ConversationStore {
     }
   }
 
-  async inbox(sourceId: string): Promise<InboundMessage[]> {
+  async inbox(sourceId: string): Promise<InboxItem[]> {
     const files = await listFiles(this.inboxDir(sourceId));
     const messages = await Promise.all(
       files.sort().map(async (file) => {
         try {
           return JSON.parse(
             await readFile(path.join(this.inboxDir(sourceId), file), 'utf8'),
-          ) as InboundMessage;
+          ) as InboxItem;
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // consumed meanwhile
           throw error;

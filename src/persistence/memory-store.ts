@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../domain/index.js';
+import type { InboxItem } from '../domain/index.js';
 import type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
@@ -27,7 +27,7 @@ export class MemoryStore implements ConversationStore {
     this.now = options.now ?? Date.now;
   }
 
-  accept(message: InboundMessage): Promise<boolean> {
+  accept(message: InboxItem): Promise<boolean> {
     this.pruneClaims();
     const expiresAt = this.claims.get(message.eventId);
     if (expiresAt !== undefined && expiresAt > this.now()) return Promise.resolve(false);
@@ -38,9 +38,9 @@ export class MemoryStore implements ConversationStore {
     return Promise.resolve(true);
   }
 
-  inbox(sourceId: string): Promise<InboundMessage[]> {
+  inbox(sourceId: string): Promise<InboxItem[]> {
     return Promise.resolve(
-      (this.inboxes.get(sourceId) ?? []).map((item) => JSON.parse(item.json) as InboundMessage),
+      (this.inboxes.get(sourceId) ?? []).map((item) => JSON.parse(item.json) as InboxItem),
     );
   }
 

@@ -1,4 +1,3 @@
-import { messagingApi } from '@line/bot-sdk';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,8 +6,8 @@ import type { KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { LineEmulator } from '../line/emulator/line-emulator.js';
 import { emulatorRouter } from '../line/emulator/emulator-router.js';
-import type { LineRequestValidator } from '../line/emulator/line-api-router.js';
-import { LineDelivery } from '../line/line-delivery.js';
+import { createLineChannel } from '../line/line-channel.js';
+import { LineSchemas, type Validation } from '../line/openapi/line-schemas.js';
 import { webhookRouter } from '../line/webhook-router.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
@@ -25,7 +24,6 @@ export interface RuntimeOverrides {
   readonly logger?: Logger;
   readonly clock?: Clock;
   readonly tools?: readonly Tool[];
-  readonly validateLineRequest?: LineRequestValidator;
 }
 
 export interface KaiwaRuntime {
@@ -50,6 +48,8 @@ export async function startKaiwa(
   const store = overrides.store ?? (await createStore(config));
   const model = overrides.model ?? createModel(config, logger);
   const emulator = config.line.mode === 'emulator' ? new LineEmulator(clock) : undefined;
+  // The emulator checks every request the bot sends and every webhook it builds against LINE's schemas.
+  const schemas = emulator ? await LineSchemas.load() : undefined;
 
   const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });
   for (const tool of [replyTool, skipTool, ...(overrides.tools ?? [])]) tools.register(tool);
@@ -65,24 +65,36 @@ export async function startKaiwa(
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
-  const client = new messagingApi.MessagingApiClient({
-    channelAccessToken: emulator
-      ? emulator.channelAccessToken
-      : (config.line as { channelAccessToken: string }).channelAccessToken,
-    baseURL: emulator ? url : config.line.apiBaseUrl,
-  });
+  // In emulator mode this server plays LINE: the Messaging API and the content API are its own.
+  const line = createLineChannel(
+    emulator
+      ? { channelAccessToken: emulator.channelAccessToken, apiBaseUrl: url, dataApiBaseUrl: url }
+      : {
+          channelAccessToken: (config.line as { channelAccessToken: string }).channelAccessToken,
+          apiBaseUrl: config.line.apiBaseUrl,
+          dataApiBaseUrl: config.line.dataApiBaseUrl,
+        },
+    config,
+    clock,
+    logger,
+  );
   const host = new ActorHost({
     store,
     services: {
       model,
       tools,
-      delivery: new LineDelivery({ client, clock, logger }),
+      delivery: line.delivery,
+      media: line.media,
       systemInstruction: () => systemPrompt.text(),
       clock,
       logger,
     },
     settings: config.conversation,
     idleEvictionMs: config.idleEvictionMs,
+    enrich: line.directory.enrich,
+    turnActivity: line.loading,
+    forgetPolicy: config.lineBehaviour.forgetPolicy,
+    turnDeadlineMs: config.turnDeadlineMs,
     logger,
     clock,
   });
@@ -101,7 +113,8 @@ export async function startKaiwa(
     webhookRouter({
       channelSecret: () =>
         emulator ? emulator.channelSecret : (config.line as { channelSecret: string }).channelSecret,
-      accept: (messages) => host.accept(messages),
+      accept: (items) => host.accept(items),
+      groupPolicy: { mode: config.lineBehaviour.groupAnswer, botName: config.lineBehaviour.botName },
       logger,
     }),
   );
@@ -112,7 +125,11 @@ export async function startKaiwa(
         webhookUrl: () => `${url}/webhook`,
         clock,
         logger,
-        ...(overrides.validateLineRequest && { validateRequest: overrides.validateLineRequest }),
+        ...(schemas && {
+          validateRequest: (method: string, path: string, body: unknown) =>
+            problemsOf(schemas.validateRequest(method, path, body)),
+          validateWebhook: (body: unknown) => problemsOf(schemas.validateWebhook(body)),
+        }),
       }),
     );
   }
@@ -141,4 +158,8 @@ export async function startKaiwa(
 
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
+}
+
+function problemsOf(validation: Validation): string[] {
+  return validation.ok ? [] : validation.errors;
 }

@@ -91,16 +91,9 @@ describe('POST /webhook over HTTP', () => {
 
   it('ignores event types it does not handle, with 200', async () => {
     running = await startKaiwaWithFakeLine({ model: echo() });
-    const sticker = {
+    const futureMessage = {
       ...textEvent(running.line, { type: 'user', userId: USER }, 'x'),
-      message: {
-        type: 'sticker',
-        id: '1',
-        packageId: '1',
-        stickerId: '1',
-        stickerResourceType: 'STATIC',
-        quoteToken: 'q',
-      },
+      message: { type: 'hologram', id: '1' },
     };
     const beacon = {
       type: 'futureEventType',
@@ -110,7 +103,7 @@ describe('POST /webhook over HTTP', () => {
       source: { type: 'user', userId: USER },
     };
 
-    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [sticker, beacon] }));
+    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [futureMessage, beacon] }));
 
     expect(response.status).toBe(200);
     await running.kaiwa.host.whenSettled();
@@ -185,7 +178,7 @@ describe('POST /webhook over HTTP', () => {
 
     expect(again.status).toBe(200);
     expect(model.calls).toHaveLength(1);
-    expect(running.line.requests).toHaveLength(1);
+    expect(running.line.requestsTo('/v2/bot/message/reply')).toHaveLength(1);
   });
 
   it('answers 500 when the events cannot be stored, so LINE redelivers', async () => {

@@ -25,6 +25,8 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
   const schemas = await LineSchemas.load();
   const emulator = new LineEmulator(options.clock ?? { now: () => Date.now() });
   const requests: RecordedLineRequest[] = [];
+  /** Scripted failures: the next `times` requests to `path` answer `status` with `body`. */
+  const failures: { path: string; status: number; body: Record<string, unknown>; times: number }[] = [];
   const validate = (method: string, path: string, body: unknown) => {
     const result = schemas.validateRequest(method, path, body);
     return result.ok ? [] : result.errors;
@@ -40,6 +42,12 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
     });
     next();
   });
+  app.use((request, response, next) => {
+    const failure = failures.find((candidate) => candidate.path === request.path && candidate.times > 0);
+    if (!failure) return next();
+    failure.times--;
+    response.status(failure.status).set('x-line-request-id', `req-${requests.length}`).json(failure.body);
+  });
   app.use(lineApiRouter({ emulator, logger: silentLogger, validateRequest: validate }));
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -48,6 +56,11 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
     url: `http://127.0.0.1:${port}`,
     emulator,
     requests,
+    failNext: (path: string, status: number, body: Record<string, unknown> = { message: 'failure' }, times = 1) => {
+      failures.push({ path, status, body, times });
+    },
+    /** The requests to one path (the enricher's profile lookups make others). */
+    requestsTo: (path: string) => requests.filter((request) => request.path === path),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -5,9 +5,12 @@ import type { Clock } from '../../domain/index.js';
 import type { Logger } from '../../logging/index.js';
 import { lineApiRouter, type LineRequestValidator } from './line-api-router.js';
 import { LineEmulator } from './line-emulator.js';
-import { postWebhook, textMessageEvent, type EmulatedTextMessage } from './webhook-sender.js';
+import { buildEvent, postWebhook, type EmulatedAction, type EmulatedRequest } from './webhook-sender.js';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
+
+/** Checks a webhook body the emulator built; returns what LINE's schema says is wrong. */
+export type WebhookValidator = (body: unknown) => string[];
 
 export interface EmulatorRouterOptions {
   readonly emulator: LineEmulator;
@@ -16,11 +19,12 @@ export interface EmulatorRouterOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly validateRequest?: LineRequestValidator;
+  readonly validateWebhook?: WebhookValidator;
 }
 
 /**
  * The emulator's two faces: the chat page and its API at `/` and `/emulator/*`, and the
- * Messaging API endpoints the bot calls (`/v2/bot/message/reply`, `/push`).
+ * Messaging API endpoints the bot calls (see `lineApiRouter`).
  */
 export function emulatorRouter(options: EmulatorRouterOptions): Router {
   const { emulator, logger } = options;
@@ -57,20 +61,40 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
     request.on('close', unsubscribe);
   });
 
-  router.post('/emulator/api/messages', express.json({ limit: '64kb' }), async (request, response) => {
-    const message = parseEmulatedMessage(request.body);
-    if (typeof message === 'string') {
-      response.status(400).json({ message });
+  // Images arrive as base64 in JSON: the limit covers LINE's 10 MB image size.
+  router.post('/emulator/api/messages', express.json({ limit: '15mb' }), async (request, response) => {
+    const parsed = parseEmulatedRequest(request.body);
+    if (typeof parsed === 'string') {
+      response.status(400).json({ message: parsed });
       return;
     }
-    const { event, chatId, messageId, quoteToken } = textMessageEvent(emulator, message, options.clock.now());
-    const entry = emulator.recordUserMessage(chatId, message.userName, message.text, quoteToken, messageId);
-    const answer = await postWebhook(options.webhookUrl(), emulator.channelSecret, emulator.botUserId, [
-      event,
-    ]);
+    const built = buildEvent(emulator, parsed, options.clock.now());
+    const body = JSON.stringify({ destination: emulator.botUserId, events: [built.event] });
+    const problems = options.validateWebhook?.(JSON.parse(body)) ?? [];
+    if (problems.length > 0) {
+      // The emulator broke LINE's schema: a bug here, shown loudly rather than sent.
+      logger.error("the emulator built a webhook that breaks LINE's schema", { problems });
+      emulator.recordViolation(
+        built.chatId,
+        `webhook not sent, it breaks LINE's schema: ${problems.join('; ')}`,
+      );
+      response.status(500).json({ message: 'invalid webhook', problems });
+      return;
+    }
+    const entry = built.transcript
+      ? emulator.recordUserMessage(
+          built.chatId,
+          parsed.userName,
+          built.transcript.text,
+          built.transcript.quoteToken,
+          built.transcript.id,
+          built.transcript.media,
+        )
+      : undefined;
+    const answer = await postWebhook(options.webhookUrl(), emulator.channelSecret, body);
     if (answer.status !== 200)
-      emulator.recordViolation(chatId, `webhook answered ${answer.status}: ${answer.body}`);
-    response.json({ entry, webhookStatus: answer.status });
+      emulator.recordViolation(built.chatId, `webhook answered ${answer.status}: ${answer.body}`);
+    response.json({ entry, chatId: built.chatId, webhookStatus: answer.status });
   });
 
   router.use(
@@ -83,18 +107,76 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
   return router;
 }
 
-function parseEmulatedMessage(body: unknown): EmulatedTextMessage | string {
+function parseEmulatedRequest(body: unknown): EmulatedRequest | string {
   const value = (body ?? {}) as {
     chat?: { kind?: unknown; name?: unknown };
     userName?: unknown;
     text?: unknown;
+    action?: Record<string, unknown>;
   };
   const kind = value.chat?.kind;
   if (kind !== 'user' && kind !== 'group' && kind !== 'room') return 'chat.kind must be user, group or room';
   if (typeof value.chat?.name !== 'string' || value.chat.name.trim() === '') return 'chat.name is required';
   if (typeof value.userName !== 'string' || value.userName.trim() === '') return 'userName is required';
-  if (typeof value.text !== 'string' || value.text.length === 0 || value.text.length > 5000) {
-    return 'text must be 1 to 5000 characters';
+  const action = parseAction(value.action ?? { type: 'text', text: value.text }, kind);
+  if (typeof action === 'string') return action;
+  return { chat: { kind, name: value.chat.name.trim() }, userName: value.userName.trim(), action };
+}
+
+function parseAction(
+  action: Record<string, unknown>,
+  kind: 'user' | 'group' | 'room',
+): EmulatedAction | string {
+  switch (action.type) {
+    case 'text':
+      if (typeof action.text !== 'string' || action.text.length === 0 || action.text.length > 5000) {
+        return 'text must be 1 to 5000 characters';
+      }
+      return { type: 'text', text: action.text };
+    case 'sticker':
+      if (typeof action.packageId !== 'string' || typeof action.stickerId !== 'string') {
+        return 'a sticker needs packageId and stickerId';
+      }
+      return {
+        type: 'sticker',
+        packageId: action.packageId,
+        stickerId: action.stickerId,
+        ...(Array.isArray(action.keywords) && { keywords: action.keywords.map(String) }),
+      };
+    case 'image': {
+      if (
+        typeof action.data !== 'string' ||
+        typeof action.mimeType !== 'string' ||
+        !action.mimeType.startsWith('image/')
+      ) {
+        return 'an image needs mimeType image/* and base64 data';
+      }
+      return { type: 'image', mimeType: action.mimeType, data: Buffer.from(action.data, 'base64') };
+    }
+    case 'location':
+      if (typeof action.latitude !== 'number' || typeof action.longitude !== 'number') {
+        return 'a location needs latitude and longitude';
+      }
+      return {
+        type: 'location',
+        title: typeof action.title === 'string' ? action.title : 'Location',
+        address: typeof action.address === 'string' ? action.address : '',
+        latitude: action.latitude,
+        longitude: action.longitude,
+      };
+    case 'follow':
+    case 'unfollow':
+      return kind === 'user' ? { type: action.type } : `${action.type} happens in 1:1 chats only`;
+    case 'join':
+    case 'leave':
+    case 'memberJoined':
+    case 'memberLeft':
+      return kind === 'user' ? `${action.type} happens in groups and rooms only` : { type: action.type };
+    case 'unsend':
+      return typeof action.messageId === 'string'
+        ? { type: 'unsend', messageId: action.messageId }
+        : 'unsend needs messageId';
+    default:
+      return `unknown action type ${JSON.stringify(action.type)}`;
   }
-  return { chat: { kind, name: value.chat.name.trim() }, userName: value.userName.trim(), text: value.text };
 }

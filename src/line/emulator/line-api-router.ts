@@ -21,12 +21,9 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
   const router = express.Router();
   router.use('/v2/bot', express.json({ limit: '1mb' }), (request, response, next) => {
     if (request.get('authorization') !== `Bearer ${emulator.channelAccessToken}`) {
-      response
-        .status(401)
-        .json({
-          message:
-            'Authentication failed. Confirm that the access token in the authorization header is valid.',
-        });
+      response.status(401).json({
+        message: 'Authentication failed. Confirm that the access token in the authorization header is valid.',
+      });
       return;
     }
     next();
@@ -35,6 +32,38 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
     if (rejectInvalid(request, response, 'reply')) return;
     const answer = emulator.reply(request.body as Parameters<LineEmulator['reply']>[0]);
     response.status(answer.status).json(answer.body);
+  });
+  router.get('/v2/bot/profile/:userId', (request, response) => {
+    send(response, emulator.profile(request.params.userId));
+  });
+  router.get('/v2/bot/group/:groupId/member/:userId', (request, response) => {
+    send(response, emulator.profile(request.params.userId, request.params.groupId));
+  });
+  router.get('/v2/bot/room/:roomId/member/:userId', (request, response) => {
+    send(response, emulator.profile(request.params.userId, request.params.roomId));
+  });
+  router.get('/v2/bot/group/:groupId/summary', (request, response) => {
+    send(response, emulator.groupSummary(request.params.groupId));
+  });
+  router.get('/v2/bot/group/:groupId/members/count', (request, response) => {
+    send(response, emulator.memberCount(request.params.groupId));
+  });
+  router.get('/v2/bot/room/:roomId/members/count', (request, response) => {
+    send(response, emulator.memberCount(request.params.roomId));
+  });
+  router.post('/v2/bot/chat/loading/start', (request, response) => {
+    const chatId = (request.body as { chatId?: string }).chatId ?? 'unknown';
+    if (rejectInvalid(request, response, chatId)) return;
+    send(response, emulator.startLoading(request.body as { chatId: string; loadingSeconds?: number }));
+  });
+  // The content API (LINE_DATA_API_BASE_URL): what users uploaded in the emulator.
+  router.get('/v2/bot/message/:messageId/content', (request, response) => {
+    const content = emulator.content(request.params.messageId);
+    if (!content) {
+      response.status(404).json({ message: 'Not found' });
+      return;
+    }
+    response.status(200).type(content.mimeType).send(content.data);
   });
   router.post('/v2/bot/message/push', (request, response) => {
     if (rejectInvalid(request, response, (request.body as { to?: string }).to ?? 'unknown')) return;
@@ -46,6 +75,10 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
   });
   return router;
 
+  function send(response: Response, answer: { status: number; body: Record<string, unknown> }) {
+    response.status(answer.status).json(answer.body);
+  }
+
   /** A request LINE would refuse gets LINE's 400, loudly in the log and on the page. */
   function rejectInvalid(request: Request, response: Response, chatId: string): boolean {
     const problems = options.validateRequest?.(request.method, request.path, request.body) ?? [];
@@ -55,12 +88,10 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
       chatId,
       `LINE would refuse ${request.method} ${request.path}: ${problems.join('; ')}`,
     );
-    response
-      .status(400)
-      .json({
-        message: 'The request body has 1 error(s)',
-        details: problems.map((message) => ({ message })),
-      });
+    response.status(400).json({
+      message: 'The request body has 1 error(s)',
+      details: problems.map((message) => ({ message })),
+    });
     return true;
   }
 }

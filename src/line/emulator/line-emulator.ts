@@ -5,7 +5,8 @@ import type { Clock, SourceKind } from '../../domain/index.js';
 export interface TranscriptEntry {
   readonly id: string;
   readonly chatId: string;
-  readonly from: 'user' | 'bot' | 'system';
+  /** `loading`: the bot showed LINE's loading animation in this chat. */
+  readonly from: 'user' | 'bot' | 'system' | 'loading';
   readonly time: number;
   readonly text: string;
   /** For user messages: who wrote it. */
@@ -16,6 +17,10 @@ export interface TranscriptEntry {
   readonly quotedId?: string;
   /** The message's own quote token (user messages). */
   readonly quoteToken?: string;
+  /** A sticker, image or location the user sent, for the page to draw. */
+  readonly media?: { readonly type: 'sticker' | 'image' | 'location'; readonly url?: string };
+  /** For `loading`: how long the animation lasts. */
+  readonly seconds?: number;
   /** A LINE API request that broke LINE's schema or rules: shown loudly. */
   readonly violation?: boolean;
 }
@@ -49,6 +54,9 @@ export class LineEmulator {
   private readonly quoteTokens = new Map<string, string>();
   private readonly retryKeys = new Set<string>();
   private readonly listeners = new Set<(entry: TranscriptEntry) => void>();
+  private readonly users = new Map<string, string>();
+  private readonly chats = new Map<string, { kind: SourceKind; title: string; members: Set<string> }>();
+  private readonly contents = new Map<string, { mimeType: string; data: Buffer }>();
   private sequence = 0;
 
   constructor(
@@ -59,6 +67,70 @@ export class LineEmulator {
   /** A stable LINE-shaped id for a user, group or room name. */
   static idFor(kind: SourceKind, name: string): string {
     return `${kind === 'user' ? 'U' : kind === 'group' ? 'C' : 'R'}${hex(`${kind}:${name}`)}`;
+  }
+
+  /** Makes a user known to LINE (its profile) and, for a group or room, a member of it. */
+  registerSpeaker(
+    userName: string,
+    chat?: { kind: SourceKind; name: string },
+  ): { userId: string; chatId: string } {
+    const userId = LineEmulator.idFor('user', userName);
+    this.users.set(userId, userName);
+    if (!chat || chat.kind === 'user') return { userId, chatId: userId };
+    const chatId = LineEmulator.idFor(chat.kind, chat.name);
+    const known = this.chats.get(chatId) ?? { kind: chat.kind, title: chat.name, members: new Set<string>() };
+    known.members.add(userId);
+    this.chats.set(chatId, known);
+    return { userId, chatId };
+  }
+
+  /** Keeps uploaded media for the content API (`/v2/bot/message/{id}/content`). */
+  storeContent(messageId: string, mimeType: string, data: Buffer): void {
+    this.contents.set(messageId, { mimeType, data });
+  }
+
+  content(messageId: string): { mimeType: string; data: Buffer } | undefined {
+    return this.contents.get(messageId);
+  }
+
+  /** `GET /v2/bot/profile/{userId}`; in a group or room, only its members have a profile there. */
+  profile(userId: string, chatId?: string): LineApiAnswer {
+    const displayName = this.users.get(userId);
+    const inChat = chatId === undefined || this.chats.get(chatId)?.members.has(userId);
+    if (!displayName || !inChat) return { status: 404, body: { message: 'Not found' } };
+    return { status: 200, body: { userId, displayName, language: 'en' } };
+  }
+
+  groupSummary(groupId: string): LineApiAnswer {
+    const chat = this.chats.get(groupId);
+    if (!chat || chat.kind !== 'group') return { status: 404, body: { message: 'Not found' } };
+    return { status: 200, body: { groupId, groupName: chat.title } };
+  }
+
+  memberCount(chatId: string): LineApiAnswer {
+    const chat = this.chats.get(chatId);
+    if (!chat) return { status: 404, body: { message: 'Not found' } };
+    // LINE counts the bot too.
+    return { status: 200, body: { count: chat.members.size + 1 } };
+  }
+
+  /** `POST /v2/bot/chat/loading/start`: 1:1 chats only, as on LINE. */
+  startLoading(body: { chatId: string; loadingSeconds?: number }): LineApiAnswer {
+    if (!body.chatId.startsWith('U')) {
+      return {
+        status: 400,
+        body: { message: 'The loading animation can only be shown in one-on-one chats' },
+      };
+    }
+    this.record({
+      id: `l${this.nextMessageId()}`,
+      chatId: body.chatId,
+      from: 'loading',
+      time: this.clock.now(),
+      text: 'kaiwa is thinking…',
+      seconds: body.loadingSeconds ?? 20,
+    });
+    return { status: 202, body: {} };
   }
 
   nextMessageId(): string {
@@ -82,10 +154,20 @@ export class LineEmulator {
     chatId: string,
     userName: string,
     text: string,
-    quoteToken: string,
+    quoteToken: string | undefined,
     id: string,
+    media?: TranscriptEntry['media'],
   ): TranscriptEntry {
-    return this.record({ id, chatId, from: 'user', time: this.clock.now(), text, userName, quoteToken });
+    return this.record({
+      id,
+      chatId,
+      from: 'user',
+      time: this.clock.now(),
+      text,
+      userName,
+      ...(quoteToken && { quoteToken }),
+      ...(media && { media }),
+    });
   }
 
   /** `POST /v2/bot/message/reply`, with LINE's rules: the token exists, is unused and young. */

@@ -1,11 +1,31 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { SourceKind } from '../../domain/index.js';
-import { LineEmulator } from './line-emulator.js';
+import type { LineEmulator, TranscriptEntry } from './line-emulator.js';
 
-export interface EmulatedTextMessage {
+/** What a person can do in the emulator's chat page. */
+export type EmulatedAction =
+  | { readonly type: 'text'; readonly text: string }
+  | {
+      readonly type: 'sticker';
+      readonly packageId: string;
+      readonly stickerId: string;
+      readonly keywords?: string[];
+    }
+  | { readonly type: 'image'; readonly mimeType: string; readonly data: Buffer }
+  | {
+      readonly type: 'location';
+      readonly title: string;
+      readonly address: string;
+      readonly latitude: number;
+      readonly longitude: number;
+    }
+  | { readonly type: 'follow' | 'unfollow' | 'join' | 'leave' | 'memberJoined' | 'memberLeft' }
+  | { readonly type: 'unsend'; readonly messageId: string };
+
+export interface EmulatedRequest {
   readonly chat: { readonly kind: SourceKind; readonly name: string };
   readonly userName: string;
-  readonly text: string;
+  readonly action: EmulatedAction;
 }
 
 /** The signature LINE puts in `x-line-signature`: base64 HMAC-SHA256 of the body. */
@@ -13,40 +33,130 @@ export function signBody(body: string, channelSecret: string): string {
   return createHmac('sha256', channelSecret).update(body).digest('base64');
 }
 
-/** A webhook `message` event as LINE sends it for a text typed in the emulator. */
-export function textMessageEvent(emulator: LineEmulator, message: EmulatedTextMessage, now: number) {
-  const userId = LineEmulator.idFor('user', message.userName);
-  const chatId =
-    message.chat.kind === 'user' ? userId : LineEmulator.idFor(message.chat.kind, message.chat.name);
+/** What the emulator shows for the event, if it is a message the user wrote. */
+export interface BuiltEvent {
+  readonly event: Record<string, unknown>;
+  readonly chatId: string;
+  readonly transcript?: {
+    readonly id: string;
+    readonly text: string;
+    readonly quoteToken?: string;
+    readonly media?: TranscriptEntry['media'];
+  };
+}
+
+/** A webhook event as LINE sends it for what the person did in the emulator. */
+export function buildEvent(emulator: LineEmulator, request: EmulatedRequest, now: number): BuiltEvent {
+  const { userId, chatId } = emulator.registerSpeaker(request.userName, request.chat);
+  const kind = request.chat.kind;
   const source =
-    message.chat.kind === 'user'
+    kind === 'user'
       ? { type: 'user', userId }
-      : message.chat.kind === 'group'
+      : kind === 'group'
         ? { type: 'group', groupId: chatId, userId }
         : { type: 'room', roomId: chatId, userId };
-  const messageId = emulator.nextMessageId();
-  const quoteToken = emulator.issueQuoteToken(messageId);
-  const event = {
-    type: 'message',
+  const chatSource = kind === 'group' ? { type: 'group', groupId: chatId } : { type: 'room', roomId: chatId };
+  const base = {
     mode: 'active',
     timestamp: now,
-    source,
     webhookEventId: ulidLike(now),
     deliveryContext: { isRedelivery: false },
-    replyToken: emulator.issueReplyToken(chatId),
-    message: { type: 'text', id: messageId, quoteToken, text: message.text },
   };
-  return { event, chatId, messageId, quoteToken };
+  const replyToken = () => emulator.issueReplyToken(chatId);
+  const { action } = request;
+
+  if (action.type === 'follow' || action.type === 'unfollow') {
+    const event =
+      action.type === 'follow'
+        ? {
+            ...base,
+            type: 'follow',
+            source: { type: 'user', userId },
+            replyToken: replyToken(),
+            follow: { isUnblocked: false },
+          }
+        : { ...base, type: 'unfollow', source: { type: 'user', userId } };
+    return { event, chatId };
+  }
+  if (action.type === 'join')
+    return { event: { ...base, type: 'join', source: chatSource, replyToken: replyToken() }, chatId };
+  if (action.type === 'leave') return { event: { ...base, type: 'leave', source: chatSource }, chatId };
+  if (action.type === 'memberJoined') {
+    const joined = { members: [{ type: 'user', userId }] };
+    return {
+      event: { ...base, type: 'memberJoined', source: chatSource, replyToken: replyToken(), joined },
+      chatId,
+    };
+  }
+  if (action.type === 'memberLeft') {
+    return {
+      event: {
+        ...base,
+        type: 'memberLeft',
+        source: chatSource,
+        left: { members: [{ type: 'user', userId }] },
+      },
+      chatId,
+    };
+  }
+  if (action.type === 'unsend') {
+    return { event: { ...base, type: 'unsend', source, unsend: { messageId: action.messageId } }, chatId };
+  }
+
+  const id = emulator.nextMessageId();
+  const quoteToken =
+    action.type === 'text' || action.type === 'sticker' || action.type === 'image'
+      ? emulator.issueQuoteToken(id)
+      : undefined;
+  let message: Record<string, unknown>;
+  let transcript: BuiltEvent['transcript'];
+  switch (action.type) {
+    case 'text':
+      message = { type: 'text', id, quoteToken, text: action.text };
+      transcript = { id, text: action.text, ...(quoteToken && { quoteToken }) };
+      break;
+    case 'sticker':
+      message = {
+        type: 'sticker',
+        id,
+        quoteToken,
+        packageId: action.packageId,
+        stickerId: action.stickerId,
+        stickerResourceType: 'STATIC',
+        ...(action.keywords && { keywords: action.keywords }),
+      };
+      transcript = {
+        id,
+        text: `[sticker${action.keywords ? `: ${action.keywords.join(', ')}` : ''}]`,
+        media: { type: 'sticker' },
+      };
+      break;
+    case 'image':
+      emulator.storeContent(id, action.mimeType, action.data);
+      message = { type: 'image', id, quoteToken, contentProvider: { type: 'line' } };
+      transcript = { id, text: '[image]', media: { type: 'image', url: `/v2/bot/message/${id}/content` } };
+      break;
+    case 'location':
+      message = {
+        type: 'location',
+        id,
+        title: action.title,
+        address: action.address,
+        latitude: action.latitude,
+        longitude: action.longitude,
+      };
+      transcript = { id, text: `📍 ${action.title}, ${action.address}`, media: { type: 'location' } };
+      break;
+  }
+  return {
+    event: { ...base, type: 'message', source, replyToken: replyToken(), message },
+    chatId,
+    transcript,
+  };
 }
 
 /** Signs and posts a webhook body to the bot over real HTTP; returns LINE's view of the answer. */
-export async function postWebhook(
-  webhookUrl: string,
-  channelSecret: string,
-  destination: string,
-  events: unknown[],
-) {
-  const body = JSON.stringify({ destination, events });
+export async function postWebhook(webhookUrl: string, channelSecret: string, body: string) {
   const response = await fetch(webhookUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-line-signature': signBody(body, channelSecret) },
@@ -64,9 +174,8 @@ function ulidLike(now: number): string {
     time = alphabet[rest % 32]! + time;
     rest = Math.floor(rest / 32);
   }
-  const random = [...randomUUID().replace(/-/g, '')]
-    .slice(0, 16)
-    .map((char) => alphabet[parseInt(char, 16) * 2 + (Math.random() < 0.5 ? 0 : 1)]!)
+  const random = [...Buffer.from(randomUUID().replace(/-/g, ''), 'hex').subarray(0, 16)]
+    .map((byte) => alphabet[byte % 32]!)
     .join('');
   return time + random;
 }

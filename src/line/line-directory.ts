@@ -1,0 +1,102 @@
+import { HTTPFetchError, messagingApi } from '@line/bot-sdk';
+import type { MessageEnricher } from '../actors/index.js';
+import type { Clock, InboundMessage, Source } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+import type { ConversationContext } from '../machines/index.js';
+
+export interface LineDirectoryOptions {
+  readonly client: messagingApi.MessagingApiClient;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** A display name is looked up again after this long (ms). */
+  readonly profileTtlMs?: number;
+}
+
+/**
+ * Completes messages with what LINE knows: the sender's display name (getProfile in 1:1,
+ * getGroupMemberProfile / getRoomMemberProfile in groups and rooms, cached in the
+ * conversation), and a group's name and member count when the bot joins or members change.
+ * A lookup that fails (404 for a user who left, say) leaves the message as it was.
+ */
+export class LineDirectory {
+  private readonly profileTtlMs: number;
+
+  constructor(private readonly options: LineDirectoryOptions) {
+    this.profileTtlMs = options.profileTtlMs ?? 24 * 3600_000;
+  }
+
+  readonly enrich: MessageEnricher = async (message, context) => {
+    const [sender, chat] = await Promise.all([this.sender(message, context), this.chatDetails(message)]);
+    return { ...message, ...(sender && { sender }), ...chat };
+  };
+
+  private async sender(
+    message: InboundMessage,
+    context: ConversationContext,
+  ): Promise<InboundMessage['sender']> {
+    const sender = message.sender;
+    if (!sender || sender.displayName) return sender;
+    const known = context.profiles[sender.userId];
+    const now = this.options.clock.now();
+    if (known && now - known.fetchedAt < this.profileTtlMs) {
+      return known.displayName ? { ...sender, displayName: known.displayName } : sender;
+    }
+    const displayName = await this.lookup('profile', message.source, () =>
+      this.profile(message.source, sender.userId),
+    );
+    // Remember a failed lookup too, so a missing profile is not asked for on every message.
+    return { ...sender, profileFetchedAt: now, ...(displayName && { displayName }) };
+  }
+
+  private async profile(source: Source, userId: string): Promise<string> {
+    const { client } = this.options;
+    if (source.kind === 'group') return (await client.getGroupMemberProfile(source.id, userId)).displayName;
+    if (source.kind === 'room') return (await client.getRoomMemberProfile(source.id, userId)).displayName;
+    return (await client.getProfile(userId)).displayName;
+  }
+
+  /** On join and member changes: the group's name and how many are in it. */
+  private async chatDetails(message: InboundMessage): Promise<Partial<InboundMessage>> {
+    const { source } = message;
+    const membershipChanged =
+      message.lineEvent === 'join' ||
+      message.lineEvent === 'memberJoined' ||
+      message.lineEvent === 'memberLeft';
+    if (source.kind === 'user' || !membershipChanged) return {};
+    const { client } = this.options;
+    const [title, count] = await Promise.all([
+      source.kind === 'group'
+        ? this.lookup(
+            'group summary',
+            source,
+            async () => (await client.getGroupSummary(source.id)).groupName,
+          )
+        : undefined,
+      this.lookup('member count', source, async () =>
+        source.kind === 'group'
+          ? (await client.getGroupMemberCount(source.id)).count
+          : (await client.getRoomMemberCount(source.id)).count,
+      ),
+    ]);
+    return {
+      ...(title !== undefined && { chatTitle: title }),
+      ...(count !== undefined && { memberCount: count }),
+    };
+  }
+
+  private async lookup<T>(what: string, source: Source, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      const status = error instanceof HTTPFetchError ? error.status : undefined;
+      const log = status === 404 ? this.options.logger.debug : this.options.logger.warn;
+      log(`LINE ${what} lookup failed`, {
+        sourceId: source.id,
+        status,
+        requestId: error instanceof HTTPFetchError ? error.headers.get('x-line-request-id') : undefined,
+        ...(status === undefined && { error }),
+      });
+      return undefined;
+    }
+  }
+}

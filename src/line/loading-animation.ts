@@ -1,0 +1,60 @@
+import { messagingApi } from '@line/bot-sdk';
+import type { TurnActivityListener } from '../actors/index.js';
+import type { Source } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+
+export interface LoadingAnimationOptions {
+  readonly client: messagingApi.MessagingApiClient;
+  readonly logger: Logger;
+  /** Shown only when a turn still runs after this long (ms), default 1 s. */
+  readonly delayMs?: number;
+  /** How long each animation lasts: a multiple of 5 from 5 to 60 (LINE's rule), default 20. */
+  readonly seconds?: number;
+}
+
+/**
+ * LINE's loading animation while a turn runs — only in 1:1 chats (LINE refuses it for groups
+ * and rooms), only after a short delay so quick answers do not flicker, renewed until the turn
+ * ends. Sending a message ends it on LINE's side.
+ */
+export class LoadingAnimation implements TurnActivityListener {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly delayMs: number;
+  private readonly seconds: number;
+
+  constructor(private readonly options: LoadingAnimationOptions) {
+    this.delayMs = options.delayMs ?? 1000;
+    this.seconds = options.seconds ?? 20;
+    if (this.seconds % 5 !== 0 || this.seconds < 5 || this.seconds > 60) {
+      throw new RangeError(`loading seconds must be a multiple of 5 from 5 to 60 (got ${this.seconds})`);
+    }
+  }
+
+  turnStarted(source: Source): void {
+    if (source.kind !== 'user') return;
+    this.schedule(source.id, this.delayMs);
+  }
+
+  turnEnded(source: Source): void {
+    clearTimeout(this.timers.get(source.id));
+    this.timers.delete(source.id);
+  }
+
+  private schedule(chatId: string, delayMs: number) {
+    const timer = setTimeout(() => {
+      this.show(chatId);
+      // Renew a little before it runs out, for as long as the turn runs.
+      this.schedule(chatId, Math.max(1000, (this.seconds - 1) * 1000));
+    }, delayMs);
+    timer.unref();
+    this.timers.set(chatId, timer);
+  }
+
+  private show(chatId: string) {
+    this.options.client
+      .showLoadingAnimation({ chatId, loadingSeconds: this.seconds })
+      .catch((error: unknown) => {
+        this.options.logger.warn('loading animation failed', { sourceId: chatId, error });
+      });
+  }
+}
