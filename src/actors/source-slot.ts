@@ -132,9 +132,9 @@ export class SourceSlot {
 
   private async pumpOnce() {
     try {
-      if (!this.actor) await this.activate();
-      const actor = this.actor!;
       const items = await this.options.store.inbox(this.sourceId);
+      if (!this.actor && !(await this.activate(items[0]?.source))) return; // nothing stored, nothing waiting
+      const actor = this.actor!;
       const seen = new Set(actor.getSnapshot().context.recentEventIds);
       for (const item of items) {
         if (this.unsavedEventIds.has(item.eventId)) continue;
@@ -189,11 +189,11 @@ export class SourceSlot {
     return this.activeTurn?.id === turnId ? this.activeTurn.startedAt : undefined;
   }
 
-  private async activate() {
+  /** Restores or creates the actor; false when the source has no conversation and no waiting item. */
+  private async activate(inboxSource: Source | undefined): Promise<boolean> {
     const stored = await this.options.store.load(this.sourceId);
-    const inboxSource = stored ? undefined : (await this.options.store.inbox(this.sourceId))[0]?.source;
     const source = sourceOf(stored?.snapshot) ?? inboxSource;
-    if (!source) throw new Error(`source ${this.sourceId} has neither a conversation nor an inbox message`);
+    if (!source) return false;
     const { actor, replay } = createConversationActor({
       machine: this.options.machine,
       source,
@@ -212,6 +212,7 @@ export class SourceSlot {
     actor.start();
     for (const message of replay) actor.send({ type: 'line.message', message });
     if (replay.length > 0 || stored?.machineVersion !== CONVERSATION_MACHINE_VERSION) this.requestSave();
+    return true;
   }
 
   private observe(snapshot: ConversationSnapshot) {

@@ -1,7 +1,9 @@
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 import { GeminiConfigError, geminiOptionsFromEnv, type GeminiModelOptions } from '../model/gemini/index.js';
 import type { QueuePolicy } from '../machines/index.js';
+import { isValidTimeZone } from '../tools/index.js';
 import { ConfigError } from './config-error.js';
+import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
 export const STORE_KINDS = ['memory', 'file', 'dynamodb'] as const;
@@ -20,16 +22,43 @@ export interface KaiwaConfig {
   /** Gemini's settings (`GEMINI_*`, Vertex AI's own variables) when `model` is gemini. */
   readonly gemini: GeminiModelOptions | undefined;
   readonly weatherBaseUrl: string;
-  readonly store: { readonly kind: StoreKind; readonly dataDir: string };
+  /** `KAIWA_PERSONA_FILE`: a text file with the persona; unset → the built-in persona. */
+  readonly personaFile: string | undefined;
+  /** `KAIWA_TIME_ZONE`: the IANA zone `get_current_time` uses when none is asked for. */
+  readonly timeZone: string;
+  readonly store: {
+    readonly kind: StoreKind;
+    readonly dataDir: string;
+    readonly dynamodb: DynamoDbConfig;
+  };
   readonly logLevel: LogLevel;
   readonly conversation: {
     readonly maxModelCalls: number;
     readonly queuePolicy: QueuePolicy;
     readonly maxQueuedTurns: number;
   };
+  /** How kaiwa behaves on LINE. */
+  readonly lineBehaviour: {
+    /** A reply token is used only while younger than this; later answers are pushed. */
+    readonly replyTokenTtlMs: number;
+    readonly loadingDelayMs: number;
+    readonly loadingSeconds: number;
+    /** In groups and rooms: answer every message (`all`; the model may skip) or only when addressed. */
+    readonly groupAnswer: 'all' | 'mention';
+    /** The name that addresses the bot in a group under `mention`. */
+    readonly botName: string;
+    /** Images larger than this are not given to the model. */
+    readonly mediaMaxBytes: number;
+    /** Unfollow and leave: delete the source's history, profiles and inbox, or keep them. */
+    readonly forgetPolicy: 'delete' | 'keep';
+  };
+  /** A turn's model calls, retries included, end this long after it started. */
+  readonly turnDeadlineMs: number;
   readonly toolTimeoutMs: number;
   readonly idleEvictionMs: number;
   readonly shutdownDeadlineMs: number;
+  /** The live inspector (`INSPECT_TOKEN`) and the opt-in link to Stately's hosted one. */
+  readonly inspect: { readonly token: string | undefined; readonly stately: boolean };
 }
 
 /**
@@ -49,6 +78,7 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       : { mode: 'emulator' };
 
   const gemini = readGemini(env);
+  const storeKind = readChoice(env, 'STORE', STORE_KINDS, defaults.store);
   return {
     port: readInteger(env, 'PORT', 3000, { min: 0, max: 65535 }),
     line: {
@@ -59,9 +89,12 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
     model: gemini ? 'gemini' : 'offline',
     gemini,
     weatherBaseUrl: readUrl(env, 'WEATHER_BASE_URL', 'https://wttr.in'),
+    personaFile: readString(env, 'KAIWA_PERSONA_FILE'),
+    timeZone: readTimeZone(env, 'KAIWA_TIME_ZONE', 'Asia/Tokyo'),
     store: {
-      kind: readChoice(env, 'STORE', STORE_KINDS, defaults.store),
+      kind: storeKind,
       dataDir: readString(env, 'DATA_DIR') ?? '.data',
+      dynamodb: readDynamoDbConfig(env, storeKind),
     },
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     conversation: {
@@ -69,9 +102,26 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       queuePolicy: readChoice(env, 'KAIWA_QUEUE_POLICY', ['queue', 'merge'] as const, 'queue'),
       maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', 20, { min: 1, max: 1000 }),
     },
+    lineBehaviour: {
+      replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', 50_000, { min: 0, max: 60_000 }),
+      loadingDelayMs: readInteger(env, 'KAIWA_LOADING_DELAY_MS', 1000, { min: 0, max: 60_000 }),
+      loadingSeconds: readLoadingSeconds(env),
+      groupAnswer: readChoice(env, 'KAIWA_GROUP_ANSWER', ['all', 'mention'] as const, 'all'),
+      botName: readString(env, 'KAIWA_BOT_NAME') ?? 'kaiwa',
+      mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', 10 * 1024 * 1024, {
+        min: 1024,
+        max: 20 * 1024 * 1024,
+      }),
+      forgetPolicy: readChoice(env, 'KAIWA_FORGET_POLICY', ['delete', 'keep'] as const, 'delete'),
+    },
+    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', 120_000, { min: 1000, max: 3_600_000 }),
     toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', 3000, { min: 1, max: 600_000 }),
     idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', 300_000, { min: 1, max: 86_400_000 }),
     shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', 10_000, { min: 0, max: 600_000 }),
+    inspect: {
+      token: readString(env, 'INSPECT_TOKEN'),
+      stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', false),
+    },
   };
 }
 
@@ -83,4 +133,20 @@ function readGemini(env: Env): GeminiModelOptions | undefined {
     if (error instanceof GeminiConfigError) throw new ConfigError(error.variable, error.reason);
     throw error;
   }
+}
+
+function readTimeZone(env: Env, name: string, fallback: string): string {
+  const raw = readString(env, name) ?? fallback;
+  if (!isValidTimeZone(raw)) {
+    throw new ConfigError(name, `must be an IANA time zone such as "Asia/Tokyo" (got "${raw}")`);
+  }
+  return raw;
+}
+
+/** LINE accepts a loading animation of 5 to 60 seconds, in steps of 5. */
+function readLoadingSeconds(env: Env): number {
+  const seconds = readInteger(env, 'KAIWA_LOADING_SECONDS', 20, { min: 5, max: 60 });
+  if (seconds % 5 !== 0)
+    throw new ConfigError('KAIWA_LOADING_SECONDS', `must be a multiple of 5 (got ${seconds})`);
+  return seconds;
 }

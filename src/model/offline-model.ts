@@ -1,30 +1,122 @@
-import type { HistoryEntry, UserEntry } from '../domain/index.js';
+import {
+  isJsonObject,
+  type FunctionResult,
+  type HistoryEntry,
+  type JsonObject,
+  type JsonValue,
+  type UserEntry,
+} from '../domain/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from './model-port.js';
+import { offlineIntentOf } from './offline-intent.js';
+
+// The tools it knows by name; it calls one only when the request declares it.
+const REPLY = 'reply';
+const SKIP = 'skip';
+const WEATHER = 'get_weather';
+const CURRENT_TIME = 'get_current_time';
+
+const NOTICE = {
+  en: "I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
+  ja: 'kaiwa のオフラインモデル (offline model) です。本当の応答には GEMINI_API_KEY を設定してください。',
+} as const;
+type Language = keyof typeof NOTICE;
 
 /**
  * The stand-in when no Gemini credentials are set: deterministic, answers through the
- * `reply` tool like a real model must, and says what it is.
+ * `reply` tool like a real model must, and says what it is. It knows two tools by keyword,
+ * so the emulator shows real tool calls: weather questions ("weather in Tokyo",
+ * 「東京の天気」) call `get_weather`, time questions ("what day is it", 「今何時？」) call
+ * `get_current_time`; once the result is in, it replies with a summary of it.
  */
 export class OfflineModel implements ModelPort {
   readonly name = 'offline';
 
   generate(request: ModelRequest): Promise<ModelResponse> {
-    const currentTurn = entriesSinceLastUser(request.history);
-    const alreadyCalledTools = currentTurn.some((entry) => entry.role === 'model' && entry.calls.length > 0);
-    const userText = currentTurn
-      .filter((entry): entry is UserEntry => entry.role === 'user')
-      .map((entry) => entry.text)
-      .join('\n');
-    const canReply = request.tools.some((tool) => tool.name === 'reply');
-    if (alreadyCalledTools || !canReply || userText === '') {
-      return Promise.resolve({ text: 'Nothing more to do.', calls: [], usage: noUsage });
+    return Promise.resolve(respond(request));
+  }
+}
+
+function respond(request: ModelRequest): ModelResponse {
+  const currentTurn = entriesSinceLastUser(request.history);
+  const userText = currentTurn
+    .filter((entry): entry is UserEntry => entry.role === 'user')
+    .map((entry) => entry.text)
+    .join('\n');
+  const available = new Set(request.tools.map((tool) => tool.name));
+  const calls = currentTurn.flatMap((entry) => (entry.role === 'model' ? entry.calls : []));
+  const finished = calls.some((call) => call.name === REPLY || call.name === SKIP);
+  if (!available.has(REPLY) || userText === '' || finished) return nothingMore();
+
+  const language: Language = /[\u3040-\u30ff\u3400-\u9fff]/.test(userText) ? 'ja' : 'en';
+  if (calls.length > 0) {
+    // Tools ran this turn: summarise what the known ones said, or stop (as before).
+    const results = currentTurn.flatMap((entry) => (entry.role === 'tool' ? entry.results : []));
+    const summaries = results
+      .map((result) => summaryOf(result, language))
+      .filter((line) => line !== undefined);
+    return summaries.length > 0 ? reply(summaries.join('\n'), language) : nothingMore();
+  }
+
+  const intent = offlineIntentOf(userText);
+  if (intent?.kind === 'weather' && available.has(WEATHER)) {
+    if (intent.location === undefined) {
+      return reply(
+        language === 'ja'
+          ? 'どこの天気ですか？「東京の天気」のように場所を入れてください。'
+          : 'Which place? Try “weather in Tokyo”.',
+        language,
+      );
     }
-    const message = `(offline model) You said: “${userText}”. I am kaiwa's offline model: set GEMINI_API_KEY for real answers.`;
-    return Promise.resolve({
-      calls: [{ name: 'reply', args: { message: truncate(message, 5000) } }],
-      usage: noUsage,
+    return call(WEATHER, {
+      location: intent.location,
+      ...(intent.date !== 'today' && { date: intent.date }),
     });
   }
+  if (intent?.kind === 'time' && available.has(CURRENT_TIME)) return call(CURRENT_TIME, {});
+  return reply(`You said: “${userText}”.`, 'en');
+}
+
+function summaryOf(result: FunctionResult, language: Language): string | undefined {
+  const response = result.response;
+  if (result.name !== WEATHER && result.name !== CURRENT_TIME) return undefined;
+  if (typeof response.error === 'string') {
+    const what = result.name === WEATHER ? ['the weather', '天気'] : ['the time', '時刻'];
+    return language === 'ja'
+      ? `${what[1]}を取得できませんでした（${response.error}）。`
+      : `I could not get ${what[0]} (${response.error}).`;
+  }
+  return result.name === WEATHER ? weatherSummary(response, language) : timeSummary(response, language);
+}
+
+function weatherSummary(report: JsonObject, language: Language): string {
+  const place = report.area ? `${text(report.location)} (${text(report.area)})` : text(report.location);
+  const current = isJsonObject(report.current) ? report.current : undefined;
+  const range = `${text(report.minTempC)}–${text(report.maxTempC)}°C`;
+  if (language === 'ja') {
+    const now = current ? `現在 ${text(current.tempC)}°C・${text(current.condition)}、` : '';
+    return `${place} の ${text(report.date)} の天気：${text(report.condition)}、${now}気温 ${range}、降水確率 最大 ${text(report.chanceOfRainPercent)}%。`;
+  }
+  const now = current ? `, now ${text(current.tempC)}°C and ${text(current.condition)}` : '';
+  return `Weather for ${place} on ${text(report.date)}: ${text(report.condition)}${now}; ${range}, up to ${text(report.chanceOfRainPercent)}% chance of rain.`;
+}
+
+function timeSummary(time: JsonObject, language: Language): string {
+  const zone = `${text(time.timeZone)} (UTC${text(time.utcOffset)})`;
+  return language === 'ja'
+    ? `${zone} の現在時刻は ${text(time.date)}（${text(time.weekday)}）${text(time.time)} です。`
+    : `It is ${text(time.weekday)}, ${text(time.date)}, ${text(time.time)} in ${zone}.`;
+}
+
+function reply(message: string, language: Language): ModelResponse {
+  return call(REPLY, { message: truncate(`(offline model) ${message} ${NOTICE[language]}`, 5000) });
+}
+
+function call(name: string, args: JsonObject): ModelResponse {
+  return { calls: [{ name, args }], usage: noUsage };
+}
+
+function nothingMore(): ModelResponse {
+  return { text: 'Nothing more to do.', calls: [], usage: noUsage };
 }
 
 /** The user messages of the current turn and everything after them. */
@@ -36,6 +128,10 @@ function entriesSinceLastUser(history: readonly HistoryEntry[]): HistoryEntry[] 
   return history.slice(first);
 }
 
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(0, max - 1) + '…';
+function text(value: JsonValue | undefined): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '?';
+}
+
+function truncate(message: string, max: number): string {
+  return message.length <= max ? message : message.slice(0, max - 1) + '…';
 }

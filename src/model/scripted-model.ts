@@ -1,5 +1,5 @@
 import type { HistoryEntry, JsonObject } from '../domain/index.js';
-import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from './model-port.js';
+import { noUsage, type MediaPart, type ModelPort, type ModelRequest, type ModelResponse } from './model-port.js';
 
 /** One scripted step: a fixed response, an error to throw, or a function of the request. */
 export type ScriptStep =
@@ -10,6 +10,8 @@ export interface RecordedModelCall {
   readonly systemInstruction: string;
   readonly history: readonly HistoryEntry[];
   readonly toolNames: readonly string[];
+  readonly media: readonly MediaPart[];
+  readonly deadline?: number;
 }
 
 /**
@@ -34,6 +36,8 @@ export class ScriptedModel implements ModelPort {
       systemInstruction: request.systemInstruction,
       history: structuredClone(request.history),
       toolNames: request.tools.map((tool) => tool.name),
+      media: request.media ?? [],
+      ...(request.deadline !== undefined && { deadline: request.deadline }),
     });
     const step = this.options.repeatLast && this.steps.length === 1 ? this.steps[0] : this.steps.shift();
     if (step === undefined) throw new Error(`ScriptedModel: no step left for call ${this.calls.length}`);

@@ -1,41 +1,51 @@
-import type { ToolRegistry } from '../tools/index.js';
+import { SKIP_TOOL_NAME, type ToolRegistry } from '../tools/index.js';
+import { DEFAULT_PERSONA } from './persona.js';
+import { ToolSection } from './tool-section.js';
 
-export const DEFAULT_PERSONA =
-  'You are kaiwa, a friendly assistant in LINE chats. Answer briefly and warmly, in the language the user writes in.';
-
-/** The reply rules of seed 000: the model decides whether to reply, and replies only through `reply`. */
-export const REPLY_RULES = `# How to answer
-- Your text output is never shown to anyone. The only way to send a message is the \`reply\` tool.
-- When a reply is wanted, call \`reply\` once with the whole message.
-- When no reply is needed (for example people in a group talking to each other), do not call \`reply\`; call \`skip\` with the reason.
-- Call \`reply\` at most once per turn.
-- Messages are shown as "[name, time] text"; in groups, several people speak.`;
+export { DEFAULT_PERSONA } from './persona.js';
 
 /**
- * The system prompt: persona, reply rules and a section listing the tools, generated from
- * the registry. Cached until the registry changes.
+ * The reply rules of seed 000: the model decides whether to reply, and replies only through
+ * `reply`. The `skip` line appears only when that tool is registered.
+ */
+export function replyRules(options: { skipAvailable: boolean }): string {
+  const noReply = options.skipAvailable
+    ? '- When no reply is needed (for example people in a group talking to each other), do not call `reply`; call `skip` with the reason.'
+    : '- When no reply is needed (for example people in a group talking to each other), do not call `reply`; end the turn without calling it.';
+  return `# How to answer
+- Your text output is never shown to anyone. The only way to send a message is the \`reply\` tool.
+- When a reply is wanted, call \`reply\` once with the whole message.
+${noReply}
+- Call \`reply\` at most once per turn.
+- Messages are shown as "[name, time] text"; in groups, several people speak.`;
+}
+
+/**
+ * The system prompt: persona, then the tool section generated from the registry, then the
+ * reply rules. The rules come last so they sit closest to the conversation. Cached until
+ * the registry changes.
+ * @example
+ * const systemPrompt = new SystemPrompt(registry, await loadPersona(config.personaFile));
+ * model.generate({ systemInstruction: systemPrompt.text(), … });
  */
 export class SystemPrompt {
-  private cached: { declarations: unknown; text: string } | undefined;
+  private readonly toolSection: ToolSection;
+  private cached: { readonly toolSection: string; readonly text: string } | undefined;
 
   constructor(
     private readonly tools: ToolRegistry,
     private readonly persona: string = DEFAULT_PERSONA,
-  ) {}
-
-  text(): string {
-    // The registry hands out the same declarations array until a tool is registered.
-    const declarations = this.tools.declarations();
-    if (this.cached?.declarations !== declarations) {
-      this.cached = { declarations, text: this.build() };
-    }
-    return this.cached.text;
+  ) {
+    this.toolSection = new ToolSection(tools);
   }
 
-  private build(): string {
-    const toolLines = this.tools
-      .list()
-      .map((tool) => `- \`${tool.name}\` (${tool.optional ? 'optional' : 'required'}): ${tool.description}`);
-    return [this.persona, REPLY_RULES, `# Tools\n${toolLines.join('\n')}`].join('\n\n');
+  text(): string {
+    // The section is the same string object until the registry changes, so this is cheap.
+    const toolSection = this.toolSection.text();
+    if (this.cached?.toolSection !== toolSection) {
+      const rules = replyRules({ skipAvailable: this.tools.get(SKIP_TOOL_NAME) !== undefined });
+      this.cached = { toolSection, text: [this.persona.trim(), toolSection, rules].join('\n\n') };
+    }
+    return this.cached.text;
   }
 }

@@ -1,6 +1,11 @@
 import type { KaiwaConfig } from '../config/index.js';
-import { ConfigError } from '../config/index.js';
-import { FileStore, MemoryStore, type ConversationStore } from '../persistence/index.js';
+import {
+  DynamoDbStore,
+  FileStore,
+  MemoryStore,
+  createDynamoDbClient,
+  type ConversationStore,
+} from '../persistence/index.js';
 
 /** The store the configuration names. */
 export async function createStore(config: KaiwaConfig): Promise<ConversationStore> {
@@ -9,7 +14,13 @@ export async function createStore(config: KaiwaConfig): Promise<ConversationStor
       return new MemoryStore();
     case 'file':
       return FileStore.open(config.store.dataDir);
-    case 'dynamodb':
-      throw new ConfigError('STORE', 'dynamodb is not available in this build yet; use memory or file');
+    case 'dynamodb': {
+      const { table, endpoint, region, conversationTtlDays } = config.store.dynamodb;
+      return new DynamoDbStore({
+        client: createDynamoDbClient({ region, endpoint }),
+        tableName: table,
+        conversationTtlMs: conversationTtlDays * 86_400_000,
+      });
+    }
   }
 }

@@ -9,11 +9,20 @@ import { emulatorRouter } from '../line/emulator/emulator-router.js';
 import { createLineChannel } from '../line/line-channel.js';
 import { LineSchemas, type Validation } from '../line/openapi/line-schemas.js';
 import { webhookRouter } from '../line/webhook-router.js';
+import { createInspection } from '../inspect/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { ConversationStore } from '../persistence/index.js';
 import { SystemPrompt } from '../prompt/system-prompt.js';
-import { ToolRegistry, replyTool, skipTool, type Tool } from '../tools/index.js';
+import {
+  ToolRegistry,
+  createCurrentTimeTool,
+  createWeatherTool,
+  replyTool,
+  skipTool,
+  type Tool,
+} from '../tools/index.js';
+import { loadPersona } from '../prompt/persona.js';
 import { createModel } from './create-model.js';
 import { createStore } from './create-store.js';
 
@@ -50,10 +59,22 @@ export async function startKaiwa(
   const emulator = config.line.mode === 'emulator' ? new LineEmulator(clock) : undefined;
   // The emulator checks every request the bot sends and every webhook it builds against LINE's schemas.
   const schemas = emulator ? await LineSchemas.load() : undefined;
+  // The live inspector: its transition journal listens to every conversation actor.
+  const inspection = await createInspection({ config, clock, logger, emulator });
 
   const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });
-  for (const tool of [replyTool, skipTool, ...(overrides.tools ?? [])]) tools.register(tool);
-  const systemPrompt = new SystemPrompt(tools);
+  const builtInTools: Tool[] = [
+    replyTool,
+    skipTool,
+    createWeatherTool({ baseUrl: config.weatherBaseUrl }),
+    createCurrentTimeTool({ defaultTimeZone: config.timeZone }),
+  ];
+  // A tool given by the caller replaces the built-in of the same name.
+  const given = new Set((overrides.tools ?? []).map((tool) => tool.name));
+  for (const tool of [...builtInTools.filter((tool) => !given.has(tool.name)), ...(overrides.tools ?? [])]) {
+    tools.register(tool);
+  }
+  const systemPrompt = new SystemPrompt(tools, await loadPersona(config.personaFile));
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
   const server = createServer();
@@ -97,6 +118,7 @@ export async function startKaiwa(
     turnDeadlineMs: config.turnDeadlineMs,
     logger,
     clock,
+    inspect: inspection.inspect,
   });
 
   const app = express();
@@ -118,6 +140,7 @@ export async function startKaiwa(
       logger,
     }),
   );
+  app.use('/inspect', inspection.router({ host, store }));
   if (emulator) {
     app.use(
       emulatorRouter({
@@ -150,6 +173,7 @@ export async function startKaiwa(
     close: async () => {
       const closed = closeServer(server);
       await host.shutdown(config.shutdownDeadlineMs);
+      await inspection.close();
       server.closeAllConnections();
       await closed;
     },

@@ -3,3 +3,18 @@ export { ToolRegistry } from './tool-registry.js';
 export type { CallContext, ToolOutcome, ToolRegistryOptions } from './tool-registry.js';
 export { ToolDefinitionError } from './tool-definition-error.js';
 export { replyTool, skipTool, REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './builtin/index.js';
+export {
+  createCurrentTimeTool,
+  createWeatherTool,
+  CURRENT_TIME_TOOL_NAME,
+  FORECAST_DAYS,
+  FORECAST_DETAILS,
+  isValidTimeZone,
+  WEATHER_TOOL_NAME,
+} from './builtin/index.js';
+export type {
+  CurrentTimeToolOptions,
+  ForecastDay,
+  ForecastDetail,
+  WeatherToolOptions,
+} from './builtin/index.js';

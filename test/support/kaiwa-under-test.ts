@@ -13,6 +13,8 @@ export async function startKaiwaWithFakeLine(options: {
   model: ModelPort;
   store?: ConversationStore;
   overrides?: RuntimeOverrides;
+  /** More configuration, by its environment names. */
+  env?: Record<string, string>;
 }) {
   const line = await startFakeLine();
   const config = loadConfig({
@@ -20,7 +22,9 @@ export async function startKaiwaWithFakeLine(options: {
     LINE_CHANNEL_SECRET: CHANNEL_SECRET,
     LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
     LINE_API_BASE_URL: line.url,
+    LINE_DATA_API_BASE_URL: line.url,
     STORE: 'memory',
+    ...options.env,
   });
   const kaiwa = await startKaiwa(config, {
     model: options.model,

@@ -50,6 +50,16 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
     response.json({ id: LineEmulator.idFor(kind, name.trim()) });
   });
 
+  // Uploaded images for the page (the content API itself needs the bot's access token).
+  router.get('/emulator/api/content/:messageId', (request, response) => {
+    const content = emulator.content(request.params.messageId);
+    if (!content) {
+      response.status(404).json({ message: 'Not found' });
+      return;
+    }
+    response.type(content.mimeType).send(content.data);
+  });
+
   router.get('/emulator/api/stream', (request, response) => {
     response.writeHead(200, {
       'content-type': 'text/event-stream',

@@ -134,7 +134,7 @@ export function buildEvent(emulator: LineEmulator, request: EmulatedRequest, now
     case 'image':
       emulator.storeContent(id, action.mimeType, action.data);
       message = { type: 'image', id, quoteToken, contentProvider: { type: 'line' } };
-      transcript = { id, text: '[image]', media: { type: 'image', url: `/v2/bot/message/${id}/content` } };
+      transcript = { id, text: '[image]', media: { type: 'image', url: `/emulator/api/content/${id}` } };
       break;
     case 'location':
       message = {

@@ -67,12 +67,21 @@ async function selectChat(index) {
   );
   if (chat.kind !== 'user' && chat.members?.length) elements.speaker.value = chat.members[0];
   renderChats();
+  renderEventChoices();
   await renderMessages();
 }
 
 async function renderMessages() {
   const chatId = await chatIdOf(currentChat());
-  const entries = state.entries.filter((entry) => entry.chatId === chatId);
+  const inChat = state.entries.filter((entry) => entry.chatId === chatId);
+  // The loading animation lasts until the bot's next message or its time runs out, as on LINE.
+  const entries = inChat.filter((entry, index) => {
+    if (entry.from !== 'loading') return true;
+    const answered = inChat
+      .slice(index + 1)
+      .some((later) => later.from === 'bot' || later.from === 'loading');
+    return !answered && Date.now() - entry.time < entry.seconds * 1000;
+  });
   const byId = new Map(state.entries.map((entry) => [entry.id, entry]));
   elements.messages.replaceChildren(...entries.map((entry) => renderEntry(entry, byId)));
   elements.messages.scrollTop = elements.messages.scrollHeight;
@@ -80,7 +89,7 @@ async function renderMessages() {
 
 function renderEntry(entry, byId) {
   const item = document.createElement('li');
-  item.className = `message ${entry.from}`;
+  item.className = `message ${entry.from}${entry.via ? ` ${entry.via}` : ''}`;
   item.dataset.from = entry.from;
   if (entry.via) item.dataset.via = entry.via;
   const who = document.createElement('span');
@@ -95,7 +104,14 @@ function renderEntry(entry, byId) {
     quote.textContent = `${quoted.userName || 'kaiwa'}: ${quoted.text}`;
     bubble.append(quote);
   }
-  bubble.append(document.createTextNode(entry.text));
+  if (entry.media?.type === 'image' && entry.media.url) {
+    const image = document.createElement('img');
+    image.src = entry.media.url;
+    image.alt = 'image sent in the emulator';
+    bubble.append(image);
+  } else {
+    bubble.append(document.createTextNode(entry.text));
+  }
   const meta = document.createElement('span');
   meta.className = 'meta';
   meta.textContent = `${new Date(entry.time).toLocaleTimeString()}${entry.via ? ` · ${entry.via}` : ''}`;
@@ -103,22 +119,94 @@ function renderEntry(entry, byId) {
   return item;
 }
 
-elements.composer.addEventListener('submit', async (event) => {
-  event.preventDefault();
+/** Sends what the person did as the current speaker; the server turns it into a signed webhook. */
+async function send(action) {
   const chat = currentChat();
-  const text = elements.text.value;
-  if (!text) return;
   const userName = chat.kind === 'user' ? chat.name : elements.speaker.value.trim() || 'Aiko';
   if (chat.kind !== 'user' && !(chat.members || []).includes(userName)) {
     chat.members = [...(chat.members || []), userName];
     saveChats();
   }
-  elements.text.value = '';
-  await fetch('/emulator/api/messages', {
+  const response = await fetch('/emulator/api/messages', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ chat: { kind: chat.kind, name: chat.name }, userName, text }),
+    body: JSON.stringify({ chat: { kind: chat.kind, name: chat.name }, userName, action }),
   });
+  return response.json();
+}
+
+elements.composer.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const text = elements.text.value;
+  if (!text) return;
+  elements.text.value = '';
+  await send({ type: 'text', text });
+});
+
+const stickers = [
+  { packageId: '11537', stickerId: '52002734', keywords: ['thumbs up', 'ok', 'good'] },
+  { packageId: '11537', stickerId: '52002738', keywords: ['hi', 'hello', 'wave'] },
+  { packageId: '11538', stickerId: '51626501', keywords: ['thank you', 'thanks'] },
+];
+document.getElementById('send-sticker').addEventListener('click', () => {
+  void send({ type: 'sticker', ...stickers[Math.floor(Math.random() * stickers.length)] });
+});
+
+document.getElementById('send-location').addEventListener('click', () => {
+  void send({
+    type: 'location',
+    title: 'Tokyo Station',
+    address: '1 Chome Marunouchi, Chiyoda City, Tokyo',
+    latitude: 35.681236,
+    longitude: 139.767125,
+  });
+});
+
+document.getElementById('send-image').addEventListener('change', async (event) => {
+  const file = event.target.files[0];
+  if (!file) return;
+  const data = await new Promise((resolve) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(',')[1]);
+    reader.readAsDataURL(file);
+  });
+  event.target.value = '';
+  await send({ type: 'image', mimeType: file.type || 'image/png', data });
+});
+
+const eventsFor = {
+  user: [
+    ['follow', 'follow the bot'],
+    ['unfollow', 'unfollow (deletes the conversation)'],
+  ],
+  group: [
+    ['join', 'add the bot to the group'],
+    ['memberJoined', 'speaker joins'],
+    ['memberLeft', 'speaker leaves'],
+    ['leave', 'remove the bot'],
+  ],
+};
+eventsFor.room = eventsFor.group;
+const eventSelect = document.getElementById('send-event');
+function renderEventChoices() {
+  const choices = [...eventsFor[currentChat().kind], ['unsend', 'unsend my last message']];
+  eventSelect.replaceChildren(
+    Object.assign(document.createElement('option'), { value: '', textContent: 'events…' }),
+    ...choices.map(([value, label]) =>
+      Object.assign(document.createElement('option'), { value, textContent: label }),
+    ),
+  );
+}
+eventSelect.addEventListener('change', async () => {
+  const type = eventSelect.value;
+  eventSelect.value = '';
+  if (type === 'unsend') {
+    const chatId = await chatIdOf(currentChat());
+    const mine = state.entries.filter((entry) => entry.chatId === chatId && entry.from === 'user').at(-1);
+    if (mine) await send({ type: 'unsend', messageId: mine.id });
+    return;
+  }
+  if (type) await send({ type });
 });
 
 elements.newChat.addEventListener('submit', (event) => {
@@ -141,6 +229,8 @@ async function start() {
     state.entries.push(JSON.parse(message.data));
     await renderMessages();
   };
+  // Loading indicators expire by time: redraw now and then.
+  setInterval(() => void renderMessages(), 1000);
 }
 
 void start();

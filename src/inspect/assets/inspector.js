@@ -1,0 +1,366 @@
+// kaiwa's live inspector: the conversation machine with each source's current state
+// highlighted, its context, and its transition journal — live over server-sent events,
+// or replayed step by step. Plain DOM, no framework, nothing from a CDN.
+
+const token = new window.URLSearchParams(window.location.search).get('token');
+/** Every API call carries the token when the page was opened with one. */
+const api = (path) => (token ? `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : path);
+
+const state = {
+  sources: [],
+  selected: null,
+  detail: null,
+  journal: [],
+  /** null: follow the live actor; a number: the replayed journal entry. */
+  replayIndex: null,
+};
+
+const $ = (id) => document.getElementById(id);
+const elements = {
+  chart: $('chart'),
+  sourceRows: $('source-rows'),
+  noSources: $('no-sources'),
+  title: $('source-title'),
+  currentState: $('current-state'),
+  connection: $('connection'),
+  replay: $('replay'),
+  slider: $('replay-slider'),
+  position: $('replay-position'),
+  replayInfo: $('replay-info'),
+  summary: $('context-summary'),
+  queued: $('queued'),
+  pendingTools: $('pending-tools'),
+  history: $('history'),
+  rawContext: $('raw-context'),
+  logRows: $('log-rows'),
+  logCount: $('log-count'),
+};
+
+async function getJson(path) {
+  const response = await fetch(api(path));
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return response.json();
+}
+
+function element(tag, properties = {}, children = []) {
+  const node = Object.assign(document.createElement(tag), properties);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+const kindIcon = { user: '👤', group: '👥', room: '🚪' };
+const shortId = (id) => (id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id);
+const nameOf = (row) => row.displayName || shortId(row.sourceId);
+
+function clock(time) {
+  if (!time) return '';
+  const date = new Date(time);
+  const pad = (value, size = 2) => String(value).padStart(size, '0');
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}
+
+function duration(ms) {
+  if (ms === undefined || ms === null) return '';
+  return ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
+}
+
+function ago(time) {
+  if (!time) return '—';
+  const seconds = Math.max(0, Math.round((Date.now() - time) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  return new Date(time).toLocaleString();
+}
+
+/** Events as the machine's author wrote them: `generate.onDone`, not XState's internal name. */
+function eventText(entry) {
+  const event = entry.event;
+  const done = /^xstate\.(done|error)\.actor\.(?:\d+\.)?(.+)$/.exec(event);
+  if (done) {
+    const name = done[2].split('.').pop();
+    return `${name}.${done[1] === 'done' ? 'onDone' : 'onError'}`;
+  }
+  if (event === 'always' && entry.trigger) return 'always';
+  return event;
+}
+
+// ---- chart ----
+
+async function loadChart() {
+  const response = await fetch(api('/inspect/api/chart.svg'));
+  elements.chart.innerHTML = await response.text();
+}
+
+function highlight(activeIds, transition, stateText) {
+  const active = new Set(activeIds || []);
+  for (const node of elements.chart.querySelectorAll('.kc-state')) {
+    node.classList.toggle('kc-active', active.has(node.dataset.stateId));
+  }
+  for (const edge of elements.chart.querySelectorAll('.kc-transition')) {
+    const taken =
+      !!transition &&
+      edge.dataset.source === transition.source &&
+      transition.targets.includes(edge.dataset.target) &&
+      (edge.dataset.events || '').split(' ').includes(transition.eventType);
+    edge.classList.toggle('kc-taken', taken);
+  }
+  elements.currentState.textContent = stateText || '';
+  elements.currentState.dataset.state = stateText || '';
+}
+
+function showCurrent() {
+  if (state.replayIndex !== null) {
+    const entry = state.journal[state.replayIndex];
+    if (entry) highlight(entry.activeStateIds, entry.transition, entry.to);
+    return;
+  }
+  const view = state.detail?.view;
+  if (!view) {
+    highlight([], null, '');
+    return;
+  }
+  const last = state.journal.at(-1);
+  const transition = last && last.to === view.state ? last.transition : null;
+  highlight(view.activeStateIds, transition, view.state);
+}
+
+// ---- sources ----
+
+function renderSources() {
+  elements.noSources.hidden = state.sources.length > 0;
+  elements.sourceRows.replaceChildren(
+    ...state.sources.map((row) => {
+      const tr = element('tr', { className: row.sourceId === state.selected ? 'selected' : '' }, [
+        element('td', {}, [
+          element('span', { className: 'kind', title: row.kind, textContent: kindIcon[row.kind] || '•' }),
+          element('span', { className: 'name', textContent: nameOf(row), title: row.sourceId }),
+          element('span', { className: row.live ? 'badge live' : 'badge', textContent: row.live ? 'live' : 'stored' }),
+        ]),
+        element('td', { className: 'state', textContent: row.state }),
+        element('td', { className: 'activity', textContent: ago(row.lastActivity) }),
+      ]);
+      tr.dataset.sourceId = row.sourceId;
+      tr.addEventListener('click', () => select(row.sourceId));
+      return tr;
+    }),
+  );
+}
+
+async function loadSources() {
+  const { sources } = await getJson('/inspect/api/sources');
+  state.sources = sources;
+  renderSources();
+  if (!state.selected && sources.length > 0) await select(sources[0].sourceId);
+}
+
+// ---- one source ----
+
+async function select(sourceId) {
+  if (state.selected !== sourceId) {
+    state.selected = sourceId;
+    state.replayIndex = null;
+    state.journal = [];
+    state.detail = null;
+    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#source=${encodeURIComponent(sourceId)}`);
+  }
+  renderSources();
+  await refreshDetail();
+}
+
+async function refreshDetail() {
+  const sourceId = state.selected;
+  if (!sourceId) return;
+  let detail;
+  try {
+    detail = await getJson(`/inspect/api/sources/${encodeURIComponent(sourceId)}`);
+  } catch {
+    return;
+  }
+  if (state.selected !== sourceId) return;
+  state.detail = detail;
+  mergeJournal(detail.journal);
+  const row = detail.source;
+  elements.title.textContent = `${kindIcon[row.kind] || ''} ${nameOf(row)} (${row.kind}${row.live ? ', live' : ', stored'})`;
+  renderContext();
+  renderLog();
+  showCurrent();
+}
+
+/** The stream may deliver an entry before or after the fetch that also holds it. */
+function mergeJournal(entries) {
+  const known = new Set(state.journal.map((entry) => entry.id));
+  const added = entries.filter((entry) => !known.has(entry.id));
+  if (added.length === 0) return;
+  const order = new Map(entries.map((entry, index) => [entry.id, index]));
+  state.journal = [...state.journal, ...added].sort(
+    (a, b) => a.time - b.time || (order.get(a.id) ?? 1e9) - (order.get(b.id) ?? 1e9),
+  );
+}
+
+function renderContext() {
+  const view = state.detail?.view;
+  if (!view) return;
+  const facts = [
+    ['state', view.state],
+    ['status', view.status],
+    ['iteration', `${view.iteration.modelCalls} / ${view.iteration.maxModelCalls ?? '?'} model calls`],
+    ['queued', `${view.queued.reduce((sum, group) => sum + group.length, 0)} message(s)`],
+    ['pending tools', String(view.pendingTools.length)],
+    ['turn', view.turn ? `${view.turn.id} (${view.turn.messages} message(s), ${view.turn.deliveries} deliveries)` : '—'],
+    ['last turn', view.lastTurn ? `${view.lastTurn.stopReason}, ${view.lastTurn.modelCalls} model call(s)` : '—'],
+    ['history', `${view.history.length} entries`],
+  ];
+  elements.summary.replaceChildren(
+    ...facts.flatMap(([term, value]) => [element('dt', { textContent: term }), element('dd', { textContent: value })]),
+  );
+  elements.queued.replaceChildren(
+    ...view.queued.flat().map((message) =>
+      element('li', { textContent: `${message.sender ? `${message.sender}: ` : ''}${message.text}` }),
+    ),
+  );
+  elements.pendingTools.replaceChildren(
+    ...view.pendingTools.map((tool) => element('li', { textContent: `${tool.name}(${JSON.stringify(tool.args)})` })),
+  );
+  elements.history.replaceChildren(...view.history.map(historyItem));
+  elements.rawContext.textContent = JSON.stringify(view.context, null, 2);
+}
+
+function historyItem(entry) {
+  let text;
+  if (entry.role === 'user') {
+    const who = entry.sender?.displayName || entry.sender?.userId || 'user';
+    text = `${who}: ${entry.text}`;
+  } else if (entry.role === 'model') {
+    const calls = (entry.calls || []).map((call) => `${call.name}(${JSON.stringify(call.args)})`).join(', ');
+    text = `model: ${[entry.text, calls].filter(Boolean).join(' → ')}`;
+  } else if (entry.role === 'tool') {
+    text = `tools: ${(entry.results || []).map((result) => `${result.name} → ${JSON.stringify(result.response)}`).join(', ')}`;
+  } else {
+    text = JSON.stringify(entry);
+  }
+  return element('li', { className: `role-${entry.role}`, textContent: text });
+}
+
+function renderLog() {
+  elements.logCount.textContent = `(${state.journal.length})`;
+  elements.logRows.replaceChildren(
+    ...state.journal.map((entry, index) => {
+      const row = element('tr', { className: `kind-${entry.kind}` }, [
+        element('td', { textContent: String(index + 1) }),
+        element('td', { textContent: clock(entry.time) }),
+        element('td', {
+          textContent: eventText(entry),
+          title: entry.trigger ? `${entry.event} (during ${entry.trigger})` : entry.event,
+        }),
+        element('td', { textContent: entry.kind === 'transition' ? `${entry.from} → ${entry.to}` : `${entry.kind}: ${entry.to}` }),
+        element('td', { textContent: duration(entry.durationMs) }),
+      ]);
+      row.dataset.index = String(index);
+      row.classList.toggle('replay-current', index === state.replayIndex);
+      row.addEventListener('click', () => replayAt(index));
+      return row;
+    }),
+  );
+  renderReplay();
+}
+
+// ---- replay ----
+
+function renderReplay() {
+  const count = state.journal.length;
+  elements.replay.hidden = count === 0;
+  elements.slider.max = String(Math.max(0, count - 1));
+  const live = state.replayIndex === null;
+  elements.slider.value = String(live ? count - 1 : state.replayIndex);
+  elements.position.textContent = live ? 'live' : `step ${state.replayIndex + 1} of ${count}`;
+  elements.position.dataset.index = live ? 'live' : String(state.replayIndex);
+  const entry = live ? null : state.journal[state.replayIndex];
+  const summary = entry?.summary;
+  elements.replayInfo.textContent = entry
+    ? `${clock(entry.time)} ${eventText(entry)}${summary ? ` · history ${summary.history}, queued ${summary.queued}, model calls ${summary.modelCalls}, pending tools ${summary.pendingTools}` : ''}`
+    : '';
+}
+
+function replayAt(index) {
+  if (state.journal.length === 0) return;
+  state.replayIndex = Math.min(Math.max(0, index), state.journal.length - 1);
+  for (const row of elements.logRows.children) {
+    row.classList.toggle('replay-current', Number(row.dataset.index) === state.replayIndex);
+  }
+  elements.logRows.children[state.replayIndex]?.scrollIntoView({ block: 'nearest' });
+  renderReplay();
+  showCurrent();
+}
+
+function goLive() {
+  state.replayIndex = null;
+  renderLog();
+  showCurrent();
+}
+
+const current = () => (state.replayIndex === null ? state.journal.length - 1 : state.replayIndex);
+$('replay-first').addEventListener('click', () => replayAt(0));
+$('replay-back').addEventListener('click', () => replayAt(current() - 1));
+$('replay-forward').addEventListener('click', () => replayAt(current() + 1));
+$('replay-last').addEventListener('click', () => replayAt(state.journal.length - 1));
+$('replay-live').addEventListener('click', goLive);
+elements.slider.addEventListener('input', () => replayAt(Number(elements.slider.value)));
+document.addEventListener('keydown', (event) => {
+  if (event.target instanceof window.HTMLInputElement && event.target.type !== 'range') return;
+  if (event.key === 'ArrowLeft') replayAt(current() - 1);
+  if (event.key === 'ArrowRight') replayAt(current() + 1);
+});
+
+// ---- live updates ----
+
+let detailTimer;
+let sourcesTimer;
+function later(timer, action, ms) {
+  window.clearTimeout(timer);
+  return window.setTimeout(action, ms);
+}
+
+function onEntry({ sourceId, entry }) {
+  const row = state.sources.find((candidate) => candidate.sourceId === sourceId);
+  if (row) {
+    row.state = entry.to;
+    row.lastActivity = entry.time;
+    row.live = entry.kind !== 'stop';
+    renderSources();
+  } else {
+    sourcesTimer = later(sourcesTimer, () => void loadSources(), 100);
+  }
+  if (sourceId !== state.selected) return;
+  mergeJournal([entry]);
+  renderLog();
+  if (state.replayIndex === null) {
+    highlight(entry.activeStateIds, entry.transition, entry.to);
+    if (state.detail) state.detail.view = { ...state.detail.view, state: entry.to, activeStateIds: entry.activeStateIds };
+  }
+  detailTimer = later(detailTimer, () => void refreshDetail(), 120);
+}
+
+function connect() {
+  const stream = new EventSource(api('/inspect/api/stream'));
+  stream.addEventListener('open', () => {
+    elements.connection.textContent = 'live';
+    elements.connection.dataset.status = 'live';
+  });
+  stream.addEventListener('error', () => {
+    elements.connection.textContent = 'reconnecting…';
+    elements.connection.dataset.status = 'reconnecting';
+  });
+  stream.addEventListener('entry', (event) => onEntry(JSON.parse(event.data)));
+}
+
+async function start() {
+  for (const id of ['export-svg', 'export-mmd', 'export-json']) $(id).href = api($(id).getAttribute('href'));
+  await loadChart();
+  connect();
+  const wanted = /source=([^&]+)/.exec(window.location.hash)?.[1];
+  if (wanted) await select(decodeURIComponent(wanted));
+  await loadSources();
+  window.setInterval(() => renderSources(), 10_000);
+}
+
+void start();

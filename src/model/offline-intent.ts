@@ -1,0 +1,67 @@
+/** What the offline model understood a message to ask, by keywords in English and Japanese. */
+export type OfflineIntent =
+  | {
+      readonly kind: 'weather';
+      /** Undefined when the message names no place the model could pick out. */
+      readonly location: string | undefined;
+      readonly date: 'today' | 'tomorrow' | 'day_after_tomorrow';
+    }
+  | { readonly kind: 'time' };
+
+const WEATHER_WORDS = /\b(?:weather|forecast|temperature|rain|raining|rainy)\b|天気|天候|予報|気温/i;
+const TIME_WORDS =
+  /\bwhat time\b|\btime is it\b|\bcurrent time\b|\bwhat day\b|\bwhat(?:'s| is) (?:the )?date\b|\btoday's date\b|何時|何日|何曜日|日付/i;
+
+const DAY_AFTER_TOMORROW = /\bday after tomorrow\b|明後日|あさって/i;
+const TOMORROW = /\btomorrow\b|明日|あした/i;
+
+// Words that say when, not where: removed from a candidate location.
+const ENGLISH_WHEN =
+  /\b(?:(?:the )?day after tomorrow|today|tonight|tomorrow|now|right now|this week|please)\b/gi;
+const JAPANESE_WHEN = /^(?:今日|本日|きょう|明日|あした|明後日|あさって|今)+/;
+
+// "weather in Tokyo", "rain at Osaka tomorrow", "forecast for New York": the last such phrase.
+const ENGLISH_PLACE_AFTER = /\b(?:in|at|for)\s+([^?!.,;]+)[?!.,;]*\s*$/i;
+// "Tokyo weather", "London's forecast": capitalised words right before the keyword.
+const ENGLISH_PLACE_BEFORE = /((?:[A-Z][\w-]*\s+)*[A-Z][\w-]*)(?:'s)?\s+(?:weather|forecast)\b/;
+// 「大阪の天気」「明日の東京の天気」「東京天気」: the word before the keyword, without particles.
+const JAPANESE_PLACE = /([^\s\p{P}のはがもでにを]+)の?(?:天気|天候|予報|気温)/u;
+
+/**
+ * Deterministic keyword matching, so the offline model can show real tool calls in the
+ * emulator without Gemini. Weather wins over time ("what's the weather today?").
+ * @example
+ * offlineIntentOf('明日の大阪の天気は？'); // { kind: 'weather', location: '大阪', date: 'tomorrow' }
+ */
+export function offlineIntentOf(text: string): OfflineIntent | undefined {
+  if (WEATHER_WORDS.test(text)) {
+    const date = DAY_AFTER_TOMORROW.test(text)
+      ? 'day_after_tomorrow'
+      : TOMORROW.test(text)
+        ? 'tomorrow'
+        : 'today';
+    return { kind: 'weather', location: locationIn(text), date };
+  }
+  if (TIME_WORDS.test(text)) return { kind: 'time' };
+  return undefined;
+}
+
+function locationIn(text: string): string | undefined {
+  const candidates = [
+    ENGLISH_PLACE_AFTER.exec(text)?.[1]?.replace(ENGLISH_WHEN, ''),
+    ENGLISH_PLACE_BEFORE.exec(text)?.[1],
+    JAPANESE_PLACE.exec(text)?.[1]?.replace(JAPANESE_WHEN, ''),
+  ];
+  return candidates.map((candidate) => candidate?.replace(/\s+/g, ' ').trim()).find(isPlaceName);
+}
+
+/** What `get_weather` would accept: its pattern `^[^@:/]+$`, and not a bare keyword. */
+function isPlaceName(candidate: string | undefined): candidate is string {
+  return (
+    candidate !== undefined &&
+    candidate !== '' &&
+    candidate.length <= 100 &&
+    /^[^@:/]+$/.test(candidate) &&
+    !/^(?:the|it|how|what|weather|forecast)$/i.test(candidate)
+  );
+}

@@ -1,0 +1,101 @@
+import type { CreateTableCommandInput, TimeToLiveSpecification } from '@aws-sdk/client-dynamodb';
+
+/**
+ * kaiwa's single-table design, shared by the store, `scripts/create-table.ts` and the
+ * deployment template. See `docs/persistence.md`.
+ *
+ * | item          | pk                | sk                                   | extra attributes                                  |
+ * |---------------|-------------------|--------------------------------------|---------------------------------------------------|
+ * | conversation  | source id         | `CONVERSATION`                       | version, machineVersion, snapshot (JSON), busy, updatedAt, expiresAt?, work? |
+ * | inbox message | source id         | `INBOX#<timestamp>#<arrival>#<event>` | eventId, message (JSON), acceptedAt, work         |
+ * | event claim   | `CLAIM#<event id>` | `CLAIM`                              | claimedAt, expiresAt                              |
+ */
+export const dynamoDbKeys = {
+  partition: 'pk',
+  sort: 'sk',
+  /** Set on inbox messages and on busy conversations only: the sparse work index's key. */
+  work: 'work',
+  /** Epoch seconds; the table's TTL attribute. */
+  expiresAt: 'expiresAt',
+} as const;
+
+export const CONVERSATION_SORT_KEY = 'CONVERSATION';
+export const INBOX_PREFIX = 'INBOX#';
+export const CLAIM_SORT_KEY = 'CLAIM';
+/** The sparse global secondary index: `work` (shard) → `pk` (source id), keys only. */
+export const WORK_INDEX = 'work-index';
+/**
+ * The work index spreads its entries over this many partition-key values so that one hot
+ * value never caps the webhook's write rate. Part of the schema: changing it hides the
+ * entries written under the old count until they are consumed.
+ */
+export const WORK_SHARDS = 8;
+
+/** The partition key of an event claim; LINE's source ids (U/C/R + 32 hex) never start like this. */
+export function claimPartitionKey(eventId: string): string {
+  return `CLAIM#${eventId}`;
+}
+
+/**
+ * An inbox message's sort key. It orders by LINE's event timestamp first — assigned by LINE,
+ * so it is the same on every webhook instance whatever their clocks say — then by the time
+ * and per-process sequence of arrival, and ends with the event id, which keeps keys unique.
+ */
+export function inboxSortKey(eventTimestamp: number, arrival: string, eventId: string): string {
+  return `${INBOX_PREFIX}${padNumber(eventTimestamp, 15)}#${arrival}#${eventId}`;
+}
+
+/** The work index partition a source's entries go to (FNV-1a of the id, modulo the shard count). */
+export function workShard(sourceId: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < sourceId.length; index++) {
+    hash ^= sourceId.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `WORK#${hash % WORK_SHARDS}`;
+}
+
+/** Every work index partition, for `sourcesWithWork`. */
+export function allWorkShards(): string[] {
+  return Array.from({ length: WORK_SHARDS }, (_, shard) => `WORK#${shard}`);
+}
+
+/**
+ * The table: on-demand capacity, the sparse work index, and a keys-only stream on which an
+ * inbox insert tells the Lambda worker "this source has work".
+ */
+export function conversationTableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [
+      { AttributeName: dynamoDbKeys.partition, AttributeType: 'S' },
+      { AttributeName: dynamoDbKeys.sort, AttributeType: 'S' },
+      { AttributeName: dynamoDbKeys.work, AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: dynamoDbKeys.partition, KeyType: 'HASH' },
+      { AttributeName: dynamoDbKeys.sort, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: WORK_INDEX,
+        KeySchema: [
+          { AttributeName: dynamoDbKeys.work, KeyType: 'HASH' },
+          { AttributeName: dynamoDbKeys.partition, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ],
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
+  };
+}
+
+/** Expiry of idle conversations and of event claims. */
+export function timeToLiveSpecification(): TimeToLiveSpecification {
+  return { AttributeName: dynamoDbKeys.expiresAt, Enabled: true };
+}
+
+export function padNumber(value: number, width: number): string {
+  return String(Math.max(0, Math.trunc(value))).padStart(width, '0');
+}

@@ -1,0 +1,37 @@
+/** A response body larger than the caller allows; reading stopped at the limit. */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(readonly maxBytes: number) {
+    super(`the response body is larger than ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * Reads a fetch response's body as UTF-8 text, stopping as soon as it passes `maxBytes`,
+ * so a misbehaving server cannot make a tool buffer megabytes: a declared
+ * `Content-Length` over the limit is refused before reading, and a chunked body is cut off
+ * mid-stream.
+ */
+export async function readBodyWithLimit(response: Response, maxBytes: number): Promise<string> {
+  const declaredLength = Number(response.headers.get('content-length') ?? 0);
+  if (declaredLength > maxBytes) {
+    await response.body?.cancel();
+    throw new ResponseTooLargeError(maxBytes);
+  }
+  if (!response.body) return '';
+  // The DOM typings leave the chunk type open; fetch bodies are byte streams.
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > maxBytes) {
+      await reader.cancel();
+      throw new ResponseTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+}

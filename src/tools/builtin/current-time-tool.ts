@@ -1,0 +1,146 @@
+import type { JsonObject } from '../../domain/index.js';
+import type { Tool } from '../tool.js';
+
+export const CURRENT_TIME_TOOL_NAME = 'get_current_time';
+
+export interface CurrentTimeToolOptions {
+  /** The IANA zone used when the model names none (`KAIWA_TIME_ZONE`, default Asia/Tokyo). */
+  readonly defaultTimeZone: string;
+}
+
+/** True when `timeZone` is a zone this runtime's Intl knows, e.g. "Asia/Tokyo" or "UTC". */
+export function isValidTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const CALENDAR_DAY_SCHEMA: JsonObject = {
+  type: 'object',
+  properties: {
+    date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+    weekday: { type: 'string' },
+  },
+  required: ['date', 'weekday'],
+  additionalProperties: false,
+};
+
+/**
+ * `get_current_time(time_zone?)`: the date, time and weekday in an IANA zone, read from the
+ * tool context's clock (so tests and restored turns are deterministic). It also names
+ * yesterday and tomorrow, because models are unreliable at calendar arithmetic.
+ * An unknown zone is an error result the model can correct, not a thrown error.
+ * @example
+ * registry.register(createCurrentTimeTool({ defaultTimeZone: config.timeZone }));
+ */
+export function createCurrentTimeTool(options: CurrentTimeToolOptions): Tool {
+  if (!isValidTimeZone(options.defaultTimeZone)) {
+    throw new RangeError(`unknown default time zone "${options.defaultTimeZone}"`);
+  }
+  return {
+    name: CURRENT_TIME_TOOL_NAME,
+    description: 'Get the current date, time and day of the week in a time zone.',
+    category: 'information',
+    optional: true,
+    usageHint:
+      'When the answer depends on the current time or date: "what time is it", "what day is it", or relative dates such as "tomorrow" or "next Monday".',
+    examples: [
+      { description: 'What day is it today?', args: {} },
+      { description: 'The time in London', args: { time_zone: 'Europe/London' } },
+    ],
+    parameters: {
+      type: 'object',
+      properties: {
+        time_zone: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          default: options.defaultTimeZone,
+          description: 'An IANA time zone such as "Asia/Tokyo" or "America/New_York"',
+        },
+      },
+      additionalProperties: false,
+    },
+    response: {
+      type: 'object',
+      properties: {
+        timeZone: { type: 'string' },
+        date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+        time: { type: 'string', pattern: '^\\d{2}:\\d{2}$' },
+        weekday: { type: 'string' },
+        utcOffset: { type: 'string', pattern: '^[+-]\\d{2}:\\d{2}$' },
+        localDateTime: { type: 'string' },
+        yesterday: CALENDAR_DAY_SCHEMA,
+        tomorrow: CALENDAR_DAY_SCHEMA,
+      },
+      required: [
+        'timeZone',
+        'date',
+        'time',
+        'weekday',
+        'utcOffset',
+        'localDateTime',
+        'yesterday',
+        'tomorrow',
+      ],
+      additionalProperties: false,
+    },
+    execute: (args, context) => {
+      const requested = (args.time_zone as string | undefined)?.trim() || options.defaultTimeZone;
+      if (!isValidTimeZone(requested)) {
+        return Promise.resolve({
+          forLLM: { error: `unknown time zone "${requested}"; use an IANA name such as "Asia/Tokyo"` },
+          isError: true,
+        });
+      }
+      return Promise.resolve({ forLLM: describeInstant(context.clock.now(), requested) });
+    },
+  };
+}
+
+function describeInstant(epochMs: number, timeZone: string): JsonObject {
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    weekday: 'long',
+    timeZoneName: 'longOffset',
+  });
+  const parts = Object.fromEntries(
+    format.formatToParts(new Date(epochMs)).map((part) => [part.type, part.value]),
+  ) as Partial<Record<Intl.DateTimeFormatPartTypes, string>>;
+  const { year = '', month = '', day = '', hour = '', minute = '', second = '' } = parts;
+  // "GMT+09:00", or plain "GMT" for UTC itself.
+  const utcOffset = (parts.timeZoneName ?? 'GMT').replace(/^GMT/, '') || '+00:00';
+  const date = `${year}-${month}-${day}`;
+  // ICU fixes the case ("europe/london") but also swaps in legacy names ("Asia/Calcutta"
+  // for "Asia/Kolkata"): take its spelling only when it is the same name.
+  const resolved = format.resolvedOptions().timeZone;
+  return {
+    timeZone: resolved.toLowerCase() === timeZone.toLowerCase() ? resolved : timeZone,
+    date,
+    time: `${hour}:${minute}`,
+    weekday: parts.weekday ?? '',
+    utcOffset,
+    localDateTime: `${date}T${hour}:${minute}:${second}${utcOffset}`,
+    yesterday: calendarDay(Number(year), Number(month), Number(day) - 1),
+    tomorrow: calendarDay(Number(year), Number(month), Number(day) + 1),
+  };
+}
+
+/** Calendar arithmetic in UTC, where days are always 24 hours (no DST in the way). */
+function calendarDay(year: number, month: number, day: number): JsonObject {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return {
+    date: date.toISOString().slice(0, 10),
+    weekday: date.toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' }),
+  };
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { loadConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/logging/index.js';
+import { MemoryStore } from '../../src/persistence/index.js';
+import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
+import { ARTIFACTS_DIR, launchChromium } from '../support/chromium.js';
+
+let browser: Browser;
+let runtime: KaiwaRuntime;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  runtime = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), { store: new MemoryStore(), logger: silentLogger });
+});
+afterAll(async () => {
+  await browser?.close();
+  await runtime?.close();
+});
+
+describe('the LINE emulator in a browser', () => {
+  it('sends a message as a LINE user and shows the bot\'s reply', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(runtime.url);
+
+    await page.fill('#text', 'hello from Chromium');
+    await page.click('#composer button[type=submit]');
+
+    const reply = page.locator('.message.bot .bubble').first();
+    await reply.waitFor({ timeout: 10_000 });
+    expect(await reply.textContent()).toContain('hello from Chromium');
+    expect(await page.locator('.message.user .bubble').first().textContent()).toBe('hello from Chromium');
+    expect(await page.locator('.message.bot .meta').first().textContent()).toContain('reply');
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'emulator-chat.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('chats in a group as several users, with the answer quoting the message', async () => {
+    const page = await browser.newPage();
+    await page.goto(runtime.url);
+    await page.click('#chats button:has-text("Weekend trip")');
+
+    await page.fill('#speaker', 'Ken');
+    await page.fill('#text', 'where shall we go?');
+    await page.click('#composer button[type=submit]');
+
+    const reply = page.locator('.message.bot').first();
+    await reply.waitFor({ timeout: 10_000 });
+    expect(await reply.locator('.quote').textContent()).toContain('Ken: where shall we go?');
+    expect(await page.locator('.message.user .who').first().textContent()).toBe('Ken');
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'emulator-group.png'), fullPage: true });
+    await page.close();
+  });
+});

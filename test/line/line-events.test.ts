@@ -1,0 +1,159 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { webhook } from '@line/bot-sdk';
+import type { HistoryEntry } from '../../src/domain/index.js';
+import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
+import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
+import { MemoryStore } from '../../src/persistence/index.js';
+import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
+import { storedHistory, userTexts } from '../support/host-harness.js';
+import {
+  groupId,
+  textMessageEvent,
+  unfollowEvent,
+  unsendEvent,
+  userId,
+  videoMessageEvent,
+  webhookBody,
+  webhookEventFixtures,
+} from '../support/webhook-fixtures.js';
+
+const replyToLast = () =>
+  new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], { repeatLast: true });
+
+function lastUserText(history: readonly HistoryEntry[]) {
+  const entry = history.findLast((item) => item.role === 'user');
+  return entry?.role === 'user' ? entry.text : '';
+}
+
+let running: Awaited<ReturnType<typeof startKaiwaWithFakeLine>> | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+const sourceIdOf = (event: webhook.Event) => {
+  const source = event.source!;
+  return source.type === 'user' ? source.userId! : source.type === 'group' ? source.groupId : source.roomId;
+};
+
+describe('every LINE event type through the real webhook', () => {
+  it.each<[keyof typeof webhookEventFixtures, string | null]>([
+    ['textMessageEvent', '@All @example Good Morning!! (love)'],
+    ['imageMessageEvent', '[image 1 of 2]'],
+    ['videoMessageEvent', '[video, 60 s]'],
+    ['audioMessageEvent', '[audio, 60 s]'],
+    ['fileMessageEvent', '[file "file.txt", 2.1 KB]'],
+    ['locationMessageEvent', '[location: my location, 1-3 Kioicho, Chiyoda-ku, Tokyo, 102-8282, Japan (35.67966, 139.73669)]'],
+    ['stickerMessageEvent', '[sticker, keywords: cony, sally, Staring, hi, whatsup, line, howdy, HEY]'],
+    ['followEvent', '[added the bot as a friend]'],
+    ['joinEvent', '[the bot was added to this group]'],
+    ['memberJoinedEvent', `[2 members joined: ${userId}, U49585cd0d5e6f708192a3b4c5d6e7f80]`],
+    ['postbackEvent', '[postback] action=buy&itemid=111 {"datetime":"2017-12-25T01:00"}'],
+    // No turn: memberLeft is a note in history only (there is nobody to reply to).
+    ['memberLeftEvent', null],
+  ])('%s: valid per webhook.yml, and the model sees %j', async (name, expectedText) => {
+    const event = webhookEventFixtures[name];
+    const schemas = await LineSchemas.load();
+    expect(schemas.validateWebhook(webhookBody([event]))).toEqual({ ok: true });
+    const model = replyToLast();
+    const store = new MemoryStore();
+    running = await startKaiwaWithFakeLine({ model, store });
+
+    const response = await running.post(JSON.stringify(webhookBody([event])));
+    expect(response.status).toBe(200);
+    await running.kaiwa.host.whenSettled();
+
+    if (expectedText === null) {
+      expect(model.calls).toEqual([]);
+      expect(userTexts(storedHistory(await store.load(sourceIdOf(event))))).toEqual(['[1 member left: U49585cd0d5e6f708192a3b4c5d6e7f80]']);
+    } else {
+      expect(model.calls).toHaveLength(1);
+      expect(lastUserText(model.calls[0]!.history)).toBe(expectedText);
+    }
+  });
+
+  it('unsend removes the message from history', async () => {
+    const store = new MemoryStore();
+    running = await startKaiwaWithFakeLine({ model: replyToLast(), store });
+    const video = { ...videoMessageEvent, source: unsendEvent.source };
+
+    await running.post(JSON.stringify(webhookBody([video])));
+    await running.kaiwa.host.whenSettled();
+    expect(userTexts(storedHistory(await store.load(groupId)))).toContain('[video, 60 s]');
+    await running.post(JSON.stringify(webhookBody([unsendEvent])));
+    await running.kaiwa.host.whenSettled();
+
+    expect(userTexts(storedHistory(await store.load(groupId)))).not.toContain('[video, 60 s]');
+  });
+
+  it('unfollow deletes the conversation and its inbox', async () => {
+    const store = new MemoryStore();
+    running = await startKaiwaWithFakeLine({ model: replyToLast(), store });
+    const hello = { ...textMessageEvent, source: unfollowEvent.source };
+
+    await running.post(JSON.stringify(webhookBody([hello])));
+    await running.kaiwa.host.whenSettled();
+    expect(await store.load(userId)).toBeDefined();
+    await running.post(JSON.stringify(webhookBody([unfollowEvent])));
+    await running.kaiwa.host.whenSettled();
+
+    expect(await store.load(userId)).toBeUndefined();
+    expect(await store.inbox(userId)).toEqual([]);
+  });
+
+  it('keeps the conversation on unfollow when the retention policy says keep', async () => {
+    const store = new MemoryStore();
+    running = await startKaiwaWithFakeLine({ model: replyToLast(), store, env: { KAIWA_FORGET_POLICY: 'keep' } });
+    const hello = { ...textMessageEvent, source: unfollowEvent.source };
+
+    await running.post(JSON.stringify(webhookBody([hello, unfollowEvent])));
+    await running.kaiwa.host.whenSettled();
+
+    expect(userTexts(storedHistory(await store.load(userId)))).toEqual([hello.message.text]);
+    expect(await store.inbox(userId)).toEqual([]);
+  });
+});
+
+describe('groups', () => {
+  const groupText = (text: string, id: string, mentionSelf = false): webhook.MessageEvent => ({
+    ...textMessageEvent,
+    webhookEventId: `01GROUPTEXT${id.padStart(15, '0')}`,
+    message: {
+      type: 'text',
+      id,
+      quoteToken: `q-${id}`,
+      text,
+      ...(mentionSelf && { mention: { mentionees: [{ index: 0, length: 6, type: 'user', userId: 'Ubot', isSelf: true }] } }),
+    },
+  });
+
+  it('answers only when mentioned or named under the mention policy, keeping the rest as context', async () => {
+    const model = replyToLast();
+    const store = new MemoryStore();
+    running = await startKaiwaWithFakeLine({ model, store, env: { KAIWA_GROUP_ANSWER: 'mention', KAIWA_BOT_NAME: 'kaiwa' } });
+
+    for (const event of [
+      groupText('lunch at noon?', '1'),
+      groupText('@kaiwa what do you think?', '2', true),
+      groupText('sure', '3'),
+      groupText('Kaiwa, any idea?', '4'),
+    ]) {
+      await running.post(JSON.stringify(webhookBody([event])));
+      await running.kaiwa.host.whenSettled();
+    }
+
+    expect(model.calls.map((call) => lastUserText(call.history))).toEqual(['@kaiwa what do you think?', 'Kaiwa, any idea?']);
+    expect(userTexts(model.calls[0]!.history)).toEqual(['lunch at noon?', '@kaiwa what do you think?']);
+    expect(userTexts(storedHistory(await store.load(groupId)))).toHaveLength(4);
+  });
+
+  it('quotes the message it answers in a group', async () => {
+    running = await startKaiwaWithFakeLine({ model: replyToLast() });
+    await running.post(JSON.stringify(webhookBody([groupText('hello group', '9')])));
+    await running.kaiwa.host.whenSettled();
+
+    const delivered = running.line.requests.find((request) => request.path.startsWith('/v2/bot/message/'));
+    expect(delivered?.body).toMatchObject({ messages: [{ type: 'text', quoteToken: 'q-9' }] });
+    expect(delivered?.schemaProblems).toEqual([]);
+  });
+});

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionResult, HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import { OfflineModel, type ModelResponse, type ToolDeclaration } from '../../src/model/index.js';
+import { createCurrentTimeTool, createWeatherTool } from '../../src/tools/index.js';
+import { idleWithNothingPending, inbound, startConversation } from '../support/conversation-harness.js';
+import { startFakeWeatherServer } from '../support/fake-weather-server.js';
+
+const declared = (...names: string[]): ToolDeclaration[] =>
+  names.map((name) => ({ name, description: name, parameters: { type: 'object' } }));
+const allTools = declared('get_current_time', 'get_weather', 'reply', 'skip');
+
+const user = (text: string): HistoryEntry => ({ role: 'user', eventId: 'e1', text, timestamp: 0 });
+const modelCalled = (name: string, args: JsonObject): HistoryEntry => ({
+  role: 'model',
+  turnId: 'e1',
+  calls: [{ id: 'call-1', name, args }],
+});
+const toolAnswered = (name: string, response: JsonObject): HistoryEntry => ({
+  role: 'tool',
+  turnId: 'e1',
+  results: [{ callId: 'call-1', name, response } satisfies FunctionResult],
+});
+
+function generate(history: HistoryEntry[], tools = allTools): Promise<ModelResponse> {
+  return new OfflineModel().generate({
+    systemInstruction: 'irrelevant',
+    history,
+    tools,
+    signal: new AbortController().signal,
+  });
+}
+
+const tokyoReport: JsonObject = {
+  location: '東京',
+  area: 'Tokyo, Japan',
+  day: 'tomorrow',
+  date: '2025-03-16',
+  condition: 'Light drizzle',
+  minTempC: 9,
+  maxTempC: 13,
+  chanceOfRainPercent: 91,
+};
+
+describe('offline model: which tool it calls', () => {
+  it.each<[string, JsonObject]>([
+    ["What's the weather in Tokyo?", { location: 'Tokyo' }],
+    ['Will it rain in New York tomorrow?', { location: 'New York', date: 'tomorrow' }],
+    ['forecast for Paris the day after tomorrow please', { location: 'Paris', date: 'day_after_tomorrow' }],
+    ["London's weather", { location: 'London' }],
+    ['東京の天気は？', { location: '東京' }],
+    ['明日の大阪の天気を教えて', { location: '大阪', date: 'tomorrow' }],
+    ['あさって札幌の天気どう？', { location: '札幌', date: 'day_after_tomorrow' }],
+    ['京都天気', { location: '京都' }],
+  ])('%s → get_weather %j', async (text, args) => {
+    expect(await generate([user(text)])).toMatchObject({ calls: [{ name: 'get_weather', args }] });
+  });
+
+  it.each([
+    'What time is it?',
+    'what day is it today',
+    "What's the date?",
+    '今何時？',
+    '今日は何曜日？',
+    '今日は何日',
+  ])('%s → get_current_time', async (text) => {
+    expect(await generate([user(text)])).toMatchObject({ calls: [{ name: 'get_current_time', args: {} }] });
+  });
+
+  it.each([
+    ['How is the weather?', 'Which place?'],
+    ['今日の天気は？', 'どこの天気ですか'],
+  ])('asks for the place when "%s" names none', async (text, question) => {
+    const response = await generate([user(text)]);
+
+    expect(response.calls).toHaveLength(1);
+    expect(response.calls[0]?.name).toBe('reply');
+    expect(response.calls[0]?.args.message).toContain(question);
+  });
+
+  it('still echoes anything else, saying it is the offline model', async () => {
+    expect(await generate([user('hello there')])).toEqual({
+      calls: [
+        {
+          name: 'reply',
+          args: {
+            message:
+              "(offline model) You said: “hello there”. I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
+          },
+        },
+      ],
+      usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
+    });
+  });
+
+  it('echoes a weather question when get_weather is not declared', async () => {
+    const response = await generate([user('weather in Tokyo')], declared('reply', 'skip'));
+
+    expect(response.calls[0]).toMatchObject({
+      name: 'reply',
+      args: { message: expect.stringContaining('You said') as string },
+    });
+  });
+
+  it('does nothing without a reply tool', async () => {
+    expect((await generate([user('weather in Tokyo')], declared('get_weather'))).calls).toEqual([]);
+  });
+});
+
+describe('offline model: after the tool result', () => {
+  it('summarises a weather report through reply, in the language of the question', async () => {
+    const japanese = await generate([
+      user('明日の東京の天気は？'),
+      modelCalled('get_weather', { location: '東京', date: 'tomorrow' }),
+      toolAnswered('get_weather', tokyoReport),
+    ]);
+    const english = await generate([
+      user('weather in Tokyo today'),
+      modelCalled('get_weather', { location: 'Tokyo' }),
+      toolAnswered('get_weather', {
+        ...tokyoReport,
+        location: 'Tokyo',
+        day: 'today',
+        current: { tempC: 14, condition: 'Partly cloudy' },
+      }),
+    ]);
+
+    expect(japanese.calls).toEqual([
+      {
+        name: 'reply',
+        args: {
+          message:
+            '(offline model) 東京 (Tokyo, Japan) の 2025-03-16 の天気：Light drizzle、気温 9–13°C、降水確率 最大 91%。 kaiwa のオフラインモデル (offline model) です。本当の応答には GEMINI_API_KEY を設定してください。',
+        },
+      },
+    ]);
+    expect(english.calls[0]?.args.message).toBe(
+      "(offline model) Weather for Tokyo (Tokyo, Japan) on 2025-03-16: Light drizzle, now 14°C and Partly cloudy; 9–13°C, up to 91% chance of rain. I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
+    );
+  });
+
+  it('summarises the time', async () => {
+    const response = await generate([
+      user('what time is it?'),
+      modelCalled('get_current_time', {}),
+      toolAnswered('get_current_time', {
+        timeZone: 'Asia/Tokyo',
+        date: '2025-03-15',
+        time: '14:30',
+        weekday: 'Saturday',
+        utcOffset: '+09:00',
+      }),
+    ]);
+
+    expect(response.calls[0]?.args.message).toContain(
+      'It is Saturday, 2025-03-15, 14:30 in Asia/Tokyo (UTC+09:00).',
+    );
+  });
+
+  it('passes a tool error on to the user', async () => {
+    const response = await generate([
+      user('weather in Atlantis'),
+      modelCalled('get_weather', { location: 'Atlantis' }),
+      toolAnswered('get_weather', {
+        error: 'no weather found for "Atlantis"; try the name of a nearby city',
+      }),
+    ]);
+
+    expect(response.calls[0]?.args.message).toContain(
+      'I could not get the weather (no weather found for "Atlantis"; try the name of a nearby city).',
+    );
+  });
+
+  it.each<[string, HistoryEntry[]]>([
+    [
+      'reply was already called',
+      [
+        user('weather in Tokyo'),
+        modelCalled('reply', { message: 'Sunny' }),
+        toolAnswered('reply', { status: 'sent' }),
+      ],
+    ],
+    [
+      'only an unknown tool ran',
+      [user('weather in Tokyo'), modelCalled('lookup', {}), toolAnswered('lookup', { summary: 'x' })],
+    ],
+  ])('stops when %s', async (_case, history) => {
+    expect(await generate(history)).toMatchObject({ calls: [], text: 'Nothing more to do.' });
+  });
+});
+
+describe('offline model in a conversation with the real tools', () => {
+  let weather: Awaited<ReturnType<typeof startFakeWeatherServer>>;
+  beforeAll(async () => {
+    weather = await startFakeWeatherServer();
+  });
+  afterAll(() => weather.close());
+
+  it('calls get_weather on the local server, then replies with the result', async () => {
+    const { actor, delivery } = startConversation({
+      model: new OfflineModel(),
+      tools: [createWeatherTool({ baseUrl: weather.baseUrl })],
+    });
+
+    actor.send({ type: 'line.message', message: inbound('明日の東京の天気は？') });
+    const snapshot = await idleWithNothingPending(actor);
+
+    expect(weather.rawPaths).toEqual(['/%E6%9D%B1%E4%BA%AC?format=j1']);
+    expect(delivery.texts).toHaveLength(1);
+    expect(delivery.texts[0]).toContain('東京 (Tokyo, Japan) の 2025-03-16 の天気：Light drizzle');
+    expect(delivery.texts[0]).toContain('offline model');
+    const calls = snapshot.context.history.flatMap((entry) => (entry.role === 'model' ? entry.calls : []));
+    expect(calls.map((call) => call.name)).toEqual(['get_weather', 'reply']);
+  });
+
+  it("calls get_current_time, which reads the conversation's clock", async () => {
+    // The harness clock stands at 0: 1970-01-01T09:00 in Tokyo.
+    const { actor, delivery } = startConversation({
+      model: new OfflineModel(),
+      tools: [createCurrentTimeTool({ defaultTimeZone: 'Asia/Tokyo' })],
+    });
+
+    actor.send({ type: 'line.message', message: inbound('What day is it?') });
+    await idleWithNothingPending(actor);
+
+    expect(delivery.texts).toEqual([
+      "(offline model) It is Thursday, 1970-01-01, 09:00 in Asia/Tokyo (UTC+09:00). I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
+    ]);
+  });
+});
