@@ -61,10 +61,21 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
     },
     /** The requests to one path (the enricher's profile lookups make others). */
     requestsTo: (path: string) => requests.filter((request) => request.path === path),
-    close: () =>
-      new Promise<void>((resolve) => {
+    /**
+     * Stops the server, and fails when any request the bot sent broke LINE's schema: every
+     * test that talks to this fake checks every outgoing request.
+     */
+    close: async (options: { allowSchemaProblems?: boolean } = {}) => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      const broken = requests.filter((request) => request.schemaProblems.length > 0);
+      if (broken.length > 0 && !options.allowSchemaProblems) {
+        throw new Error(
+          `requests that break LINE's schema: ${broken.map((request) => `${request.method} ${request.path}: ${request.schemaProblems.join('; ')}`).join(' | ')}`,
+        );
+      }
+    },
   };
 }
