@@ -205,13 +205,16 @@ export class SourceSlot {
     this.version = stored?.version ?? 0;
     this.actor = actor;
     this.lastLoggedTurn = actor.getSnapshot().context.lastTurn?.id;
+    // Subscribed after start: the start itself changes nothing worth a save (a fresh actor is
+    // an empty idle, a restored one is what the store holds); every step after it is saved.
+    actor.start();
     this.subscription = actor.subscribe({
       next: (snapshot) => this.observe(snapshot),
       error: (error) => this.options.logger.error('conversation actor failed', { error }),
     });
-    actor.start();
+    this.trackTurn(actor.getSnapshot().context);
     for (const message of replay) actor.send({ type: 'line.message', message });
-    if (replay.length > 0 || stored?.machineVersion !== CONVERSATION_MACHINE_VERSION) this.requestSave();
+    if (replay.length > 0 || (stored && stored.machineVersion !== CONVERSATION_MACHINE_VERSION)) this.requestSave();
     return true;
   }
 
@@ -264,7 +267,7 @@ export class SourceSlot {
           this.releaseFlushWaiters();
         } catch (error) {
           if (error instanceof VersionConflictError) {
-            await this.reloadAfterConflict(error);
+            void this.reloadAfterConflict(error);
             return;
           }
           this.failures++;
@@ -280,6 +283,8 @@ export class SourceSlot {
       } while (this.saveAgain);
     } finally {
       this.saving = false;
+      // A step observed while this loop was ending (a reloaded actor's, say) still needs its save.
+      if (this.saveAgain && this.actor && !this.stopped) this.requestSave();
       this.options.onSettled();
     }
   }

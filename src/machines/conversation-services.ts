@@ -105,14 +105,18 @@ export function provideConversationServices(
         },
       ),
       executeTool: fromPromise<Awaited<ReturnType<ToolRegistry['execute']>>, ExecuteToolInput>(
-        ({ input, signal }) =>
-          services.tools.execute(input.call, {
+        async ({ input, signal }) => {
+          // A tool runs only once its call is durable: a crash before that re-asks the model
+          // instead of leaving a side effect no snapshot knows about.
+          await services.checkpoint(input.source.id);
+          return services.tools.execute(input.call, {
             source: input.source,
             turnId: input.turnId,
             signal,
             clock: services.clock,
             ...(input.sender && { sender: input.sender }),
-          }),
+          });
+        },
       ),
       reply: fromPromise<DeliveryReceipt, DeliveryRequest>(async ({ input, signal }) => {
         // The intent (this actor, in flight) must be durable before anything is sent.

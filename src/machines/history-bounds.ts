@@ -9,11 +9,13 @@ export interface HistoryLimits {
 }
 
 /**
- * Suggested limits: about a hundred exchanges for the model's context, and at most ~200 KB
- * of history, which leaves the rest of the snapshot (queued messages, the running turn,
- * recent event ids) ~150 KB under the store's 350 KB item ceiling.
+ * Suggested limits: about 60 exchanges of context for the model, and at most 128 KiB of
+ * history. The store saves the whole snapshot on every step and DynamoDB bills writes per
+ * KB, so the byte limit is also the cost per save; it leaves the rest of the snapshot
+ * (queued messages, the running turn, recent event ids) over 200 KB of room under the
+ * store's 350 KB item ceiling.
  */
-export const defaultHistoryLimits: HistoryLimits = { maxEntries: 300, maxBytes: 200_000 };
+export const defaultHistoryLimits: HistoryLimits = { maxEntries: 200, maxBytes: 128 * 1024 };
 
 /**
  * Drops the oldest whole exchanges until both limits hold. An exchange starts at a user

@@ -1,5 +1,5 @@
 import { createActor, waitFor } from 'xstate';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { JsonObject } from '../../src/domain/index.js';
 import { CONVERSATION_SYSTEM_ID, conversationMachine } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, callTools, textOnly } from '../../src/model/index.js';
@@ -135,7 +135,7 @@ describe('conversation machine', () => {
     });
 
     actor.send({ type: 'line.message', message: inbound('go') });
-    await waitFor(actor, () => log.length === 2);
+    await vi.waitFor(() => expect(log).toHaveLength(2));
     expect(log).toEqual(['start slow_a', 'start slow_b']);
     release();
     const snapshot = await idleWithNothingPending(actor);
