@@ -30,7 +30,7 @@ export interface InboundMessage {
   readonly replyToken?: string;
   readonly quoteToken?: string;
   /** The LINE event it came from when it was not a message (follow, join, postback, …). */
-  readonly lineEvent?: 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback';
+  readonly lineEvent?: 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback' | 'reminder';
   /** Recorded in history without starting a turn (group talk not addressed to the bot, notes). */
   readonly quiet?: boolean;
   /** The group's or room's member count, when it was looked up for this event. */

@@ -23,6 +23,8 @@ import {
   type Tool,
 } from '../tools/index.js';
 import { loadPersona } from '../prompt/persona.js';
+import { LocalReminderScheduler, createReminderTools } from '../reminders/index.js';
+import path from 'node:path';
 import { createModel } from './create-model.js';
 import { createStore } from './create-store.js';
 
@@ -63,11 +65,19 @@ export async function startKaiwa(
   const inspection = await createInspection({ config, clock, logger, emulator });
 
   const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });
+  // A due reminder enters its source's inbox like a message (the host exists by then).
+  const reminders = new LocalReminderScheduler({
+    deliver: (message) => host.accept([message]),
+    clock,
+    logger,
+    ...(config.store.kind === 'file' && { file: path.join(config.store.dataDir, 'reminders.json') }),
+  });
   const builtInTools: Tool[] = [
     replyTool,
     skipTool,
     createWeatherTool({ baseUrl: config.weatherBaseUrl }),
     createCurrentTimeTool({ defaultTimeZone: config.timeZone }),
+    ...createReminderTools({ scheduler: reminders }),
   ];
   // A tool given by the caller replaces the built-in of the same name.
   const given = new Set((overrides.tools ?? []).map((tool) => tool.name));
@@ -158,6 +168,7 @@ export async function startKaiwa(
   }
   server.on('request', app);
   await host.recover();
+  await reminders.start();
   logger.info('kaiwa is listening', {
     url,
     line: config.line.mode,
@@ -172,6 +183,7 @@ export async function startKaiwa(
     logger,
     close: async () => {
       const closed = closeServer(server);
+      reminders.stop();
       await host.shutdown(config.shutdownDeadlineMs);
       await inspection.close();
       server.closeAllConnections();

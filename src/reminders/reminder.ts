@@ -1,0 +1,28 @@
+import type { InboundMessage, Source } from '../domain/index.js';
+
+/** A reminder a user asked for; it comes back through the source's inbox when due. */
+export interface Reminder {
+  readonly id: string;
+  readonly source: Source;
+  readonly dueAt: number;
+  readonly text: string;
+  /** The user who asked, so the model knows whom to remind in a group. */
+  readonly requestedBy?: string;
+  readonly createdAt: number;
+}
+
+/**
+ * The inbox message a due reminder becomes: it starts a turn like a user message, ordered with
+ * them, and has no reply token, so the answer goes out by push. Its event id comes from the
+ * reminder, so a reminder fired twice (a retried schedule, a restart) is claimed once.
+ */
+export function reminderMessage(reminder: Reminder, firedAt: number): InboundMessage {
+  return {
+    eventId: `reminder:${reminder.id}`,
+    source: reminder.source,
+    text: `[reminder due] ${reminder.text}`,
+    timestamp: firedAt,
+    lineEvent: 'reminder',
+    ...(reminder.requestedBy && { sender: { userId: reminder.requestedBy } }),
+  };
+}
