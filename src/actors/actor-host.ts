@@ -31,6 +31,8 @@ export interface ActorHostOptions {
   readonly forgetPolicy?: 'delete' | 'keep';
   /** A turn's model calls, retries included, must be over this long after it started (ms). */
   readonly turnDeadlineMs?: number;
+  /** Queued messages beyond this many bytes wait in the inbox (default 64 KiB). */
+  readonly maxQueuedBytes?: number;
 }
 
 export interface AcceptResult {
@@ -153,6 +155,7 @@ export class ActorHost {
         clock: this.options.clock,
         onSettled: () => this.onSlotSettled(sourceId),
         forgetPolicy: this.options.forgetPolicy ?? 'delete',
+        maxQueuedBytes: this.options.maxQueuedBytes ?? 64 * 1024,
         ...(this.options.enrich && { enrich: this.options.enrich }),
         ...(this.options.turnActivity && { turnActivity: this.options.turnActivity }),
         ...(this.options.inspect && {

@@ -39,6 +39,11 @@ export interface SourceSlotOptions {
   readonly turnActivity?: TurnActivityListener;
   /** Unfollow and leave: `delete` the source's data (default) or `keep` it. */
   readonly forgetPolicy: 'delete' | 'keep';
+  /**
+   * Queued messages beyond this many bytes wait in the inbox instead of the snapshot, so a
+   * stored conversation stays far below DynamoDB's item limit; they enter as turns finish.
+   */
+  readonly maxQueuedBytes: number;
 }
 
 /** Completes a message from what the conversation already knows; may call LINE. Never throws. */
@@ -73,6 +78,8 @@ export class SourceSlot {
   private failures = 0;
   private lastLoggedTurn: string | undefined;
   private activeTurn: { id: string; startedAt: number } | undefined;
+  /** Inbox items were left for later because the queue was full. */
+  private heldBack = false;
   private stopped = false;
   lastActivity = 0;
 
@@ -136,8 +143,14 @@ export class SourceSlot {
       if (!this.actor && !(await this.activate(items[0]?.source))) return; // nothing stored, nothing waiting
       const actor = this.actor!;
       const seen = new Set(actor.getSnapshot().context.recentEventIds);
+      this.heldBack = false;
       for (const item of items) {
+        if (this.actor !== actor) return; // detached meanwhile (a conflict): the reload pumps again
         if (this.unsavedEventIds.has(item.eventId)) continue;
+        if (queuedBytes(actor.getSnapshot().context) > this.options.maxQueuedBytes) {
+          this.heldBack = true; // the rest waits in the inbox until a turn finishes
+          break;
+        }
         if (item.kind === 'forget') {
           await this.forget(item);
           this.pumpAgain = true; // what came after the unfollow (a new follow, say) still runs
@@ -221,9 +234,11 @@ export class SourceSlot {
   private observe(snapshot: ConversationSnapshot) {
     this.observedSeq++;
     this.lastActivity = this.options.clock.now();
+    const turnEnded = this.activeTurn !== undefined && snapshot.context.turn === null;
     this.trackTurn(snapshot.context);
     this.logFinishedTurn(snapshot.context.lastTurn);
     this.requestSave();
+    if (turnEnded && this.heldBack) void this.pump();
   }
 
   private trackTurn(context: ConversationContext) {
@@ -350,4 +365,9 @@ function isBusy(snapshot: ConversationSnapshot): boolean {
 function sourceOf(snapshot: JsonObject | undefined): Source | undefined {
   const source = (snapshot?.context as { source?: Source } | undefined)?.source;
   return source && typeof source.id === 'string' ? source : undefined;
+}
+
+/** An estimate of the queued messages' size in the snapshot (only computed while some wait). */
+function queuedBytes(context: ConversationContext): number {
+  return context.pending.length === 0 ? 0 : JSON.stringify(context.pending).length;
 }

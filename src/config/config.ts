@@ -36,7 +36,11 @@ export interface KaiwaConfig {
     readonly maxModelCalls: number;
     readonly queuePolicy: QueuePolicy;
     readonly maxQueuedTurns: number;
+    readonly maxHistoryEntries: number;
+    readonly maxHistoryBytes: number;
   };
+  /** Queued messages beyond this many bytes wait in the inbox rather than the snapshot. */
+  readonly maxQueuedBytes: number;
   /** How kaiwa behaves on LINE. */
   readonly lineBehaviour: {
     /** A reply token is used only while younger than this; later answers are pushed. */
@@ -101,6 +105,8 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       maxModelCalls: readInteger(env, 'KAIWA_MAX_MODEL_CALLS', 10, { min: 1, max: 100 }),
       queuePolicy: readChoice(env, 'KAIWA_QUEUE_POLICY', ['queue', 'merge'] as const, 'queue'),
       maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', 20, { min: 1, max: 1000 }),
+      maxHistoryEntries: readInteger(env, 'KAIWA_MAX_HISTORY_ENTRIES', 200, { min: 4, max: 10_000 }),
+      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', 128 * 1024, { min: 4096, max: 256 * 1024 }),
     },
     lineBehaviour: {
       replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', 50_000, { min: 0, max: 60_000 }),
@@ -115,6 +121,7 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       forgetPolicy: readChoice(env, 'KAIWA_FORGET_POLICY', ['delete', 'keep'] as const, 'delete'),
     },
     turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', 120_000, { min: 1000, max: 3_600_000 }),
+    maxQueuedBytes: readInteger(env, 'KAIWA_MAX_QUEUED_BYTES', 64 * 1024, { min: 1024, max: 128 * 1024 }),
     toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', 3000, { min: 1, max: 600_000 }),
     idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', 300_000, { min: 1, max: 86_400_000 }),
     shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', 10_000, { min: 0, max: 600_000 }),

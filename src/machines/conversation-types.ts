@@ -14,6 +14,9 @@ export interface ConversationSettings {
   readonly maxQueuedTurns: number;
   /** Sent when the model fails for good, so the user is never left in silence. */
   readonly apology: string;
+  /** History keeps the newest whole exchanges within these (a stored item stays far below 400 KB). */
+  readonly maxHistoryEntries: number;
+  readonly maxHistoryBytes: number;
 }
 
 export const defaultConversationSettings: ConversationSettings = {
@@ -21,6 +24,8 @@ export const defaultConversationSettings: ConversationSettings = {
   queuePolicy: 'queue',
   maxQueuedTurns: 20,
   apology: 'Sorry, I cannot answer right now. Please try again in a moment.',
+  maxHistoryEntries: 200,
+  maxHistoryBytes: 128 * 1024,
 };
 
 export type StopReason = 'no-function-calls' | 'final-tool' | 'model-call-limit' | 'model-failed';

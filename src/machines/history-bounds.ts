@@ -28,7 +28,7 @@ export const defaultHistoryLimits: HistoryLimits = { maxEntries: 200, maxBytes: 
  * context.history = boundHistory([...context.history, entry], defaultHistoryLimits);
  */
 export function boundHistory(history: readonly HistoryEntry[], limits: HistoryLimits): HistoryEntry[] {
-  const sizes = history.map((entry) => utf8ByteLength(JSON.stringify(entry)));
+  const sizes = history.map(entrySize);
   // bytesFrom[i]: the JSON array of history[i..] — brackets, entries and the commas between.
   const bytesFrom = new Array<number>(history.length + 1).fill(2);
   for (let index = history.length - 1; index >= 0; index--) {
@@ -94,4 +94,16 @@ function utf8ByteLength(text: string): number {
     } else bytes += 3;
   }
   return bytes;
+}
+
+// Entries are immutable and keep their identity from step to step: each is measured once.
+const measured = new WeakMap<HistoryEntry, number>();
+
+function entrySize(entry: HistoryEntry): number {
+  let size = measured.get(entry);
+  if (size === undefined) {
+    size = utf8ByteLength(JSON.stringify(entry));
+    measured.set(entry, size);
+  }
+  return size;
 }

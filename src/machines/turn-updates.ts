@@ -2,6 +2,7 @@ import type { FunctionCall, HistoryEntry, InboundMessage, Sender } from '../doma
 import type { ModelResponse, TokenUsage } from '../model/index.js';
 import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
+import { boundHistory } from './history-bounds.js';
 
 // Pure context updates of the conversation machine: each takes the context and
 // returns the fields it changes, so every rule is testable without an actor.
@@ -89,7 +90,7 @@ export function startTurn(context: ConversationContext): Partial<ConversationCon
     replied: false,
     usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
   };
-  return { pending, turn, history: [...context.history, ...userEntries] };
+  return { pending, turn, history: boundedHistory(context, [...context.history, ...userEntries]) };
 }
 
 function senderForHistory(sender: Sender): Sender {
@@ -209,6 +210,7 @@ export function finishTurn(
   const turn = currentTurn(context);
   return {
     turn: null,
+    history: boundedHistory(context, context.history),
     lastTurn: {
       id: turn.id,
       stopReason,
@@ -230,4 +232,12 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
     outputTokens: a.outputTokens + b.outputTokens,
     cachedTokens: a.cachedTokens + b.cachedTokens,
   };
+}
+
+/** The oldest whole exchanges go first; a function call never loses its response. */
+function boundedHistory(context: ConversationContext, history: readonly HistoryEntry[]): readonly HistoryEntry[] {
+  return boundHistory(history, {
+    maxEntries: context.settings.maxHistoryEntries,
+    maxBytes: context.settings.maxHistoryBytes,
+  });
 }

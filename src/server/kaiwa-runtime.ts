@@ -126,6 +126,7 @@ export async function startKaiwa(
     turnActivity: line.loading,
     forgetPolicy: config.lineBehaviour.forgetPolicy,
     turnDeadlineMs: config.turnDeadlineMs,
+    maxQueuedBytes: config.maxQueuedBytes,
     logger,
     clock,
     inspect: inspection.inspect,

@@ -173,6 +173,40 @@ describe('actor host', () => {
     ]);
   });
 
+  it('keeps queued messages beyond the byte bound in the inbox, not the snapshot, and answers them all in order', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    const model = new ScriptedModel(
+      [
+        async (request: ModelRequest) => {
+          if (first) {
+            first = false;
+            await gate;
+          }
+          return callReply(`re: ${lastUserText(request.history)}`);
+        },
+      ],
+      { repeatLast: true },
+    );
+    const { host, store, delivery } = createTestHost({ model, host: { maxQueuedBytes: 2048 } });
+    const source = userSourceNumber(9);
+    const texts = Array.from({ length: 12 }, (_, index) => `${index}:${'x'.repeat(500)}`);
+
+    for (const text of texts) await host.accept([messageFor(source, text)]);
+    await waitUntil(() => Promise.resolve(model.calls.length === 1));
+    await waitUntil(async () => (await store.load(source.id)) !== undefined);
+    const context = (await store.load(source.id))!.snapshot.context as unknown as { pending: unknown[] };
+    const queuedInSnapshot = JSON.stringify(context.pending).length;
+    expect(queuedInSnapshot).toBeLessThan(2048 + 700);
+    expect((await store.inbox(source.id)).length).toBeGreaterThan(5);
+    release();
+    await host.whenSettled();
+    await waitUntil(() => Promise.resolve(delivery.requests.length === 12));
+
+    expect(delivery.texts).toEqual(texts.map((text) => `re: ${text}`));
+  });
+
   it('finishes running turns on shutdown before stopping', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -265,6 +265,22 @@ describe('conversation machine', () => {
     expect(delivery.texts).toEqual(['re: a', 're: b', 're: c+d+e']);
   });
 
+  it('keeps history bounded over many turns, whole exchanges only', async () => {
+    const model = new ScriptedModel([callReply('ok')], { repeatLast: true });
+    const { actor } = startConversation({ model, settings: { maxHistoryEntries: 12, maxHistoryBytes: 64 * 1024 } });
+
+    for (let turn = 0; turn < 40; turn++) {
+      actor.send({ type: 'line.message', message: inbound(`message ${turn}`) });
+      await idleWithNothingPending(actor);
+    }
+
+    const { history } = actor.getSnapshot().context;
+    expect(history.length).toBeLessThanOrEqual(12);
+    expect(history[0]?.role).toBe('user');
+    expect(history.map((entry) => entry.role).slice(-3)).toEqual(['user', 'model', 'tool']);
+    expect(history.findLast((entry) => entry.role === 'user')).toMatchObject({ text: 'message 39' });
+  });
+
   it('ignores a message whose event id it has already seen', async () => {
     const model = new ScriptedModel([callReply('once')], { repeatLast: true });
     const { actor, delivery } = startConversation({ model });

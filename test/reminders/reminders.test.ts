@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { HistoryEntry, InboundMessage } from '../../src/domain/index.js';
+import type { HistoryEntry, InboundMessage, Source } from '../../src/domain/index.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
@@ -99,7 +99,7 @@ describe('the reminder tools', () => {
     const registry = new ToolRegistry();
     let id = 0;
     for (const tool of createReminderTools({ scheduler, maxPerSource: 2, newId: () => `id${++id}` })) registry.register(tool);
-    const call = (name: string, args: Record<string, unknown>, inSource = source) =>
+    const call = (name: string, args: Record<string, unknown>, inSource: Source = source) =>
       registry.execute(
         { id: 'c', name, args: args as never },
         { source: inSource, turnId: 't', signal: new AbortController().signal, clock: { now: () => now } },
