@@ -43,7 +43,9 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write(`npm run chat -- [--user NAME | --group NAME | --room NAME] [--users A,B,C] [--url URL]\n${HELP}\n`);
+  process.stdout.write(
+    `npm run chat -- [--user NAME | --group NAME | --room NAME] [--users A,B,C] [--url URL]\n${HELP}\n`,
+  );
   process.exit(0);
 }
 if (args.group && args.room) fail('choose --group or --room, not both');
@@ -77,7 +79,8 @@ async function connect(): Promise<{ url: string; runtime?: KaiwaRuntime }> {
   } catch (error) {
     fail(error instanceof ConfigError ? error.message : String(error));
   }
-  if (config.line.mode !== 'emulator') fail('unset LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN: the chat plays LINE');
+  if (config.line.mode !== 'emulator')
+    fail('unset LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN: the chat plays LINE');
   // The REPL owns stdout: the runtime logs warnings and errors to stderr unless LOG_LEVEL says otherwise.
   const level = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '')
     ? (process.env.LOG_LEVEL as LogLevel)
@@ -116,7 +119,11 @@ async function main() {
   );
   const { id: chatId } = (await idResponse.json()) as { id: string };
   const interactive = process.stdin.isTTY && process.stdout.isTTY;
-  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+  const rl = readline.createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: interactive,
+  });
   const setPrompt = () => rl.setPrompt(`${speaker} › `);
   const print = (line: string) => {
     if (interactive) {
@@ -127,7 +134,10 @@ async function main() {
     if (interactive) rl.prompt(true);
   };
 
-  const title = chat.kind === 'user' ? `1:1 with the bot as ${speaker}` : `${chat.kind} "${chat.name}" with ${members.join(', ')}`;
+  const title =
+    chat.kind === 'user'
+      ? `1:1 with the bot as ${speaker}`
+      : `${chat.kind} "${chat.name}" with ${members.join(', ')}`;
   print(`kaiwa terminal chat · ${title} · ${url}${runtime ? ' (started here)' : ''}`);
   print(`inspect it at ${url}/inspect · /help for commands`);
 
@@ -141,7 +151,8 @@ async function main() {
     (entry) => {
       if (entry.chatId !== chatId) return;
       if (entry.from === 'user' && entry.userName) names.set(entry.id, entry.userName);
-      if (entry.from === 'user' && !mine.has(entry.id)) print(`${entry.userName ?? 'someone'} (elsewhere) › ${entry.text}`);
+      if (entry.from === 'user' && !mine.has(entry.id))
+        print(`${entry.userName ?? 'someone'} (elsewhere) › ${entry.text}`);
       if (entry.from === 'bot') {
         lastAnswer = Date.now();
         const to = entry.quotedId && names.get(entry.quotedId);
@@ -151,7 +162,8 @@ async function main() {
     },
     stream.signal,
   ).catch((error: unknown) => {
-    if (!stream.signal.aborted) print(`! transcript stream lost: ${error instanceof Error ? error.message : String(error)}`);
+    if (!stream.signal.aborted)
+      print(`! transcript stream lost: ${error instanceof Error ? error.message : String(error)}`);
   });
 
   const send = async (userName: string, text: string) => {
@@ -161,7 +173,11 @@ async function main() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ chat, userName, text }),
     });
-    const body = (await response.json()) as { entry?: TranscriptEntry; webhookStatus?: number; message?: string };
+    const body = (await response.json()) as {
+      entry?: TranscriptEntry;
+      webhookStatus?: number;
+      message?: string;
+    };
     if (body.entry) mine.add(body.entry.id);
     if (!response.ok) print(`! ${body.message ?? response.status}`);
     else if (body.webhookStatus !== 200) print(`! the webhook answered ${body.webhookStatus}`);
@@ -197,7 +213,8 @@ async function main() {
   await queue;
   // Piped input ends at once: give the last message its answer (or give up after --wait ms).
   const deadline = Date.now() + Number(args.wait);
-  while (lastSent > lastAnswer && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (lastSent > lastAnswer && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   stream.abort();
   await runtime?.close();
 }

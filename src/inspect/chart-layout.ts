@@ -1,4 +1,4 @@
-import elk, { type ElkExtendedEdge, type ElkNode } from 'elkjs/lib/elk.bundled.js';
+import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk.bundled.js';
 import type { ChartModel, ChartState, ChartTransitionKind } from './chart-model.js';
 
 /** Text sizes are estimated, never measured: a monospace font makes the estimate hold. */
@@ -87,19 +87,16 @@ export async function layoutChart(model: ChartModel): Promise<ChartLayout> {
       'elk.randomSeed': '1',
     },
     children: [...initialNode(model.id, model.initial), ...model.states.map(elkNode)],
-    edges: edges.map(
-      (edge): ElkExtendedEdge => ({
-        id: edge.id,
-        sources: [edge.source],
-        targets: [edge.target],
-        ...(edge.lines.length > 0 && {
-          labels: [{ id: `${edge.id}-label`, text: edge.lines.join('\n'), ...labelSize(edge.lines) }],
-        }),
+    edges: edges.map((edge): ElkExtendedEdge => ({
+      id: edge.id,
+      sources: [edge.source],
+      targets: [edge.target],
+      ...(edge.lines.length > 0 && {
+        labels: [{ id: `${edge.id}-label`, text: edge.lines.join('\n'), ...labelSize(edge.lines) }],
       }),
-    ),
+    })),
   };
-  // elkjs is CommonJS: its constructor is the module's `default` export.
-  const laidOut = await new elk.default().layout(graph);
+  const laidOut = await (await createElk()).layout(graph);
 
   const states: PlacedState[] = [];
   const initials: PlacedInitial[] = [];
@@ -173,10 +170,20 @@ export async function layoutChart(model: ChartModel): Promise<ChartLayout> {
   };
 }
 
+/**
+ * elkjs is loaded on first use, so a server without it (it is a development dependency) still
+ * starts; only drawing fails. It is CommonJS: its constructor is the module's `default` export.
+ */
+async function createElk() {
+  const module = await import('elkjs/lib/elk.bundled.js');
+  return new module.default.default();
+}
+
 /** Width of a monospace text line: CJK and other wide characters take two cells. */
 export function textWidth(text: string, fontSize: number): number {
   let cells = 0;
-  for (const char of text) cells += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/u.test(char) ? 2 : 1;
+  for (const char of text)
+    cells += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/u.test(char) ? 2 : 1;
   return cells * fontSize * 0.6;
 }
 

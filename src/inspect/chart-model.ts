@@ -58,12 +58,12 @@ export interface ChartModel {
  * const model = buildChartModel(conversationMachine);
  * model.transitions.map((transition) => transition.label);
  */
-export function buildChartModel(machine: AnyStateMachine): ChartModel {
+export function buildChartModel(machine: Pick<AnyStateMachine, 'root'>): ChartModel {
   const transitions: ChartTransition[] = [];
   const root = machine.root;
   const states = childrenOf(root).map((node) => readState(node, transitions));
   const rootHandles = collectTransitions(root).flatMap((transition) =>
-    transition.target ? [] : [eventLabel(root, transition.eventType)],
+    transition.target ? [] : [eventLabel(root, eventTypeOf(transition))],
   );
   return {
     id: root.id,
@@ -115,11 +115,13 @@ function readState(node: AnyStateNode, transitions: ChartTransition[]): ChartSta
   const handles: string[] = [];
   for (const transition of collectTransitions(node)) {
     if (!transition.target || transition.target.length === 0) {
-      handles.push(eventLabel(node, transition.eventType));
+      handles.push(eventLabel(node, eventTypeOf(transition)));
       continue;
     }
     for (const target of transition.target) {
-      transitions.push(describeTransition(node, transition.eventType, target.id, guardName(transition.guard)));
+      transitions.push(
+        describeTransition(node, eventTypeOf(transition), target.id, guardName(transition.guard)),
+      );
     }
   }
   const children = childrenOf(node).map((child) => readState(child, transitions));
@@ -141,6 +143,11 @@ type AnyTransition = AnyStateNode['transitions'] extends Map<string, (infer T)[]
 /** `on`, `after`, `onDone`/`onError` (all in `transitions`) and then `always`. */
 function collectTransitions(node: AnyStateNode): AnyTransition[] {
   return [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
+}
+
+/** XState types event descriptors loosely; they are strings (`''` for eventless). */
+function eventTypeOf(transition: AnyTransition): string {
+  return String(transition.eventType);
 }
 
 function childrenOf(node: AnyStateNode): AnyStateNode[] {

@@ -103,7 +103,11 @@ export function conversationView(machineId: string, snapshot: SnapshotLike) {
     ),
     pendingTools: (turn?.step ?? [])
       .filter((step) => step.outcome === undefined)
-      .map((step) => ({ id: step.call?.id ?? null, name: step.call?.name ?? '?', args: step.call?.args ?? {} })),
+      .map((step) => ({
+        id: step.call?.id ?? null,
+        name: step.call?.name ?? '?',
+        args: step.call?.args ?? {},
+      })),
     turn: turn && {
       id: turn.id ?? null,
       startedAt: turn.startedAt ?? null,
@@ -128,8 +132,10 @@ function displayNameOf(context: LooseContext): string | undefined {
   if (context.source?.kind !== 'user') {
     if (context.chat?.title) return context.chat.title;
     const names = new Set<string>();
-    for (const profile of Object.values(context.profiles ?? {})) if (profile?.displayName) names.add(profile.displayName);
-    for (const entry of context.history ?? []) if (entry.sender?.displayName) names.add(entry.sender.displayName);
+    for (const profile of Object.values(context.profiles ?? {}))
+      if (profile?.displayName) names.add(profile.displayName);
+    for (const entry of context.history ?? [])
+      if (entry.sender?.displayName) names.add(entry.sender.displayName);
     return names.size > 0 ? [...names].slice(0, 4).join(', ') : undefined;
   }
   if (sourceId && context.profiles?.[sourceId]?.displayName) return context.profiles[sourceId].displayName;
@@ -143,5 +149,5 @@ function kindFromId(sourceId: string): string {
 }
 
 function asContext(context: unknown): LooseContext | undefined {
-  return context && typeof context === 'object' ? (context as LooseContext) : undefined;
+  return context && typeof context === 'object' ? context : undefined;
 }

@@ -10,6 +10,7 @@ import type { JournalEntry, JournalStore } from './journal-store.js';
 export class FileJournalStore implements JournalStore {
   private readonly lineCounts = new Map<string, number>();
   private readonly queues = new Map<string, Promise<void>>();
+  private directoryReady: Promise<unknown> | undefined;
 
   constructor(
     private readonly directory: string,
@@ -19,10 +20,21 @@ export class FileJournalStore implements JournalStore {
   append(sourceId: string, entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
     return this.serialised(sourceId, async () => {
-      await mkdir(this.directory, { recursive: true });
+      this.directoryReady ??= mkdir(this.directory, { recursive: true }).catch((error: unknown) => {
+        this.directoryReady = undefined;
+        throw error;
+      });
+      await this.directoryReady;
       const file = this.file(sourceId);
-      const count = this.lineCounts.get(sourceId) ?? (await this.readLines(sourceId)).length;
-      await appendFile(file, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+      let count = this.lineCounts.get(sourceId);
+      let separator = '';
+      if (count === undefined) {
+        const text = await this.readText(sourceId);
+        count = lines(text).length;
+        // A line torn by a crash is closed first, so it cannot swallow the next entry.
+        if (text !== '' && !text.endsWith('\n')) separator = '\n';
+      }
+      await appendFile(file, separator + entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
       let total = count + entries.length;
       if (total > this.limit * 2) {
         const kept = (await this.readLines(sourceId)).slice(-this.limit);
@@ -57,10 +69,14 @@ export class FileJournalStore implements JournalStore {
   }
 
   private async readLines(sourceId: string): Promise<string[]> {
+    return lines(await this.readText(sourceId));
+  }
+
+  private async readText(sourceId: string): Promise<string> {
     try {
-      return (await readFile(this.file(sourceId), 'utf8')).split('\n').filter((line) => line !== '');
+      return await readFile(this.file(sourceId), 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
       throw error;
     }
   }
@@ -83,4 +99,8 @@ export class FileJournalStore implements JournalStore {
   private file(sourceId: string): string {
     return path.join(this.directory, `${encodeURIComponent(sourceId)}.jsonl`);
   }
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
 }

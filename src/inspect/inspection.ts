@@ -56,7 +56,10 @@ export interface Inspection {
  */
 export async function createInspection(options: InspectionOptions): Promise<Inspection> {
   const { config, logger } = options;
-  const access = inspectorAccess({ emulatorMode: config.line.mode === 'emulator', token: config.inspect.token });
+  const access = inspectorAccess({
+    emulatorMode: config.line.mode === 'emulator',
+    token: config.inspect.token,
+  });
   const redact = createRedactor([
     config.inspect.token,
     config.line.mode === 'channel' ? config.line.channelSecret : undefined,
@@ -85,7 +88,9 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
 
   const machine = options.machine ?? conversationMachine;
   let chart: Promise<ChartExport> | undefined;
-  const record = access.enabled ? (sourceId: string, event: InspectionEvent) => journal.record(sourceId, event) : undefined;
+  const record = access.enabled
+    ? (sourceId: string, event: InspectionEvent) => journal.record(sourceId, event)
+    : undefined;
   const inspect =
     record && stately
       ? (sourceId: string, event: InspectionEvent) => {

@@ -13,7 +13,10 @@ export interface InspectorAccess {
  * The rule: on in local emulator mode (the server binds 127.0.0.1 there); anywhere else only
  * with `INSPECT_TOKEN`. A token, once set, is required in emulator mode too.
  */
-export function inspectorAccess(options: { emulatorMode: boolean; token?: string | undefined }): InspectorAccess {
+export function inspectorAccess(options: {
+  emulatorMode: boolean;
+  token?: string | undefined;
+}): InspectorAccess {
   return {
     enabled: options.emulatorMode || options.token !== undefined,
     ...(options.token !== undefined && { token: options.token }),
@@ -37,7 +40,8 @@ export function requireInspectorAccess(access: InspectorAccess): RequestHandler 
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
         response.set('www-authenticate', 'Bearer realm="kaiwa inspector"');
         response.status(401).json({
-          message: 'The inspector needs INSPECT_TOKEN: send "Authorization: Bearer <token>" or add ?token=<token>.',
+          message:
+            'The inspector needs INSPECT_TOKEN: send "Authorization: Bearer <token>" or add ?token=<token>.',
         });
         return;
       }

@@ -48,6 +48,7 @@ export interface InspectorRouterOptions {
 export function inspectorRouter(options: InspectorRouterOptions): Router {
   const { host, store, journal, redact } = options;
   const router = express.Router();
+  router.use(requireInspectorAccess({ ...options.access, token: undefined }));
   router.use('/assets', express.static(assetsDir, { index: false, fallthrough: false }));
   router.use(requireInspectorAccess(options.access));
 
@@ -121,7 +122,7 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
     const live = host.snapshotOf(sourceId);
     if (live) return { snapshot: live, live: true };
     const stored = await store.load(sourceId);
-    return stored && { snapshot: stored.snapshot as SnapshotLike, live: false, stored };
+    return stored && { snapshot: stored.snapshot, live: false, stored };
   }
 
   async function rowOf(

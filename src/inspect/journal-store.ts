@@ -28,7 +28,11 @@ export interface JournalEntry {
   /** How long the actor was in `from` before this (ms); only for transitions. */
   readonly durationMs?: number;
   /** The transition taken: its source state id, target ids and raw event type (`''` eventless). */
-  readonly transition?: { readonly source: string; readonly targets: readonly string[]; readonly eventType: string };
+  readonly transition?: {
+    readonly source: string;
+    readonly targets: readonly string[];
+    readonly eventType: string;
+  };
   /** A few numbers from the context after the step, for replay (history length, queue, …). */
   readonly summary?: JsonObject;
 }

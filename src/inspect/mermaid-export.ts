@@ -11,7 +11,12 @@ export function toMermaid(model: ChartModel, header: readonly string[] = []): st
   const byContainer = groupByContainer(model);
   const lines: string[] = ['stateDiagram-v2', ...header.map((line) => `  %% ${line}`)];
 
-  const writeLevel = (containerId: string, states: readonly ChartState[], initial: string | undefined, indent: string) => {
+  const writeLevel = (
+    containerId: string,
+    states: readonly ChartState[],
+    initial: string | undefined,
+    indent: string,
+  ) => {
     if (initial) lines.push(`${indent}[*] --> ${name(initial)}`);
     for (const state of states) {
       const alias = name(state.id);

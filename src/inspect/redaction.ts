@@ -30,19 +30,25 @@ export function createRedactor(knownSecrets: readonly (string | undefined)[] = [
     return result;
   };
 
-  const visit = (value: unknown, seen: WeakSet<object>): unknown => {
+  /** `ancestors`: the objects above this one; a shared object is copied twice, a cycle cut. */
+  const visit = (value: unknown, ancestors: Set<object>): unknown => {
     if (typeof value === 'string') return redactText(value);
     if (value === null || typeof value !== 'object') return value;
-    if (seen.has(value)) return '[circular]';
-    seen.add(value);
-    if (Array.isArray(value)) return value.map((item) => visit(item, seen));
-    const copy: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) {
-      const isCount = typeof child === 'number' || typeof child === 'boolean' || child === null;
-      copy[redactText(key)] = SECRET_KEY.test(key) && !isCount && child !== undefined ? REDACTED : visit(child, seen);
+    if (ancestors.has(value)) return '[circular]';
+    ancestors.add(value);
+    try {
+      if (Array.isArray(value)) return value.map((item) => visit(item, ancestors));
+      const copy: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(value)) {
+        const isCount = typeof child === 'number' || typeof child === 'boolean' || child === null;
+        copy[redactText(key)] =
+          SECRET_KEY.test(key) && !isCount && child !== undefined ? REDACTED : visit(child, ancestors);
+      }
+      return copy;
+    } finally {
+      ancestors.delete(value);
     }
-    return copy;
   };
 
-  return <T>(value: T): T => visit(value, new WeakSet()) as T;
+  return <T>(value: T): T => visit(value, new Set()) as T;
 }

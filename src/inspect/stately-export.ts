@@ -29,13 +29,16 @@ export function toStatelyConfig(model: ChartModel): Record<string, unknown> {
 function stateConfig(model: ChartModel, state: ChartState): StateConfig {
   const outgoing = model.transitions.filter((transition) => transition.source === state.id);
   const config: StateConfig = {};
-  if (state.type === 'final' || state.type === 'parallel' || state.type === 'history') config.type = state.type;
+  if (state.type === 'final' || state.type === 'parallel' || state.type === 'history')
+    config.type = state.type;
   if (state.description) config.description = state.description;
   if (state.initial) config.initial = keyOf(model, state.initial);
   if (state.invokes.length > 0) {
     config.invoke = state.invokes.map((src) => {
       const onDone = outgoing.filter((transition) => transition.kind === 'done' && transition.invoke === src);
-      const onError = outgoing.filter((transition) => transition.kind === 'error' && transition.invoke === src);
+      const onError = outgoing.filter(
+        (transition) => transition.kind === 'error' && transition.invoke === src,
+      );
       return {
         src,
         ...(onDone.length > 0 && { onDone: onDone.map(transitionConfig) }),

@@ -37,7 +37,9 @@ export async function connectStatelyInspector(
     return undefined;
   }
   if (typeof module.createSkyInspector !== 'function') {
-    options.logger.warn(`${STATELY_PACKAGE} has no createSkyInspector; the Stately inspector is not connected`);
+    options.logger.warn(
+      `${STATELY_PACKAGE} has no createSkyInspector; the Stately inspector is not connected`,
+    );
     return undefined;
   }
   const { inspect } = module.createSkyInspector({

@@ -1,4 +1,10 @@
-import { chartFont, type ChartLayout, type PlacedEdge, type PlacedState, type Point } from './chart-layout.js';
+import {
+  chartFont,
+  type ChartLayout,
+  type PlacedEdge,
+  type PlacedState,
+  type Point,
+} from './chart-layout.js';
 
 /**
  * Writes a laid-out chart as a standalone SVG. Every state is a `<g class="kc-state">` with

@@ -75,7 +75,9 @@ export class TransitionJournal {
 
   /** Waits until every entry recorded so far is in the store. */
   async close(): Promise<void> {
-    await Promise.all([...new Set([...this.pending.keys(), ...this.flushing.keys()])].map((id) => this.flush(id)));
+    await Promise.all(
+      [...new Set([...this.pending.keys(), ...this.flushing.keys()])].map((id) => this.flush(id)),
+    );
   }
 
   private handle(sourceId: string, event: InspectionEvent) {
@@ -90,12 +92,12 @@ export class TransitionJournal {
       }
       case '@xstate.microstep': {
         const tracker = this.trackerOf(sourceId, now);
-        if (event.event.type === 'xstate.stop') return;
+        const transitions = event._transitions as unknown as TakenTransition[];
+        // XState reports a microstep for an event nothing handles too: it has no transitions.
+        if (event.event.type === 'xstate.stop' || transitions.length === 0) return;
         if (tracker.event) tracker.event.handled = true;
         const snapshot = event.snapshot as { value?: unknown; context?: unknown };
-        const taken = (event._transitions as unknown as TakenTransition[]).find(
-          (transition) => (transition.target?.length ?? 0) > 0,
-        );
+        const taken = transitions.find((transition) => (transition.target?.length ?? 0) > 0);
         const to = stateValueText(snapshot.value);
         if (!taken) {
           this.add(sourceId, {
@@ -135,11 +137,21 @@ export class TransitionJournal {
         const to = stateValueText(snapshot.value);
         const base = { time: now, from: tracker.text, to, toValue: jsonValue(snapshot.value) };
         if (event.event.type === 'xstate.init') {
-          this.add(sourceId, { ...base, kind: 'start', event: 'xstate.init', ...this.summaryOf(snapshot.context) });
+          this.add(sourceId, {
+            ...base,
+            kind: 'start',
+            event: 'xstate.init',
+            ...this.summaryOf(snapshot.context),
+          });
           tracker.text = to;
           tracker.since = now;
         } else if (snapshot.status === 'stopped' || event.event.type === 'xstate.stop') {
-          this.add(sourceId, { ...base, kind: 'stop', event: event.event.type, durationMs: now - tracker.since });
+          this.add(sourceId, {
+            ...base,
+            kind: 'stop',
+            event: event.event.type,
+            durationMs: now - tracker.since,
+          });
           this.trackers.delete(sourceId);
           return;
         } else if (tracker.event && !tracker.event.handled) {

@@ -6,7 +6,13 @@ export type OfflineIntent =
       readonly location: string | undefined;
       readonly date: 'today' | 'tomorrow' | 'day_after_tomorrow';
     }
-  | { readonly kind: 'time' };
+  | { readonly kind: 'time' }
+  /** "remind me in 5 minutes to stretch", 「10分後に薬を飲むとリマインドして」 */
+  | { readonly kind: 'reminder'; readonly minutes: number; readonly text: string };
+
+const ENGLISH_REMINDER = /\bremind me (?:in )?(\d{1,6}) ?(minutes?|mins?|hours?|h)\b(?: to| about| that)? ?(.*)$/i;
+const ENGLISH_REMINDER_TEXT_FIRST = /\bremind me (?:to |about )?(.+?) in (\d{1,6}) ?(minutes?|mins?|hours?|h)\b/i;
+const JAPANESE_REMINDER = /(\d{1,6})\s*(分|時間)後に(.+?)(?:と|って)?(?:リマインド|教えて|知らせて)/;
 
 const WEATHER_WORDS = /\b(?:weather|forecast|temperature|rain|raining|rainy)\b|天気|天候|予報|気温/i;
 const TIME_WORDS =
@@ -34,6 +40,8 @@ const JAPANESE_PLACE = /([^\s\p{P}のはがもでにを]+)の?(?:天気|天候|�
  * offlineIntentOf('明日の大阪の天気は？'); // { kind: 'weather', location: '大阪', date: 'tomorrow' }
  */
 export function offlineIntentOf(text: string): OfflineIntent | undefined {
+  const reminder = reminderIn(text);
+  if (reminder) return reminder;
   if (WEATHER_WORDS.test(text)) {
     const date = DAY_AFTER_TOMORROW.test(text)
       ? 'day_after_tomorrow'
@@ -64,4 +72,21 @@ function isPlaceName(candidate: string | undefined): candidate is string {
     /^[^@:/]+$/.test(candidate) &&
     !/^(?:the|it|how|what|weather|forecast)$/i.test(candidate)
   );
+}
+
+function reminderIn(text: string): OfflineIntent | undefined {
+  const english = ENGLISH_REMINDER.exec(text);
+  if (english) return reminder(english[1]!, english[2]!, english[3] || 'your reminder');
+  const textFirst = ENGLISH_REMINDER_TEXT_FIRST.exec(text);
+  if (textFirst) return reminder(textFirst[2]!, textFirst[3]!, textFirst[1]!);
+  const japanese = JAPANESE_REMINDER.exec(text);
+  if (japanese) return reminder(japanese[1]!, japanese[2] === '時間' ? 'hours' : 'minutes', japanese[3]!);
+  return undefined;
+}
+
+function reminder(amount: string, unit: string, text: string): OfflineIntent | undefined {
+  const minutes = Number(amount) * (/^h/i.test(unit) ? 60 : 1);
+  const cleaned = text.replace(/[.!?。！？]+$/, '').trim();
+  if (minutes < 1 || minutes > 525600 || cleaned === '') return undefined;
+  return { kind: 'reminder', minutes, text: cleaned.slice(0, 500) };
 }

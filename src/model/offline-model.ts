@@ -14,6 +14,8 @@ const REPLY = 'reply';
 const SKIP = 'skip';
 const WEATHER = 'get_weather';
 const CURRENT_TIME = 'get_current_time';
+const SET_REMINDER = 'set_reminder';
+const REMINDER_DUE = '[reminder due] ';
 
 const NOTICE = {
   en: "I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
@@ -57,7 +59,14 @@ function respond(request: ModelRequest): ModelResponse {
     return summaries.length > 0 ? reply(summaries.join('\n'), language) : nothingMore();
   }
 
+  if (userText.startsWith(REMINDER_DUE)) {
+    const what = userText.slice(REMINDER_DUE.length);
+    return reply(language === 'ja' ? `リマインダー：${what}` : `Reminder: ${what}`, language);
+  }
   const intent = offlineIntentOf(userText);
+  if (intent?.kind === 'reminder' && available.has(SET_REMINDER)) {
+    return call(SET_REMINDER, { text: intent.text, delay_minutes: intent.minutes });
+  }
   if (intent?.kind === 'weather' && available.has(WEATHER)) {
     if (intent.location === undefined) {
       return reply(
@@ -78,6 +87,7 @@ function respond(request: ModelRequest): ModelResponse {
 
 function summaryOf(result: FunctionResult, language: Language): string | undefined {
   const response = result.response;
+  if (result.name === SET_REMINDER) return reminderSummary(response, language);
   if (result.name !== WEATHER && result.name !== CURRENT_TIME) return undefined;
   if (typeof response.error === 'string') {
     const what = result.name === WEATHER ? ['the weather', '天気'] : ['the time', '時刻'];
@@ -86,6 +96,15 @@ function summaryOf(result: FunctionResult, language: Language): string | undefin
       : `I could not get ${what[0]} (${response.error}).`;
   }
   return result.name === WEATHER ? weatherSummary(response, language) : timeSummary(response, language);
+}
+
+function reminderSummary(response: JsonObject, language: Language): string {
+  if (typeof response.error === 'string') {
+    return language === 'ja' ? `リマインダーを設定できませんでした（${response.error}）。` : `I could not set the reminder (${response.error}).`;
+  }
+  return language === 'ja'
+    ? `${text(response.due)} に「${text(response.text)}」をお知らせします。`
+    : `I will remind you to ${text(response.text)} at ${text(response.due)}.`;
 }
 
 function weatherSummary(report: JsonObject, language: Language): string {

@@ -227,3 +227,23 @@ describe('offline model in a conversation with the real tools', () => {
     ]);
   });
 });
+
+describe('the offline model and reminders', () => {
+  const tools = ['reply', 'set_reminder'].map((name) => ({ name, description: name, parameters: {} }));
+  const userEntry = (text: string) => ({ role: 'user' as const, eventId: 'e', text, timestamp: 0 });
+  const ask = (history: HistoryEntry[]) =>
+    new OfflineModel().generate({ systemInstruction: '', history, tools, signal: new AbortController().signal });
+
+  it.each([
+    ['remind me in 5 minutes to stretch', { text: 'stretch', delay_minutes: 5 }],
+    ['Remind me to call mom in 2 hours', { text: 'call mom', delay_minutes: 120 }],
+    ['10分後に薬を飲むとリマインドして', { text: '薬を飲む', delay_minutes: 10 }],
+  ])('%s → set_reminder', async (text, args) => {
+    expect((await ask([userEntry(text)])).calls).toEqual([{ name: 'set_reminder', args }]);
+  });
+
+  it('writes the reminder when it comes back due', async () => {
+    const response = await ask([userEntry('[reminder due] stretch')]);
+    expect(response.calls[0]?.args.message).toContain('Reminder: stretch');
+  });
+});

@@ -4,7 +4,8 @@
 
 const token = new window.URLSearchParams(window.location.search).get('token');
 /** Every API call carries the token when the page was opened with one. */
-const api = (path) => (token ? `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : path);
+const api = (path) =>
+  token ? `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : path;
 
 const state = {
   sources: [],
@@ -48,7 +49,6 @@ function element(tag, properties = {}, children = []) {
   return node;
 }
 
-const kindIcon = { user: '👤', group: '👥', room: '🚪' };
 const shortId = (id) => (id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id);
 const nameOf = (row) => row.displayName || shortId(row.sourceId);
 
@@ -61,7 +61,11 @@ function clock(time) {
 
 function duration(ms) {
   if (ms === undefined || ms === null) return '';
-  return ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
+  return ms < 1000
+    ? `${ms} ms`
+    : ms < 60_000
+      ? `${(ms / 1000).toFixed(1)} s`
+      : `${(ms / 60_000).toFixed(1)} min`;
 }
 
 function ago(time) {
@@ -132,9 +136,12 @@ function renderSources() {
     ...state.sources.map((row) => {
       const tr = element('tr', { className: row.sourceId === state.selected ? 'selected' : '' }, [
         element('td', {}, [
-          element('span', { className: 'kind', title: row.kind, textContent: kindIcon[row.kind] || '•' }),
+          element('span', { className: `kind kind-${row.kind}`, textContent: row.kind }),
           element('span', { className: 'name', textContent: nameOf(row), title: row.sourceId }),
-          element('span', { className: row.live ? 'badge live' : 'badge', textContent: row.live ? 'live' : 'stored' }),
+          element('span', {
+            className: row.live ? 'badge live' : 'badge',
+            textContent: row.live ? 'live' : 'stored',
+          }),
         ]),
         element('td', { className: 'state', textContent: row.state }),
         element('td', { className: 'activity', textContent: ago(row.lastActivity) }),
@@ -161,7 +168,11 @@ async function select(sourceId) {
     state.replayIndex = null;
     state.journal = [];
     state.detail = null;
-    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#source=${encodeURIComponent(sourceId)}`);
+    window.history.replaceState(
+      null,
+      '',
+      `${window.location.pathname}${window.location.search}#source=${encodeURIComponent(sourceId)}`,
+    );
   }
   renderSources();
   await refreshDetail();
@@ -178,23 +189,26 @@ async function refreshDetail() {
   }
   if (state.selected !== sourceId) return;
   state.detail = detail;
-  mergeJournal(detail.journal);
+  mergeJournal(detail.journal, true);
   const row = detail.source;
-  elements.title.textContent = `${kindIcon[row.kind] || ''} ${nameOf(row)} (${row.kind}${row.live ? ', live' : ', stored'})`;
+  elements.title.textContent = `${nameOf(row)} (${row.kind}${row.live ? ', live' : ', stored'})`;
   renderContext();
   renderLog();
   showCurrent();
 }
 
-/** The stream may deliver an entry before or after the fetch that also holds it. */
-function mergeJournal(entries) {
+/**
+ * The stream may deliver an entry before or after the fetch that also holds it. A fetched
+ * journal is in the journal's own order; stream entries it does not hold yet come after it.
+ */
+function mergeJournal(entries, fetched = false) {
+  const incoming = new Set(entries.map((entry) => entry.id));
+  if (fetched) {
+    state.journal = [...entries, ...state.journal.filter((entry) => !incoming.has(entry.id))];
+    return;
+  }
   const known = new Set(state.journal.map((entry) => entry.id));
-  const added = entries.filter((entry) => !known.has(entry.id));
-  if (added.length === 0) return;
-  const order = new Map(entries.map((entry, index) => [entry.id, index]));
-  state.journal = [...state.journal, ...added].sort(
-    (a, b) => a.time - b.time || (order.get(a.id) ?? 1e9) - (order.get(b.id) ?? 1e9),
-  );
+  state.journal = [...state.journal, ...entries.filter((entry) => !known.has(entry.id))];
 }
 
 function renderContext() {
@@ -206,20 +220,35 @@ function renderContext() {
     ['iteration', `${view.iteration.modelCalls} / ${view.iteration.maxModelCalls ?? '?'} model calls`],
     ['queued', `${view.queued.reduce((sum, group) => sum + group.length, 0)} message(s)`],
     ['pending tools', String(view.pendingTools.length)],
-    ['turn', view.turn ? `${view.turn.id} (${view.turn.messages} message(s), ${view.turn.deliveries} deliveries)` : '—'],
-    ['last turn', view.lastTurn ? `${view.lastTurn.stopReason}, ${view.lastTurn.modelCalls} model call(s)` : '—'],
+    [
+      'turn',
+      view.turn
+        ? `${view.turn.id} (${view.turn.messages} message(s), ${view.turn.deliveries} deliveries)`
+        : '—',
+    ],
+    [
+      'last turn',
+      view.lastTurn ? `${view.lastTurn.stopReason}, ${view.lastTurn.modelCalls} model call(s)` : '—',
+    ],
     ['history', `${view.history.length} entries`],
   ];
   elements.summary.replaceChildren(
-    ...facts.flatMap(([term, value]) => [element('dt', { textContent: term }), element('dd', { textContent: value })]),
+    ...facts.flatMap(([term, value]) => [
+      element('dt', { textContent: term }),
+      element('dd', { textContent: value }),
+    ]),
   );
   elements.queued.replaceChildren(
-    ...view.queued.flat().map((message) =>
-      element('li', { textContent: `${message.sender ? `${message.sender}: ` : ''}${message.text}` }),
-    ),
+    ...view.queued
+      .flat()
+      .map((message) =>
+        element('li', { textContent: `${message.sender ? `${message.sender}: ` : ''}${message.text}` }),
+      ),
   );
   elements.pendingTools.replaceChildren(
-    ...view.pendingTools.map((tool) => element('li', { textContent: `${tool.name}(${JSON.stringify(tool.args)})` })),
+    ...view.pendingTools.map((tool) =>
+      element('li', { textContent: `${tool.name}(${JSON.stringify(tool.args)})` }),
+    ),
   );
   elements.history.replaceChildren(...view.history.map(historyItem));
   elements.rawContext.textContent = JSON.stringify(view.context, null, 2);
@@ -252,7 +281,10 @@ function renderLog() {
           textContent: eventText(entry),
           title: entry.trigger ? `${entry.event} (during ${entry.trigger})` : entry.event,
         }),
-        element('td', { textContent: entry.kind === 'transition' ? `${entry.from} → ${entry.to}` : `${entry.kind}: ${entry.to}` }),
+        element('td', {
+          textContent:
+            entry.kind === 'transition' ? `${entry.from} → ${entry.to}` : `${entry.kind}: ${entry.to}`,
+        }),
         element('td', { textContent: duration(entry.durationMs) }),
       ]);
       row.dataset.index = String(index);
@@ -335,7 +367,8 @@ function onEntry({ sourceId, entry }) {
   renderLog();
   if (state.replayIndex === null) {
     highlight(entry.activeStateIds, entry.transition, entry.to);
-    if (state.detail) state.detail.view = { ...state.detail.view, state: entry.to, activeStateIds: entry.activeStateIds };
+    if (state.detail)
+      state.detail.view = { ...state.detail.view, state: entry.to, activeStateIds: entry.activeStateIds };
   }
   detailTimer = later(detailTimer, () => void refreshDetail(), 120);
 }

@@ -1,0 +1,175 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JournalEntry } from '../../src/inspect/index.js';
+import { ScriptedModel, callReply, callTools } from '../../src/model/index.js';
+import type { KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
+import {
+  emulatorChatId,
+  gatedModel,
+  gatedTool,
+  sayInEmulator,
+  startEmulatorKaiwa,
+  until,
+} from './inspect-harness.js';
+
+interface SourceRowJson {
+  sourceId: string;
+  kind: string;
+  displayName?: string;
+  state: string;
+  live: boolean;
+  lastActivity?: number;
+}
+interface DetailJson {
+  source: SourceRowJson;
+  view: {
+    state: string;
+    activeStateIds: string[];
+    iteration: { modelCalls: number; maxModelCalls: number };
+    queued: { sender: string; text: string }[][];
+    pendingTools: { name: string; args: unknown }[];
+    history: { role: string }[];
+  };
+  journal: (JournalEntry & { activeStateIds: string[] })[];
+}
+
+const runtimes: KaiwaRuntime[] = [];
+const directories: string[] = [];
+afterEach(async () => {
+  for (const runtime of runtimes.splice(0)) await runtime.close();
+  await Promise.all(
+    directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
+  );
+});
+
+async function json<T>(url: string): Promise<T> {
+  const response = await fetch(url);
+  expect(response.status, url).toBe(200);
+  return (await response.json()) as T;
+}
+
+describe('the inspector API in emulator mode', () => {
+  it('lists live sources with kind, display name, current state and last activity', async () => {
+    const gated = gatedModel();
+    const runtime = await startEmulatorKaiwa({ model: gated.model });
+    runtimes.push(runtime);
+    await sayInEmulator(runtime.url, 'hi', { kind: 'user', name: 'Aiko' }, 'Aiko');
+    await sayInEmulator(runtime.url, 'hello all', { kind: 'group', name: 'Trip' }, 'Ken');
+    const userId = await emulatorChatId(runtime.url, 'user', 'Aiko');
+    const groupId = await emulatorChatId(runtime.url, 'group', 'Trip');
+    await until(() => runtime.host.snapshotOf(groupId)?.matches('generate'));
+
+    const { sources } = await json<{ sources: SourceRowJson[] }>(`${runtime.url}/inspect/api/sources`);
+
+    expect(sources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          sourceId: userId,
+          kind: 'user',
+          displayName: 'Aiko',
+          state: 'generate',
+          live: true,
+        }),
+        expect.objectContaining({ sourceId: groupId, kind: 'group', state: 'generate', live: true }),
+      ]),
+    );
+    expect(sources.find((row) => row.sourceId === groupId)?.displayName).toMatch(/Ken|Trip/);
+    for (const row of sources) expect(row.lastActivity).toBeGreaterThan(Date.now() - 60_000);
+    gated.release();
+    await runtime.host.whenSettled();
+  });
+
+  it('shows one source: state, history, queued messages, iteration and pending tools, and its journal', async () => {
+    const slow = gatedTool();
+    const model = new ScriptedModel([
+      callTools(['slow_lookup', { query: 'Kyoto' }]),
+      callReply('Kyoto is lovely'),
+      callReply('and you too'),
+    ]);
+    const runtime = await startEmulatorKaiwa({ model, tools: [slow.tool] });
+    runtimes.push(runtime);
+    await sayInEmulator(runtime.url, 'tell me about Kyoto');
+    const sourceId = await emulatorChatId(runtime.url, 'user', 'Aiko');
+    await until(() => runtime.host.snapshotOf(sourceId)?.matches({ toolCall: 'running' }));
+    await sayInEmulator(runtime.url, 'and also hi');
+
+    const detail = await until(async () => {
+      const current = await json<DetailJson>(`${runtime.url}/inspect/api/sources/${sourceId}`);
+      return current.view.queued.length > 0 ? current : undefined;
+    });
+
+    expect(detail.view.state).toBe('toolCall.running');
+    expect(detail.view.activeStateIds).toEqual(['conversation.toolCall', 'conversation.toolCall.running']);
+    expect(detail.view.iteration).toEqual({ modelCalls: 1, maxModelCalls: 10 });
+    expect(detail.view.pendingTools).toEqual([
+      expect.objectContaining({ name: 'slow_lookup', args: { query: 'Kyoto' } }),
+    ]);
+    expect(detail.view.queued.flat().map((message) => message.text)).toEqual(['and also hi']);
+    expect(detail.view.history.map((entry) => entry.role)).toEqual(['user', 'model']);
+    expect(detail.journal.map((entry) => entry.to)).toEqual(
+      expect.arrayContaining(['idle', 'receive', 'generate', 'toolCall.running']),
+    );
+    const last = detail.journal.at(-1)!;
+    expect(last.activeStateIds).toContain('conversation.toolCall.running');
+
+    slow.release();
+    await runtime.host.whenSettled();
+    const after = await json<DetailJson>(`${runtime.url}/inspect/api/sources/${sourceId}`);
+    expect(after.view.state).toBe('idle');
+    expect(after.view.pendingTools).toEqual([]);
+    expect(after.journal.length).toBeGreaterThan(detail.journal.length);
+  });
+
+  it('serves the chart as SVG, Mermaid and Stately JSON, and 404 for an unknown source', async () => {
+    const runtime = await startEmulatorKaiwa({ model: new ScriptedModel([]) });
+    runtimes.push(runtime);
+    const svg = await fetch(`${runtime.url}/inspect/api/chart.svg`);
+    expect(svg.headers.get('content-type')).toContain('image/svg+xml');
+    expect(await svg.text()).toContain('data-state-id="conversation.generate"');
+    expect(await (await fetch(`${runtime.url}/inspect/api/chart.mmd`)).text()).toContain('stateDiagram-v2');
+    expect(await json(`${runtime.url}/inspect/api/machine.json`)).toMatchObject({
+      id: 'conversation',
+      initial: 'idle',
+    });
+    expect((await fetch(`${runtime.url}/inspect/api/sources/Unobody`)).status).toBe(404);
+  });
+});
+
+describe('stored conversations after a restart', () => {
+  it('are listed as stored, and their journal — kept under DATA_DIR — replays every transition', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-inspect-'));
+    directories.push(dataDir);
+    const env = { STORE: 'file', DATA_DIR: dataDir };
+    const gated = gatedModel();
+    gated.release();
+    const first = await startEmulatorKaiwa({ model: gated.model, env });
+    await sayInEmulator(first.url, 'remember me');
+    const sourceId = await emulatorChatId(first.url, 'user', 'Aiko');
+    await until(() => first.emulator!.entries().some((entry) => entry.from === 'bot'));
+    await first.host.whenSettled();
+    await first.close();
+
+    const second = await startEmulatorKaiwa({ model: gated.model, env });
+    runtimes.push(second);
+    const { sources } = await json<{ sources: SourceRowJson[] }>(`${second.url}/inspect/api/sources`);
+    const detail = await json<DetailJson>(`${second.url}/inspect/api/sources/${sourceId}`);
+
+    expect(sources).toEqual([
+      expect.objectContaining({ sourceId, kind: 'user', state: 'idle', live: false }),
+    ]);
+    expect(sources[0]!.lastActivity).toBeGreaterThan(0);
+    expect(detail.source.live).toBe(false);
+    expect(detail.view.history.length).toBeGreaterThanOrEqual(2);
+    const path_ = detail.journal
+      .filter((entry) => entry.kind === 'transition')
+      .map((entry) => `${entry.from}→${entry.to}`);
+    expect(path_).toEqual(
+      expect.arrayContaining(['idle→receive', 'receive→generate', 'generate→toolCall.running', 'done→idle']),
+    );
+    expect(detail.journal[0]).toMatchObject({ kind: 'start', to: 'idle' });
+    expect(detail.journal.at(-1)).toMatchObject({ kind: 'stop' });
+    for (const entry of detail.journal) expect(entry.activeStateIds.length).toBeGreaterThan(0);
+  });
+});
