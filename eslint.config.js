@@ -2,46 +2,48 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const browserGlobals = Object.fromEntries(
+  [
+    'document',
+    'window',
+    'fetch',
+    'EventSource',
+    'localStorage',
+    'FileReader',
+    'setInterval',
+    'clearInterval',
+    'setTimeout',
+    'clearTimeout',
+    'console',
+    'URL',
+    'URLSearchParams',
+    'history',
+    'location',
+    'performance',
+    'requestAnimationFrame',
+    'KeyboardEvent',
+  ].map((name) => [name, 'readonly']),
+);
+
 export default tseslint.config(
   {
     ignores: ['node_modules/', 'dist/', '.data/', 'coverage/', '.serverless/', '.esbuild/', 'test-results/'],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  // TypeScript: type-checked rules over everything tsconfig.json covers.
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ['**/*.ts'] })),
   {
-    languageOptions: {
-      parserOptions: {
-        projectService: { allowDefaultProject: ['*.js'] },
-        tsconfigRootDir: import.meta.dirname,
-      },
-    },
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // Plain JavaScript: Node.js scripts and config files.
   {
-    // Browser scripts served as static assets.
-    files: ['src/**/assets/**/*.js'],
-    ...tseslint.configs.disableTypeChecked,
-    languageOptions: {
-      ...tseslint.configs.disableTypeChecked.languageOptions,
-      globals: {
-        document: 'readonly',
-        window: 'readonly',
-        fetch: 'readonly',
-        EventSource: 'readonly',
-        localStorage: 'readonly',
-        FileReader: 'readonly',
-        setInterval: 'readonly',
-        clearInterval: 'readonly',
-        setTimeout: 'readonly',
-        clearTimeout: 'readonly',
-        console: 'readonly',
-        URL: 'readonly',
-        URLSearchParams: 'readonly',
-        history: 'readonly',
-        location: 'readonly',
-      },
-    },
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
+  // Browser scripts served as static assets.
+  { files: ['src/**/assets/**/*.js'], languageOptions: { globals: browserGlobals } },
 );

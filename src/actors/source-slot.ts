@@ -227,7 +227,8 @@ export class SourceSlot {
     });
     this.trackTurn(actor.getSnapshot().context);
     for (const message of replay) actor.send({ type: 'line.message', message });
-    if (replay.length > 0 || (stored && stored.machineVersion !== CONVERSATION_MACHINE_VERSION)) this.requestSave();
+    if (replay.length > 0 || (stored && stored.machineVersion !== CONVERSATION_MACHINE_VERSION))
+      this.requestSave();
     return true;
   }
 

@@ -106,7 +106,10 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       queuePolicy: readChoice(env, 'KAIWA_QUEUE_POLICY', ['queue', 'merge'] as const, 'queue'),
       maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', 20, { min: 1, max: 1000 }),
       maxHistoryEntries: readInteger(env, 'KAIWA_MAX_HISTORY_ENTRIES', 200, { min: 4, max: 10_000 }),
-      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', 128 * 1024, { min: 4096, max: 256 * 1024 }),
+      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', 128 * 1024, {
+        min: 4096,
+        max: 256 * 1024,
+      }),
     },
     lineBehaviour: {
       replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', 50_000, { min: 0, max: 60_000 }),

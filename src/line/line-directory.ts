@@ -89,8 +89,8 @@ export class LineDirectory {
       return await call();
     } catch (error) {
       const status = error instanceof HTTPFetchError ? error.status : undefined;
-      const log = status === 404 ? this.options.logger.debug : this.options.logger.warn;
-      log(`LINE ${what} lookup failed`, {
+      // 404 is expected (a user who left the group): only worth a debug line.
+      this.options.logger[status === 404 ? 'debug' : 'warn'](`LINE ${what} lookup failed`, {
         sourceId: source.id,
         status,
         requestId: error instanceof HTTPFetchError ? error.headers.get('x-line-request-id') : undefined,

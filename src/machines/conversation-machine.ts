@@ -20,6 +20,7 @@ import {
   type GenerateInput,
 } from './conversation-types.js';
 import { turnShouldStop } from './stop-conditions.js';
+import { LimitReachedError } from './usage-limits.js';
 import {
   allCallsSettled,
   closeStep,
@@ -78,6 +79,7 @@ export const conversationMachine = setup({
   guards: {
     hasPendingTurn: ({ context }) => context.pending.length > 0,
     turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
+    limitReached: ({ event }) => (event as { error?: unknown }).error instanceof LimitReachedError,
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
     stepSettledWithTexts: ({ context }) =>
       allCallsSettled(context.turn) && textsToDeliver(context.turn).length > 0,
@@ -96,6 +98,7 @@ export const conversationMachine = setup({
     recentEventIds: [],
     profiles: {},
     chat: {},
+    usage: [],
   }),
   // Accepted in every state: a message that arrives during a turn waits its turn.
   on: {
@@ -143,7 +146,16 @@ export const conversationMachine = setup({
             ],
           },
         ],
-        onError: 'apologize',
+        onError: [
+          {
+            guard: 'limitReached',
+            target: 'apologize',
+            actions: assign(({ context }) => ({
+              turn: { ...currentTurn(context), stopReason: 'limit-reached' as const },
+            })),
+          },
+          { target: 'apologize' },
+        ],
       },
     },
     toolCall: {
@@ -205,13 +217,22 @@ export const conversationMachine = setup({
         },
       },
     },
+    // The user is never left in silence: an apology when the model failed, a notice at a limit.
     apologize: {
       entry: assign(({ context }) => ({
-        turn: { ...currentTurn(context), stopReason: 'model-failed' as const },
+        turn: {
+          ...currentTurn(context),
+          stopReason: currentTurn(context).stopReason ?? ('model-failed' as const),
+        },
       })),
       invoke: {
         src: 'reply',
-        input: ({ context }) => deliveryRequest(context, [context.settings.apology]),
+        input: ({ context }) =>
+          deliveryRequest(context, [
+            currentTurn(context).stopReason === 'limit-reached'
+              ? context.settings.limitNotice
+              : context.settings.apology,
+          ]),
         onDone: 'done',
         onError: 'done',
       },

@@ -17,6 +17,7 @@ import type {
   ExecuteToolInput,
   GenerateInput,
 } from './conversation-types.js';
+import { LimitReachedError, limitReached } from './usage-limits.js';
 
 /** Sends text to a LINE source: the LINE adapter implements it. */
 export interface DeliveryPort {
@@ -74,6 +75,11 @@ export function provideConversationServices(
           await services.checkpoint(input.sourceId);
           const context = conversationContextOf(system);
           const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
+          const limit = limitReached(context, services.clock.now());
+          if (limit) {
+            logger.warn('limit reached: the user gets a notice instead of an answer', { limit });
+            throw new LimitReachedError(limit, context.source.id);
+          }
           const started = services.clock.now();
           try {
             const deadline = services.turnDeadline?.(input.sourceId, input.turnId);

@@ -17,6 +17,12 @@ export interface ConversationSettings {
   /** History keeps the newest whole exchanges within these (a stored item stays far below 400 KB). */
   readonly maxHistoryEntries: number;
   readonly maxHistoryBytes: number;
+  /** Model calls per source per minute (0: no limit). */
+  readonly maxModelCallsPerMinute: number;
+  /** Prompt and output tokens per source per 24 hours (0: no limit). */
+  readonly dailyTokenBudget: number;
+  /** Sent instead of an answer when a limit is reached. */
+  readonly limitNotice: string;
 }
 
 export const defaultConversationSettings: ConversationSettings = {
@@ -26,9 +32,26 @@ export const defaultConversationSettings: ConversationSettings = {
   apology: 'Sorry, I cannot answer right now. Please try again in a moment.',
   maxHistoryEntries: 200,
   maxHistoryBytes: 128 * 1024,
+  maxModelCallsPerMinute: 30,
+  dailyTokenBudget: 1_000_000,
+  limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
 };
 
-export type StopReason = 'no-function-calls' | 'final-tool' | 'model-call-limit' | 'model-failed';
+export type StopReason =
+  | 'no-function-calls'
+  | 'final-tool'
+  | 'model-call-limit'
+  | 'model-failed'
+  /** A per-source rate or budget limit: the user got the limit notice. */
+  | 'limit-reached';
+
+/** One finished turn's cost, for the per-minute and per-day limits (kept for a day). */
+export interface UsageRecord {
+  /** The turn's start (its first message's timestamp). */
+  readonly at: number;
+  readonly modelCalls: number;
+  readonly tokens: number;
+}
 
 /** One function call of the current step and, once it settled, its outcome. */
 export interface StepCall {
@@ -85,6 +108,8 @@ export interface ConversationContext {
   /** Display names by user id (the speakers of this source). */
   readonly profiles: Readonly<Record<string, KnownProfile>>;
   readonly chat: ChatDetails;
+  /** Recent turns' cost, for the limits. */
+  readonly usage: readonly UsageRecord[];
 }
 
 export interface ConversationInput {

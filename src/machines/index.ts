@@ -10,3 +10,5 @@ export { defaultConversationSettings } from './conversation-types.js';
 export type * from './conversation-types.js';
 export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } from './stop-conditions.js';
 export type { StopCondition } from './stop-conditions.js';
+export { LimitReachedError, limitReached } from './usage-limits.js';
+export type { LimitKind } from './usage-limits.js';

@@ -3,6 +3,7 @@ import type { ModelResponse, TokenUsage } from '../model/index.js';
 import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
 import { boundHistory } from './history-bounds.js';
+import { recordUsage } from './usage-limits.js';
 
 // Pure context updates of the conversation machine: each takes the context and
 // returns the fields it changes, so every rule is testable without an actor.
@@ -211,6 +212,7 @@ export function finishTurn(
   return {
     turn: null,
     history: boundedHistory(context, context.history),
+    usage: recordUsage(context.usage ?? [], turn),
     lastTurn: {
       id: turn.id,
       stopReason,
@@ -235,7 +237,10 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 }
 
 /** The oldest whole exchanges go first; a function call never loses its response. */
-function boundedHistory(context: ConversationContext, history: readonly HistoryEntry[]): readonly HistoryEntry[] {
+function boundedHistory(
+  context: ConversationContext,
+  history: readonly HistoryEntry[],
+): readonly HistoryEntry[] {
   return boundHistory(history, {
     maxEntries: context.settings.maxHistoryEntries,
     maxBytes: context.settings.maxHistoryBytes,

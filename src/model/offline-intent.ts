@@ -10,8 +10,10 @@ export type OfflineIntent =
   /** "remind me in 5 minutes to stretch", 「10分後に薬を飲むとリマインドして」 */
   | { readonly kind: 'reminder'; readonly minutes: number; readonly text: string };
 
-const ENGLISH_REMINDER = /\bremind me (?:in )?(\d{1,6}) ?(minutes?|mins?|hours?|h)\b(?: to| about| that)? ?(.*)$/i;
-const ENGLISH_REMINDER_TEXT_FIRST = /\bremind me (?:to |about )?(.+?) in (\d{1,6}) ?(minutes?|mins?|hours?|h)\b/i;
+const ENGLISH_REMINDER =
+  /\bremind me (?:in )?(\d{1,6}) ?(minutes?|mins?|hours?|h)\b(?: to| about| that)? ?(.*)$/i;
+const ENGLISH_REMINDER_TEXT_FIRST =
+  /\bremind me (?:to |about )?(.+?) in (\d{1,6}) ?(minutes?|mins?|hours?|h)\b/i;
 const JAPANESE_REMINDER = /(\d{1,6})\s*(分|時間)後に(.+?)(?:と|って)?(?:リマインド|教えて|知らせて)/;
 
 const WEATHER_WORDS = /\b(?:weather|forecast|temperature|rain|raining|rainy)\b|天気|天候|予報|気温/i;

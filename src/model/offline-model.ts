@@ -100,7 +100,9 @@ function summaryOf(result: FunctionResult, language: Language): string | undefin
 
 function reminderSummary(response: JsonObject, language: Language): string {
   if (typeof response.error === 'string') {
-    return language === 'ja' ? `リマインダーを設定できませんでした（${response.error}）。` : `I could not set the reminder (${response.error}).`;
+    return language === 'ja'
+      ? `リマインダーを設定できませんでした（${response.error}）。`
+      : `I could not set the reminder (${response.error}).`;
   }
   return language === 'ja'
     ? `${text(response.due)} に「${text(response.text)}」をお知らせします。`

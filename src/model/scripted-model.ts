@@ -1,5 +1,11 @@
 import type { HistoryEntry, JsonObject } from '../domain/index.js';
-import { noUsage, type MediaPart, type ModelPort, type ModelRequest, type ModelResponse } from './model-port.js';
+import {
+  noUsage,
+  type MediaPart,
+  type ModelPort,
+  type ModelRequest,
+  type ModelResponse,
+} from './model-port.js';
 
 /** One scripted step: a fixed response, an error to throw, or a function of the request. */
 export type ScriptStep =

@@ -76,9 +76,7 @@ export class FileStore implements ConversationStore {
     const messages = await Promise.all(
       files.sort().map(async (file) => {
         try {
-          return JSON.parse(
-            await readFile(path.join(this.inboxDir(sourceId), file), 'utf8'),
-          ) as InboxItem;
+          return JSON.parse(await readFile(path.join(this.inboxDir(sourceId), file), 'utf8')) as InboxItem;
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // consumed meanwhile
           throw error;

@@ -37,7 +37,8 @@ export class LocalReminderScheduler implements ReminderScheduler {
       this.reminders.set(reminder.id, reminder);
       this.arm(reminder);
     }
-    if (this.reminders.size > 0) this.options.logger.info('reminders restored', { waiting: this.reminders.size });
+    if (this.reminders.size > 0)
+      this.options.logger.info('reminders restored', { waiting: this.reminders.size });
   }
 
   stop(): void {
@@ -64,7 +65,9 @@ export class LocalReminderScheduler implements ReminderScheduler {
 
   list(sourceId: string): Promise<Reminder[]> {
     return Promise.resolve(
-      [...this.reminders.values()].filter((reminder) => reminder.source.id === sourceId).sort((a, b) => a.dueAt - b.dueAt),
+      [...this.reminders.values()]
+        .filter((reminder) => reminder.source.id === sourceId)
+        .sort((a, b) => a.dueAt - b.dueAt),
     );
   }
 
@@ -90,7 +93,10 @@ export class LocalReminderScheduler implements ReminderScheduler {
       this.options.logger.info('reminder due', { reminderId: reminder.id, sourceId: reminder.source.id });
     } catch (error) {
       // Kept: tried again shortly. The inbox claim makes a repeated delivery harmless.
-      this.options.logger.error('reminder could not enter the inbox; retrying', { reminderId: reminder.id, error });
+      this.options.logger.error('reminder could not enter the inbox; retrying', {
+        reminderId: reminder.id,
+        error,
+      });
       this.arm(reminder, this.options.retryMs ?? 5_000);
     }
   }

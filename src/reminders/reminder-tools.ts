@@ -61,12 +61,16 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
       const now = context.clock.now();
       const hasWhen = typeof args.when === 'string';
       const hasDelay = typeof args.delay_minutes === 'number';
-      if (hasWhen === hasDelay) return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true };
+      if (hasWhen === hasDelay)
+        return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true };
       const dueAt = hasWhen ? Date.parse(args.when as string) : now + (args.delay_minutes as number) * 60_000;
       if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true };
       if (dueAt - now > maxAheadMs) return { forLLM: { error: 'that is too far ahead' }, isError: true };
       if ((await scheduler.list(context.source.id)).length >= maxPerSource) {
-        return { forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` }, isError: true };
+        return {
+          forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` },
+          isError: true,
+        };
       }
       const reminder = {
         id: newId(),
@@ -78,7 +82,10 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
       };
       await scheduler.schedule(reminder);
       // An async tool: it returns now; the reminder comes back later through the inbox.
-      return { forLLM: { id: reminder.id, due: new Date(dueAt).toISOString(), text: reminder.text }, async: true };
+      return {
+        forLLM: { id: reminder.id, due: new Date(dueAt).toISOString(), text: reminder.text },
+        async: true,
+      };
     },
   };
 
@@ -111,7 +118,7 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
 
   const cancelReminder: Tool = {
     name: 'cancel_reminder',
-    description: 'Cancel one of this chat\'s reminders by its id (see list_reminders).',
+    description: "Cancel one of this chat's reminders by its id (see list_reminders).",
     category: 'reminders',
     optional: true,
     usageHint: 'When the user no longer wants a reminder.',

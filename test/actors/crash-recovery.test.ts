@@ -1,7 +1,7 @@
 import { messagingApi } from '@line/bot-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../src/actors/index.js';
-import type { InboxItem, JsonObject } from '../../src/domain/index.js';
+import type { InboxItem } from '../../src/domain/index.js';
 import { LineDelivery } from '../../src/line/line-delivery.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
@@ -38,7 +38,12 @@ const lookup: Tool = {
   description: 'Looks something up.',
   category: 'test',
   optional: true,
-  parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { q: { type: 'string' } },
+    required: ['q'],
+    additionalProperties: false,
+  },
   response: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
   execute: (args, context) => {
     lookupRuns.push(context.idempotencyKey);
@@ -49,7 +54,12 @@ const lookup: Tool = {
 /** The turn: the model looks something up, then replies — decided from history, as a real model would. */
 const script = () =>
   new ScriptedModel(
-    [(request) => (request.history.at(-1)?.role === 'tool' ? callReply('Green tea it is.') : callTools(['lookup', { q: 'tea' }]))],
+    [
+      (request) =>
+        request.history.at(-1)?.role === 'tool'
+          ? callReply('Green tea it is.')
+          : callTools(['lookup', { q: 'tea' }]),
+    ],
     { repeatLast: true },
   );
 
@@ -57,7 +67,10 @@ let line: Awaited<ReturnType<typeof startFakeLine>>;
 afterEach(() => line?.close());
 
 function hostOn(store: ConversationStore, model: ModelPort) {
-  const client = new messagingApi.MessagingApiClient({ channelAccessToken: line.emulator.channelAccessToken, baseURL: line.url });
+  const client = new messagingApi.MessagingApiClient({
+    channelAccessToken: line.emulator.channelAccessToken,
+    baseURL: line.url,
+  });
   const tools = new ToolRegistry().register(replyTool).register(skipTool).register(lookup);
   const clock = { now: () => Date.now() };
   return new ActorHost({
@@ -92,40 +105,45 @@ describe('a crash right after each checkpoint', () => {
     [3, 'tool result'],
     [4, 'second model response'],
     [6, 'reply sent'],
-  ])('after checkpoint %i (%s): resumed from the store, exactly one reply, complete history', async (allowed) => {
-    line = await startFakeLine();
-    lookupRuns.length = 0;
-    const durable = new MemoryStore();
-    const message = {
-      eventId: `crash-${allowed}`,
-      source: { kind: 'user' as const, id: USER },
-      text: 'what should I drink?',
-      timestamp: Date.now(),
-      replyToken: line.emulator.issueReplyToken(USER),
-    };
+  ])(
+    'after checkpoint %i (%s): resumed from the store, exactly one reply, complete history',
+    async (allowed) => {
+      line = await startFakeLine();
+      lookupRuns.length = 0;
+      const durable = new MemoryStore();
+      const message = {
+        eventId: `crash-${allowed}`,
+        source: { kind: 'user' as const, id: USER },
+        text: 'what should I drink?',
+        timestamp: Date.now(),
+        replyToken: line.emulator.issueReplyToken(USER),
+      };
 
-    const crashing = new CrashingStore(durable, allowed);
-    const first = hostOn(crashing, script());
-    await first.accept([message]);
-    await until(() => crashing.saves === allowed);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // let the first process run into its hang
+      const crashing = new CrashingStore(durable, allowed);
+      const first = hostOn(crashing, script());
+      await first.accept([message]);
+      await until(() => crashing.saves === allowed);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // let the first process run into its hang
 
-    // The process is gone; a new one starts on the same store.
-    const second = hostOn(durable, script());
-    await second.recover();
-    await until(async () => (await durable.load(USER))?.busy === false && (await durable.inbox(USER)).length === 0);
-    await second.whenSettled();
+      // The process is gone; a new one starts on the same store.
+      const second = hostOn(durable, script());
+      await second.recover();
+      await until(
+        async () => (await durable.load(USER))?.busy === false && (await durable.inbox(USER)).length === 0,
+      );
+      await second.whenSettled();
 
-    const shown = line.emulator.entries().filter((entry) => entry.from === 'bot');
-    expect(shown.map((entry) => entry.text)).toEqual(['Green tea it is.']);
-    const history = storedHistory(await durable.load(USER));
-    expect(history.map((entry) => entry.role)).toEqual(['user', 'model', 'tool', 'model', 'tool']);
-    expect(history.at(-1)).toMatchObject({ results: [{ name: 'reply', response: { status: 'sent' } }] });
-    // A tool whose result was recorded is not run again.
-    if (allowed >= 3) expect(lookupRuns).toHaveLength(1);
-  });
+      const shown = line.emulator.entries().filter((entry) => entry.from === 'bot');
+      expect(shown.map((entry) => entry.text)).toEqual(['Green tea it is.']);
+      const history = storedHistory(await durable.load(USER));
+      expect(history.map((entry) => entry.role)).toEqual(['user', 'model', 'tool', 'model', 'tool']);
+      expect(history.at(-1)).toMatchObject({ results: [{ name: 'reply', response: { status: 'sent' } }] });
+      // A tool whose result was recorded is not run again.
+      if (allowed >= 3) expect(lookupRuns).toHaveLength(1);
+    },
+  );
 
-  it('between LINE\'s answer and the marker (checkpoint 5): at least once, the resend is a push with the turn\'s retry key', async () => {
+  it("between LINE's answer and the marker (checkpoint 5): at least once, the resend is a push with the turn's retry key", async () => {
     line = await startFakeLine();
     const durable = new MemoryStore();
     const message = {
@@ -148,10 +166,14 @@ describe('a crash right after each checkpoint', () => {
     const pushes = line.requestsTo('/v2/bot/message/push');
     expect(pushes).toHaveLength(1);
     expect(pushes[0]?.headers['x-line-retry-key']).toBe(retryKeyFor('crash-window', 0));
-    expect(line.emulator.entries().filter((entry) => entry.from === 'bot').map((entry) => entry.via)).toEqual(['reply', 'push']);
-    // A second crash in the same window repeats the push with the same key: LINE's 409, nothing new shown.
-    const snapshot = (await durable.load(USER))!;
-    expect(storedHistory(snapshot).filter((entry) => entry.role === 'user')).toHaveLength(1);
-    expect((snapshot.snapshot as JsonObject).value).toBe('idle');
+    expect(
+      line.emulator
+        .entries()
+        .filter((entry) => entry.from === 'bot')
+        .map((entry) => entry.via),
+    ).toEqual(['reply', 'push']);
+    const stored = (await durable.load(USER))!;
+    expect(storedHistory(stored).filter((entry) => entry.role === 'user')).toHaveLength(1);
+    expect(stored.snapshot.value).toBe('idle');
   });
 });

@@ -12,7 +12,10 @@ let runtime: KaiwaRuntime;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  runtime = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), { store: new MemoryStore(), logger: silentLogger });
+  runtime = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), {
+    store: new MemoryStore(),
+    logger: silentLogger,
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -20,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('the LINE emulator in a browser', () => {
-  it('sends a message as a LINE user and shows the bot\'s reply', async () => {
+  it("sends a message as a LINE user and shows the bot's reply", async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));

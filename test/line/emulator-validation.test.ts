@@ -26,7 +26,10 @@ describe('the emulator checks what the bot sends against messaging-api.yml', () 
   it.each([
     ['a text message without text', { replyToken: 'x', messages: [{ type: 'text' }] }],
     ['an unknown message type', { replyToken: 'x', messages: [{ type: 'bogus' }] }],
-    ['six messages', { replyToken: 'x', messages: Array.from({ length: 6 }, () => ({ type: 'text', text: 'hi' })) }],
+    [
+      'six messages',
+      { replyToken: 'x', messages: Array.from({ length: 6 }, () => ({ type: 'text', text: 'hi' })) },
+    ],
   ])('refuses %s with 400, loudly on the page and in the log', async (_case, body) => {
     const before = runtime.emulator!.entries().length;
 
@@ -39,7 +42,11 @@ describe('the emulator checks what the bot sends against messaging-api.yml', () 
   });
 
   it('refuses a wrong access token with 401, as LINE does', async () => {
-    const response = await post('/v2/bot/message/push', { to: 'U1', messages: [{ type: 'text', text: 'hi' }] }, 'stolen');
+    const response = await post(
+      '/v2/bot/message/push',
+      { to: 'U1', messages: [{ type: 'text', text: 'hi' }] },
+      'stolen',
+    );
     expect(response.status).toBe(401);
   });
 
@@ -47,9 +54,18 @@ describe('the emulator checks what the bot sends against messaging-api.yml', () 
     const actions = [
       { chat: { kind: 'user', name: 'Aiko' }, action: { type: 'follow' } },
       { chat: { kind: 'user', name: 'Aiko' }, action: { type: 'text', text: 'hi' } },
-      { chat: { kind: 'user', name: 'Aiko' }, action: { type: 'sticker', packageId: '1', stickerId: '2', keywords: ['hi'] } },
-      { chat: { kind: 'user', name: 'Aiko' }, action: { type: 'image', mimeType: 'image/png', data: Buffer.from('png').toString('base64') } },
-      { chat: { kind: 'user', name: 'Aiko' }, action: { type: 'location', title: 'Tokyo', address: 'Tokyo', latitude: 35.6, longitude: 139.7 } },
+      {
+        chat: { kind: 'user', name: 'Aiko' },
+        action: { type: 'sticker', packageId: '1', stickerId: '2', keywords: ['hi'] },
+      },
+      {
+        chat: { kind: 'user', name: 'Aiko' },
+        action: { type: 'image', mimeType: 'image/png', data: Buffer.from('png').toString('base64') },
+      },
+      {
+        chat: { kind: 'user', name: 'Aiko' },
+        action: { type: 'location', title: 'Tokyo', address: 'Tokyo', latitude: 35.6, longitude: 139.7 },
+      },
       { chat: { kind: 'group', name: 'Team' }, action: { type: 'join' } },
       { chat: { kind: 'group', name: 'Team' }, action: { type: 'memberJoined' } },
       { chat: { kind: 'group', name: 'Team' }, action: { type: 'memberLeft' } },
@@ -64,7 +80,11 @@ describe('the emulator checks what the bot sends against messaging-api.yml', () 
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ userName: 'Aiko', ...action }),
       });
-      expect({ action: action.action.type, status: response.status, body: (await response.json()) as unknown }).toMatchObject({
+      expect({
+        action: action.action.type,
+        status: response.status,
+        body: await response.json(),
+      }).toMatchObject({
         status: 200,
         body: { webhookStatus: 200 },
       });
@@ -82,7 +102,11 @@ describe('the emulator checks what the bot sends against messaging-api.yml', () 
     const response = await fetch(`${runtime.url}/emulator/api/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ userName: 'Aiko', chat: { kind: 'user', name: 'Aiko' }, action: { type: 'join' } }),
+      body: JSON.stringify({
+        userName: 'Aiko',
+        chat: { kind: 'user', name: 'Aiko' },
+        action: { type: 'join' },
+      }),
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ message: 'join happens in groups and rooms only' });

@@ -7,7 +7,7 @@ import type { DeliveryRequest } from '../../src/machines/index.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 
 const USER = 'U' + '1'.repeat(32);
-let now = 1_800_000_000_000;
+const now = 1_800_000_000_000;
 const clock = { now: () => now };
 let line: Awaited<ReturnType<typeof startFakeLine>>;
 let logLines: string[];
@@ -19,7 +19,10 @@ beforeEach(async () => {
 afterEach(() => line.close());
 
 function delivery() {
-  const client = new messagingApi.MessagingApiClient({ channelAccessToken: line.emulator.channelAccessToken, baseURL: line.url });
+  const client = new messagingApi.MessagingApiClient({
+    channelAccessToken: line.emulator.channelAccessToken,
+    baseURL: line.url,
+  });
   return new LineDelivery({
     client,
     clock,
@@ -50,7 +53,7 @@ describe('LINE delivery', () => {
     expect(sentTo('/v2/bot/message/push')).toHaveLength(0);
   });
 
-  it('pushes with the turn\'s retry key once the token is older than the window', async () => {
+  it("pushes with the turn's retry key once the token is older than the window", async () => {
     const old = request({ replyTokenIssuedAt: now - 50_001 });
 
     expect(await delivery().deliver(old, signal)).toEqual({ method: 'push' });
@@ -84,7 +87,7 @@ describe('LINE delivery', () => {
     expect(sentTo('/v2/bot/message/push')).toHaveLength(3);
   });
 
-  it('gives up after its attempts and names LINE\'s request id', async () => {
+  it("gives up after its attempts and names LINE's request id", async () => {
     line.failNext('/v2/bot/message/push', 500, { message: 'Internal error' }, 10);
 
     await expect(delivery().deliver(request({ replyToken: undefined }), signal)).rejects.toMatchObject({
@@ -98,7 +101,9 @@ describe('LINE delivery', () => {
     line.failNext('/v2/bot/message/push', 429, { message: 'You have reached your monthly limit.' }, 10);
     const sender = delivery();
 
-    await expect(sender.deliver(request({ replyToken: undefined }), signal)).rejects.toMatchObject({ status: 429 });
+    await expect(sender.deliver(request({ replyToken: undefined }), signal)).rejects.toMatchObject({
+      status: 429,
+    });
 
     expect(sentTo('/v2/bot/message/push')).toHaveLength(1);
     expect(sender.monthlyQuotaRefusals).toBe(1);

@@ -18,7 +18,9 @@ import {
 } from '../support/webhook-fixtures.js';
 
 const replyToLast = () =>
-  new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], { repeatLast: true });
+  new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], {
+    repeatLast: true,
+  });
 
 function lastUserText(history: readonly HistoryEntry[]) {
   const entry = history.findLast((item) => item.role === 'user');
@@ -43,7 +45,10 @@ describe('every LINE event type through the real webhook', () => {
     ['videoMessageEvent', '[video, 60 s]'],
     ['audioMessageEvent', '[audio, 60 s]'],
     ['fileMessageEvent', '[file "file.txt", 2.1 KB]'],
-    ['locationMessageEvent', '[location: my location, 1-3 Kioicho, Chiyoda-ku, Tokyo, 102-8282, Japan (35.67966, 139.73669)]'],
+    [
+      'locationMessageEvent',
+      '[location: my location, 1-3 Kioicho, Chiyoda-ku, Tokyo, 102-8282, Japan (35.67966, 139.73669)]',
+    ],
     ['stickerMessageEvent', '[sticker, keywords: cony, sally, Staring, hi, whatsup, line, howdy, HEY]'],
     ['followEvent', '[added the bot as a friend]'],
     ['joinEvent', '[the bot was added to this group]'],
@@ -65,7 +70,9 @@ describe('every LINE event type through the real webhook', () => {
 
     if (expectedText === null) {
       expect(model.calls).toEqual([]);
-      expect(userTexts(storedHistory(await store.load(sourceIdOf(event))))).toEqual(['[1 member left: U49585cd0d5e6f708192a3b4c5d6e7f80]']);
+      expect(userTexts(storedHistory(await store.load(sourceIdOf(event))))).toEqual([
+        '[1 member left: U49585cd0d5e6f708192a3b4c5d6e7f80]',
+      ]);
     } else {
       expect(model.calls).toHaveLength(1);
       expect(lastUserText(model.calls[0]!.history)).toBe(expectedText);
@@ -103,7 +110,11 @@ describe('every LINE event type through the real webhook', () => {
 
   it('keeps the conversation on unfollow when the retention policy says keep', async () => {
     const store = new MemoryStore();
-    running = await startKaiwaWithFakeLine({ model: replyToLast(), store, env: { KAIWA_FORGET_POLICY: 'keep' } });
+    running = await startKaiwaWithFakeLine({
+      model: replyToLast(),
+      store,
+      env: { KAIWA_FORGET_POLICY: 'keep' },
+    });
     const hello = { ...textMessageEvent, source: unfollowEvent.source };
 
     await running.post(JSON.stringify(webhookBody([hello, unfollowEvent])));
@@ -123,14 +134,20 @@ describe('groups', () => {
       id,
       quoteToken: `q-${id}`,
       text,
-      ...(mentionSelf && { mention: { mentionees: [{ index: 0, length: 6, type: 'user', userId: 'Ubot', isSelf: true }] } }),
+      ...(mentionSelf && {
+        mention: { mentionees: [{ index: 0, length: 6, type: 'user', userId: 'Ubot', isSelf: true }] },
+      }),
     },
   });
 
   it('answers only when mentioned or named under the mention policy, keeping the rest as context', async () => {
     const model = replyToLast();
     const store = new MemoryStore();
-    running = await startKaiwaWithFakeLine({ model, store, env: { KAIWA_GROUP_ANSWER: 'mention', KAIWA_BOT_NAME: 'kaiwa' } });
+    running = await startKaiwaWithFakeLine({
+      model,
+      store,
+      env: { KAIWA_GROUP_ANSWER: 'mention', KAIWA_BOT_NAME: 'kaiwa' },
+    });
 
     for (const event of [
       groupText('lunch at noon?', '1'),
@@ -142,7 +159,10 @@ describe('groups', () => {
       await running.kaiwa.host.whenSettled();
     }
 
-    expect(model.calls.map((call) => lastUserText(call.history))).toEqual(['@kaiwa what do you think?', 'Kaiwa, any idea?']);
+    expect(model.calls.map((call) => lastUserText(call.history))).toEqual([
+      '@kaiwa what do you think?',
+      'Kaiwa, any idea?',
+    ]);
     expect(userTexts(model.calls[0]!.history)).toEqual(['lunch at noon?', '@kaiwa what do you think?']);
     expect(userTexts(storedHistory(await store.load(groupId)))).toHaveLength(4);
   });

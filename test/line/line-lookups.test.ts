@@ -40,7 +40,10 @@ const senderOf = (history: readonly HistoryEntry[]) => {
 function gatedModel() {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  return { model: new ScriptedModel([async () => (await gate, callReply('done'))], { repeatLast: true }), release };
+  return {
+    model: new ScriptedModel([async () => (await gate, callReply('done'))], { repeatLast: true }),
+    release,
+  };
 }
 
 async function until(condition: () => boolean, timeoutMs = 3000) {
@@ -54,10 +57,15 @@ async function until(condition: () => boolean, timeoutMs = 3000) {
 describe('loading animation', () => {
   it('shows in a 1:1 chat once the turn outlasts the delay, with loadingSeconds a multiple of 5', async () => {
     const { model, release } = gatedModel();
-    running = await startKaiwaWithFakeLine({ model, env: { KAIWA_LOADING_DELAY_MS: '30', KAIWA_LOADING_SECONDS: '10' } });
+    running = await startKaiwaWithFakeLine({
+      model,
+      env: { KAIWA_LOADING_DELAY_MS: '30', KAIWA_LOADING_SECONDS: '10' },
+    });
     const userId = LineEmulator.idFor('user', 'Aiko');
 
-    await running.post(JSON.stringify(webhookBody([event({ type: 'user', userId }, { type: 'text', text: 'think hard' })])));
+    await running.post(
+      JSON.stringify(webhookBody([event({ type: 'user', userId }, { type: 'text', text: 'think hard' })])),
+    );
     await until(() => running!.line.requestsTo('/v2/bot/chat/loading/start').length > 0);
     release();
     await running.kaiwa.host.whenSettled();
@@ -73,7 +81,11 @@ describe('loading animation', () => {
     const groupId = LineEmulator.idFor('group', 'Team');
 
     await running.post(
-      JSON.stringify(webhookBody([event({ type: 'group', groupId, userId: 'U' + '2'.repeat(32) }, { type: 'text', text: 'hi' })])),
+      JSON.stringify(
+        webhookBody([
+          event({ type: 'group', groupId, userId: 'U' + '2'.repeat(32) }, { type: 'text', text: 'hi' }),
+        ]),
+      ),
     );
     await until(() => model.calls.length > 0);
     await new Promise((resolve) => setTimeout(resolve, 100)); // well past the delay
@@ -87,7 +99,10 @@ describe('loading animation', () => {
     running = await startKaiwaWithFakeLine({ model: new ScriptedModel([]) });
     const response = await fetch(`${running.line.url}/v2/bot/chat/loading/start`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${running.line.emulator.channelAccessToken}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${running.line.emulator.channelAccessToken}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ chatId: 'C' + '3'.repeat(32), loadingSeconds: 5 }),
     });
     expect(response.status).toBe(400);
@@ -132,12 +147,23 @@ describe('images for the model', () => {
     running.line.emulator.storeContent('777', 'image/png', png);
 
     await running.post(
-      JSON.stringify(webhookBody([event({ type: 'user', userId: 'U' + '4'.repeat(32) }, { type: 'image', id: '777', contentProvider: { type: 'line' } })])),
+      JSON.stringify(
+        webhookBody([
+          event(
+            { type: 'user', userId: 'U' + '4'.repeat(32) },
+            { type: 'image', id: '777', contentProvider: { type: 'line' } },
+          ),
+        ]),
+      ),
     );
     await running.kaiwa.host.whenSettled();
 
-    expect(model.calls[0]?.media).toEqual([{ eventId: expect.any(String) as string, mimeType: 'image/png', data: png.toString('base64') }]);
-    expect(JSON.stringify(await running.kaiwa.host.snapshotOf('U' + '4'.repeat(32))?.context.history)).not.toContain(png.toString('base64').slice(0, 40));
+    expect(model.calls[0]?.media).toEqual([
+      { eventId: expect.any(String) as string, mimeType: 'image/png', data: png.toString('base64') },
+    ]);
+    expect(
+      JSON.stringify(running.kaiwa.host.snapshotOf('U' + '4'.repeat(32))?.context.history),
+    ).not.toContain(png.toString('base64').slice(0, 40));
   });
 
   it.each([
@@ -149,7 +175,14 @@ describe('images for the model', () => {
     if (stored) running.line.emulator.storeContent('778', 'image/png', png);
 
     await running.post(
-      JSON.stringify(webhookBody([event({ type: 'user', userId: 'U' + '5'.repeat(32) }, { type: 'image', id: '778', contentProvider: { type: 'line' } })])),
+      JSON.stringify(
+        webhookBody([
+          event(
+            { type: 'user', userId: 'U' + '5'.repeat(32) },
+            { type: 'image', id: '778', contentProvider: { type: 'line' } },
+          ),
+        ]),
+      ),
     );
     await running.kaiwa.host.whenSettled();
 
@@ -166,7 +199,9 @@ describe('display names and group details', () => {
     const { userId } = running.line.emulator.registerSpeaker('Aiko');
 
     for (const text of ['hello', 'again']) {
-      await running.post(JSON.stringify(webhookBody([event({ type: 'user', userId }, { type: 'text', text })])));
+      await running.post(
+        JSON.stringify(webhookBody([event({ type: 'user', userId }, { type: 'text', text })])),
+      );
       await running.kaiwa.host.whenSettled();
     }
 
@@ -180,12 +215,25 @@ describe('display names and group details', () => {
   it('uses the group member profile in a group, and tolerates a 404', async () => {
     const model = new ScriptedModel([callReply('ok')], { repeatLast: true });
     running = await startKaiwaWithFakeLine({ model });
-    const { userId: ken, chatId: groupId } = running.line.emulator.registerSpeaker('Ken', { kind: 'group', name: 'Team' });
+    const { userId: ken, chatId: groupId } = running.line.emulator.registerSpeaker('Ken', {
+      kind: 'group',
+      name: 'Team',
+    });
     const stranger = 'U' + '6'.repeat(32);
 
-    await running.post(JSON.stringify(webhookBody([event({ type: 'group', groupId, userId: ken }, { type: 'text', text: 'yo' })])));
+    await running.post(
+      JSON.stringify(
+        webhookBody([event({ type: 'group', groupId, userId: ken }, { type: 'text', text: 'yo' })]),
+      ),
+    );
     await running.kaiwa.host.whenSettled();
-    await running.post(JSON.stringify(webhookBody([event({ type: 'group', groupId, userId: stranger }, { type: 'text', text: 'who am I' })])));
+    await running.post(
+      JSON.stringify(
+        webhookBody([
+          event({ type: 'group', groupId, userId: stranger }, { type: 'text', text: 'who am I' }),
+        ]),
+      ),
+    );
     await running.kaiwa.host.whenSettled();
 
     expect(running.line.requestsTo(`/v2/bot/group/${groupId}/member/${ken}`)).toHaveLength(1);
@@ -196,13 +244,23 @@ describe('display names and group details', () => {
   it('fetches the group name and member count when the bot joins', async () => {
     const store = new MemoryStore();
     running = await startKaiwaWithFakeLine({ model: new ScriptedModel([callReply('hello all')]), store });
-    const { chatId: groupId } = running.line.emulator.registerSpeaker('Mei', { kind: 'group', name: 'Weekend trip' });
+    const { chatId: groupId } = running.line.emulator.registerSpeaker('Mei', {
+      kind: 'group',
+      name: 'Weekend trip',
+    });
     running.line.emulator.registerSpeaker('Ken', { kind: 'group', name: 'Weekend trip' });
-    const join = { ...event({ type: 'group', groupId }, {}), type: 'join', message: undefined } as unknown as webhook.Event;
+    const join = {
+      ...event({ type: 'group', groupId }, {}),
+      type: 'join',
+      message: undefined,
+    } as unknown as webhook.Event;
 
     await running.post(JSON.stringify(webhookBody([join])));
     await running.kaiwa.host.whenSettled();
 
-    expect(running.kaiwa.host.snapshotOf(groupId)?.context.chat).toEqual({ title: 'Weekend trip', memberCount: 3 });
+    expect(running.kaiwa.host.snapshotOf(groupId)?.context.chat).toEqual({
+      title: 'Weekend trip',
+      memberCount: 3,
+    });
   });
 });

@@ -38,8 +38,8 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 3000): Promise
 }
 
 describe('POST /webhook over HTTP', () => {
-  it.each([
-    { name: 'no signature', headers: {} as Record<string, string>, status: 401 },
+  it.each<{ name: string; headers: Record<string, string>; status: number }>([
+    { name: 'no signature', headers: {}, status: 401 },
     {
       name: 'a wrong signature',
       headers: { 'x-line-signature': signBody('{"events":[]}', 'another-secret') },
@@ -103,7 +103,9 @@ describe('POST /webhook over HTTP', () => {
       source: { type: 'user', userId: USER },
     };
 
-    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [futureMessage, beacon] }));
+    const response = await running.post(
+      JSON.stringify({ destination: 'Ubot', events: [futureMessage, beacon] }),
+    );
 
     expect(response.status).toBe(200);
     await running.kaiwa.host.whenSettled();

@@ -267,7 +267,10 @@ describe('conversation machine', () => {
 
   it('keeps history bounded over many turns, whole exchanges only', async () => {
     const model = new ScriptedModel([callReply('ok')], { repeatLast: true });
-    const { actor } = startConversation({ model, settings: { maxHistoryEntries: 12, maxHistoryBytes: 64 * 1024 } });
+    const { actor } = startConversation({
+      model,
+      settings: { maxHistoryEntries: 12, maxHistoryBytes: 64 * 1024, maxModelCallsPerMinute: 0 },
+    });
 
     for (let turn = 0; turn < 40; turn++) {
       actor.send({ type: 'line.message', message: inbound(`message ${turn}`) });
@@ -279,6 +282,45 @@ describe('conversation machine', () => {
     expect(history[0]?.role).toBe('user');
     expect(history.map((entry) => entry.role).slice(-3)).toEqual(['user', 'model', 'tool']);
     expect(history.findLast((entry) => entry.role === 'user')).toMatchObject({ text: 'message 39' });
+  });
+
+  it('answers with a short notice, not silence, once the per-minute model-call limit is reached', async () => {
+    const model = new ScriptedModel([callReply('answer')], { repeatLast: true });
+    const { actor, delivery } = startConversation({ model, settings: { maxModelCallsPerMinute: 2 } });
+
+    for (const text of ['one', 'two', 'three']) {
+      actor.send({ type: 'line.message', message: inbound(text) });
+      await idleWithNothingPending(actor);
+    }
+
+    expect(model.calls).toHaveLength(2);
+    expect(delivery.texts).toEqual([
+      'answer',
+      'answer',
+      expect.stringContaining('a lot of messages') as string,
+    ]);
+    expect(actor.getSnapshot().context.lastTurn?.stopReason).toBe('limit-reached');
+  });
+
+  it('stops calling the model once the daily token budget is spent', async () => {
+    const costly = {
+      ...callReply('long answer'),
+      usage: { promptTokens: 900, outputTokens: 200, cachedTokens: 0 },
+    };
+    const model = new ScriptedModel([costly], { repeatLast: true });
+    const { actor, delivery } = startConversation({ model, settings: { dailyTokenBudget: 1000 } });
+
+    for (const text of ['first', 'second']) {
+      actor.send({ type: 'line.message', message: inbound(text) });
+      await idleWithNothingPending(actor);
+    }
+
+    expect(model.calls).toHaveLength(1);
+    expect(delivery.texts[1]).toContain('a lot of messages');
+    expect(actor.getSnapshot().context.usage).toEqual([
+      expect.objectContaining({ modelCalls: 1, tokens: 1100 }),
+      expect.objectContaining({ modelCalls: 0, tokens: 0 }),
+    ]);
   });
 
   it('ignores a message whose event id it has already seen', async () => {

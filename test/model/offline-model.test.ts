@@ -232,7 +232,12 @@ describe('the offline model and reminders', () => {
   const tools = ['reply', 'set_reminder'].map((name) => ({ name, description: name, parameters: {} }));
   const userEntry = (text: string) => ({ role: 'user' as const, eventId: 'e', text, timestamp: 0 });
   const ask = (history: HistoryEntry[]) =>
-    new OfflineModel().generate({ systemInstruction: '', history, tools, signal: new AbortController().signal });
+    new OfflineModel().generate({
+      systemInstruction: '',
+      history,
+      tools,
+      signal: new AbortController().signal,
+    });
 
   it.each([
     ['remind me in 5 minutes to stretch', { text: 'stretch', delay_minutes: 5 }],

@@ -43,7 +43,12 @@ describe('file store specifics', () => {
   it('keeps the inbox message when a second store refuses its duplicate in the same millisecond', async () => {
     const directory = await freshDirectory();
     const frozen = { now: () => 1_000 };
-    const message = { eventId: 'same', source: { kind: 'user' as const, id: 'U1' }, text: 'hi', timestamp: 1 };
+    const message = {
+      eventId: 'same',
+      source: { kind: 'user' as const, id: 'U1' },
+      text: 'hi',
+      timestamp: 1,
+    };
     const first = await FileStore.open(directory, frozen);
     const second = await FileStore.open(directory, frozen);
 

@@ -15,7 +15,9 @@ import { webhookBody } from '../support/webhook-fixtures.js';
 const directories: string[] = [];
 afterEach(async () => {
   vi.useRealTimers();
-  await Promise.all(directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
+  await Promise.all(
+    directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
+  );
 });
 async function freshDirectory() {
   const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-reminders-'));
@@ -49,7 +51,12 @@ describe('the local reminder scheduler', () => {
     await vi.advanceTimersByTimeAsync(1);
 
     expect(delivered).toEqual([
-      expect.objectContaining({ eventId: 'reminder:r1', text: '[reminder due] stretch', lineEvent: 'reminder', source }),
+      expect.objectContaining({
+        eventId: 'reminder:r1',
+        text: '[reminder due] stretch',
+        lineEvent: 'reminder',
+        source,
+      }),
     ]);
     expect(delivered[0]?.replyToken).toBeUndefined();
     expect(await scheduler.list(source.id)).toEqual([]);
@@ -59,7 +66,12 @@ describe('the local reminder scheduler', () => {
     const file = path.join(await freshDirectory(), 'reminders.json');
     let now = 0;
     const clock = { now: () => now };
-    const first = new LocalReminderScheduler({ deliver: () => Promise.resolve(), clock, logger: silentLogger, file });
+    const first = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock,
+      logger: silentLogger,
+      file,
+    });
     await first.schedule(reminder({ id: 'late', dueAt: 5_000 }));
     await first.schedule(reminder({ id: 'later', dueAt: 60_000_000 }));
     first.stop();
@@ -95,10 +107,15 @@ describe('the local reminder scheduler', () => {
 describe('the reminder tools', () => {
   const now = Date.parse('2026-11-22T10:00:00Z');
   function tools() {
-    const scheduler = new LocalReminderScheduler({ deliver: () => Promise.resolve(), clock: { now: () => now }, logger: silentLogger });
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => now },
+      logger: silentLogger,
+    });
     const registry = new ToolRegistry();
     let id = 0;
-    for (const tool of createReminderTools({ scheduler, maxPerSource: 2, newId: () => `id${++id}` })) registry.register(tool);
+    for (const tool of createReminderTools({ scheduler, maxPerSource: 2, newId: () => `id${++id}` }))
+      registry.register(tool);
     const call = (name: string, args: Record<string, unknown>, inSource: Source = source) =>
       registry.execute(
         { id: 'c', name, args: args as never },
@@ -108,12 +125,32 @@ describe('the reminder tools', () => {
   }
 
   it.each([
-    ['a delay', { text: 'tea', delay_minutes: 5 }, { id: 'id1', due: '2026-11-22T10:05:00.000Z', text: 'tea' }],
-    ['an absolute time', { text: 'tea', when: '2026-11-22T20:00:00+09:00' }, { id: 'id1', due: '2026-11-22T11:00:00.000Z' }],
-    ['both', { text: 'tea', delay_minutes: 5, when: '2026-11-22T20:00:00+09:00' }, { error: 'give exactly one of when or delay_minutes' }],
+    [
+      'a delay',
+      { text: 'tea', delay_minutes: 5 },
+      { id: 'id1', due: '2026-11-22T10:05:00.000Z', text: 'tea' },
+    ],
+    [
+      'an absolute time',
+      { text: 'tea', when: '2026-11-22T20:00:00+09:00' },
+      { id: 'id1', due: '2026-11-22T11:00:00.000Z' },
+    ],
+    [
+      'both',
+      { text: 'tea', delay_minutes: 5, when: '2026-11-22T20:00:00+09:00' },
+      { error: 'give exactly one of when or delay_minutes' },
+    ],
     ['neither', { text: 'tea' }, { error: 'give exactly one of when or delay_minutes' }],
-    ['a time in the past', { text: 'tea', when: '2026-11-22T09:00:00Z' }, { error: 'that time has already passed' }],
-    ['a time two years ahead', { text: 'tea', when: '2028-11-22T09:00:00Z' }, { error: 'that is too far ahead' }],
+    [
+      'a time in the past',
+      { text: 'tea', when: '2026-11-22T09:00:00Z' },
+      { error: 'that time has already passed' },
+    ],
+    [
+      'a time two years ahead',
+      { text: 'tea', when: '2028-11-22T09:00:00Z' },
+      { error: 'that is too far ahead' },
+    ],
   ])('set_reminder with %s', async (_case, args, expected) => {
     const { call } = tools();
     expect((await call('set_reminder', args)).response).toMatchObject(expected);
@@ -121,25 +158,34 @@ describe('the reminder tools', () => {
 
   it('set_reminder is an async tool: it answers at once and marks its result async', async () => {
     const { call } = tools();
-    expect(await call('set_reminder', { text: 'tea', delay_minutes: 1 })).toMatchObject({ async: true, isError: false });
+    expect(await call('set_reminder', { text: 'tea', delay_minutes: 1 })).toMatchObject({
+      async: true,
+      isError: false,
+    });
   });
 
   it('refuses more reminders than the per-chat cap', async () => {
     const { call } = tools();
     await call('set_reminder', { text: 'a', delay_minutes: 1 });
     await call('set_reminder', { text: 'b', delay_minutes: 2 });
-    expect((await call('set_reminder', { text: 'c', delay_minutes: 3 })).response.error).toContain('already has 2');
+    expect((await call('set_reminder', { text: 'c', delay_minutes: 3 })).response.error).toContain(
+      'already has 2',
+    );
   });
 
-  it('lists and cancels only this chat\'s reminders, whatever the arguments say', async () => {
+  it("lists and cancels only this chat's reminders, whatever the arguments say", async () => {
     const { call } = tools();
     const other = { kind: 'group' as const, id: 'C' + '9'.repeat(32) };
     await call('set_reminder', { text: 'mine', delay_minutes: 1 });
 
     expect((await call('list_reminders', {}, other)).response).toEqual({ reminders: [] });
-    expect((await call('cancel_reminder', { id: 'id1' }, other)).response).toEqual({ error: 'no reminder id1 in this chat' });
+    expect((await call('cancel_reminder', { id: 'id1' }, other)).response).toEqual({
+      error: 'no reminder id1 in this chat',
+    });
     expect((await call('list_reminders', { sourceId: source.id }, other)).isError).toBe(true);
-    expect((await call('list_reminders', {})).response).toMatchObject({ reminders: [{ id: 'id1', text: 'mine' }] });
+    expect((await call('list_reminders', {})).response).toMatchObject({
+      reminders: [{ id: 'id1', text: 'mine' }],
+    });
     expect((await call('cancel_reminder', { id: 'id1' })).response).toEqual({ cancelled: true });
   });
 });
@@ -151,17 +197,24 @@ describe('a reminder end to end', () => {
       [
         (request: ModelRequest) => {
           const last = request.history.at(-1);
-          const lastUser = request.history.findLast((entry): entry is Extract<HistoryEntry, { role: 'user' }> => entry.role === 'user');
-          if (last?.role === 'tool') return callReply(lastUser?.text.startsWith('[reminder due]') ? 'x' : 'Reminder set.');
-          if (lastUser?.text.startsWith('[reminder due]')) return callReply(`Reminder: ${lastUser.text.slice(15)}`);
-          return callTools(['set_reminder', { text: 'drink water', when: new Date(Date.now() + 300).toISOString() }]);
+          const lastUser = request.history.findLast(
+            (entry): entry is Extract<HistoryEntry, { role: 'user' }> => entry.role === 'user',
+          );
+          if (last?.role === 'tool')
+            return callReply(lastUser?.text.startsWith('[reminder due]') ? 'x' : 'Reminder set.');
+          if (lastUser?.text.startsWith('[reminder due]'))
+            return callReply(`Reminder: ${lastUser.text.slice(15)}`);
+          return callTools([
+            'set_reminder',
+            { text: 'drink water', when: new Date(Date.now() + 300).toISOString() },
+          ]);
         },
       ],
       { repeatLast: true },
     );
   }
 
-  it('comes back through the inbox as a turn whose answer is pushed with the turn\'s retry key', async () => {
+  it("comes back through the inbox as a turn whose answer is pushed with the turn's retry key", async () => {
     const model = reminderModel();
     const running = await startKaiwaWithFakeLine({ model });
     try {
@@ -177,16 +230,24 @@ describe('a reminder end to end', () => {
       };
       await running.post(JSON.stringify(webhookBody([event as never])));
 
-      await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/push')).toHaveLength(1), { timeout: 5000 });
+      await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/push')).toHaveLength(1), {
+        timeout: 5000,
+      });
       await running.kaiwa.host.whenSettled();
 
       const [reply] = running.line.requestsTo('/v2/bot/message/reply');
       expect(reply?.body).toMatchObject({ messages: [{ text: 'Reminder set.' }] });
       const [push] = running.line.requestsTo('/v2/bot/message/push');
       expect(push?.body).toMatchObject({ to: source.id, messages: [{ text: 'Reminder: drink water' }] });
-      const reminderTurn = model.calls.find((call) => call.history.some((entry) => entry.role === 'user' && entry.text.startsWith('[reminder due]')));
-      const reminderEvent = reminderTurn?.history.find((entry) => entry.role === 'user' && entry.text.startsWith('[reminder due]'));
-      expect(push?.headers['x-line-retry-key']).toBe(retryKeyFor((reminderEvent as { eventId: string }).eventId, 0));
+      const reminderTurn = model.calls.find((call) =>
+        call.history.some((entry) => entry.role === 'user' && entry.text.startsWith('[reminder due]')),
+      );
+      const reminderEvent = reminderTurn?.history.find(
+        (entry) => entry.role === 'user' && entry.text.startsWith('[reminder due]'),
+      );
+      expect(push?.headers['x-line-retry-key']).toBe(
+        retryKeyFor((reminderEvent as { eventId: string }).eventId, 0),
+      );
     } finally {
       await running.close();
     }
@@ -195,7 +256,10 @@ describe('a reminder end to end', () => {
   it('survives a restart of the local runtime', async () => {
     const dataDir = await freshDirectory();
     const first = await startKaiwaWithFakeLine({
-      model: new ScriptedModel([callTools(['set_reminder', { text: 'stand up', delay_minutes: 1 }]), callReply('ok')]),
+      model: new ScriptedModel([
+        callTools(['set_reminder', { text: 'stand up', delay_minutes: 1 }]),
+        callReply('ok'),
+      ]),
       store: await FileStore.open(dataDir),
       env: { STORE: 'file', DATA_DIR: dataDir },
     });

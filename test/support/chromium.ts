@@ -12,7 +12,9 @@ export const ARTIFACTS_DIR = path.resolve(import.meta.dirname, '../../test-resul
 /** Headless Chromium with the flags this machine's closed network needs. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium)`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium)`,
+    );
   }
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   return chromium.launch({

@@ -56,7 +56,12 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
     url: `http://127.0.0.1:${port}`,
     emulator,
     requests,
-    failNext: (path: string, status: number, body: Record<string, unknown> = { message: 'failure' }, times = 1) => {
+    failNext: (
+      path: string,
+      status: number,
+      body: Record<string, unknown> = { message: 'failure' },
+      times = 1,
+    ) => {
       failures.push({ path, status, body, times });
     },
     /** The requests to one path (the enricher's profile lookups make others). */
