@@ -38,6 +38,8 @@ export interface KaiwaConfig {
     readonly maxQueuedTurns: number;
     readonly maxHistoryEntries: number;
     readonly maxHistoryBytes: number;
+    readonly maxModelCallsPerMinute: number;
+    readonly dailyTokenBudget: number;
   };
   /** Queued messages beyond this many bytes wait in the inbox rather than the snapshot. */
   readonly maxQueuedBytes: number;
@@ -109,6 +111,14 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', 128 * 1024, {
         min: 4096,
         max: 256 * 1024,
+      }),
+      maxModelCallsPerMinute: readInteger(env, 'KAIWA_MAX_MODEL_CALLS_PER_MINUTE', 30, {
+        min: 0,
+        max: 10_000,
+      }),
+      dailyTokenBudget: readInteger(env, 'KAIWA_DAILY_TOKEN_BUDGET', 1_000_000, {
+        min: 0,
+        max: 1_000_000_000,
       }),
     },
     lineBehaviour: {
