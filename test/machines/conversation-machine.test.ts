@@ -227,6 +227,30 @@ describe('conversation machine', () => {
     ]);
   });
 
+  it.each([
+    ['the same text as the reply', { forUser: 'It is sunny.' }, ['It is sunny.']],
+    ['silent text', { forUser: 'internal note', silent: true }, ['It is sunny.']],
+    ['its own text', { forUser: 'Fetching the forecast…' }, ['Fetching the forecast…', 'It is sunny.']],
+  ])(
+    'a tool with %s in the same step as reply: the user never gets one content twice',
+    async (_case, result, texts) => {
+      const tool: Tool = {
+        ...gatedTool('forecast', []),
+        execute: () => Promise.resolve({ forLLM: { text: 'ok' }, ...result }),
+      };
+      const model = new ScriptedModel([
+        callTools(['forecast', { text: 'x' }], ['reply', { message: 'It is sunny.' }]),
+      ]);
+      const { actor, delivery } = startConversation({ model, tools: [tool] });
+
+      actor.send({ type: 'line.message', message: inbound('weather?') });
+      await idleWithNothingPending(actor);
+
+      expect(delivery.requests).toHaveLength(1);
+      expect(delivery.texts).toEqual(texts);
+    },
+  );
+
   it('queues messages that arrive during a turn and runs them as turns in order', async () => {
     const model = new ScriptedModel([(request) => callReply(`re: ${lastUserText(request.history)}`)], {
       repeatLast: true,
