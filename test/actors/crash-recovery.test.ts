@@ -1,12 +1,22 @@
 import { messagingApi } from '@line/bot-sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../src/actors/index.js';
 import type { InboxItem } from '../../src/domain/index.js';
 import { LineDelivery } from '../../src/line/line-delivery.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelPort } from '../../src/model/index.js';
-import { MemoryStore, type ConversationStore, type SaveRequest } from '../../src/persistence/index.js';
+import {
+  DynamoDbStore,
+  FileStore,
+  MemoryStore,
+  type ConversationStore,
+  type SaveRequest,
+} from '../../src/persistence/index.js';
+import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { storedHistory } from '../support/host-harness.js';
@@ -98,82 +108,107 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30
 
 // The checkpoints of this turn, in order: 1 message received · 2 model response (lookup) ·
 // 3 tool result · 4 model response (reply) · 5 reply intent · 6 reply sent (the marker).
-describe('a crash right after each checkpoint', () => {
-  it.each([
-    [1, 'message received'],
-    [2, 'model response'],
-    [3, 'tool result'],
-    [4, 'second model response'],
-    [6, 'reply sent'],
-  ])(
-    'after checkpoint %i (%s): resumed from the store, exactly one reply, complete history',
-    async (allowed) => {
+function crashSuite(name: string, createStore: () => Promise<ConversationStore>) {
+  describe(`${name} store: a crash right after each checkpoint`, () => {
+    it.each([
+      [1, 'message received'],
+      [2, 'model response'],
+      [3, 'tool result'],
+      [4, 'second model response'],
+      [6, 'reply sent'],
+    ])(
+      'after checkpoint %i (%s): resumed from the store, exactly one reply, complete history',
+      async (allowed) => {
+        line = await startFakeLine();
+        lookupRuns.length = 0;
+        const durable = await createStore();
+        const message = {
+          eventId: `crash-${allowed}`,
+          source: { kind: 'user' as const, id: USER },
+          text: 'what should I drink?',
+          timestamp: Date.now(),
+          replyToken: line.emulator.issueReplyToken(USER),
+        };
+
+        const crashing = new CrashingStore(durable, allowed);
+        const first = hostOn(crashing, script());
+        await first.accept([message]);
+        await until(() => crashing.saves === allowed);
+        await new Promise((resolve) => setTimeout(resolve, 50)); // let the first process run into its hang
+
+        // The process is gone; a new one starts on the same store.
+        const second = hostOn(durable, script());
+        await second.recover();
+        await until(
+          async () => (await durable.load(USER))?.busy === false && (await durable.inbox(USER)).length === 0,
+        );
+        await second.whenSettled();
+
+        const shown = line.emulator.entries().filter((entry) => entry.from === 'bot');
+        expect(shown.map((entry) => entry.text)).toEqual(['Green tea it is.']);
+        const history = storedHistory(await durable.load(USER));
+        expect(history.map((entry) => entry.role)).toEqual(['user', 'model', 'tool', 'model', 'tool']);
+        expect(history.at(-1)).toMatchObject({ results: [{ name: 'reply', response: { status: 'sent' } }] });
+        // A tool whose result was recorded is not run again.
+        if (allowed >= 3) expect(lookupRuns).toHaveLength(1);
+      },
+    );
+
+    it("between LINE's answer and the marker (checkpoint 5): at least once, the resend is a push with the turn's retry key", async () => {
       line = await startFakeLine();
-      lookupRuns.length = 0;
-      const durable = new MemoryStore();
+      const durable = await createStore();
       const message = {
-        eventId: `crash-${allowed}`,
+        eventId: 'crash-window',
         source: { kind: 'user' as const, id: USER },
         text: 'what should I drink?',
         timestamp: Date.now(),
         replyToken: line.emulator.issueReplyToken(USER),
       };
-
-      const crashing = new CrashingStore(durable, allowed);
+      const crashing = new CrashingStore(durable, 5);
       const first = hostOn(crashing, script());
       await first.accept([message]);
-      await until(() => crashing.saves === allowed);
-      await new Promise((resolve) => setTimeout(resolve, 50)); // let the first process run into its hang
+      await until(() => line.requestsTo('/v2/bot/message/reply').length === 1);
 
-      // The process is gone; a new one starts on the same store.
       const second = hostOn(durable, script());
       await second.recover();
-      await until(
-        async () => (await durable.load(USER))?.busy === false && (await durable.inbox(USER)).length === 0,
-      );
+      await until(async () => (await durable.load(USER))?.busy === false);
       await second.whenSettled();
 
-      const shown = line.emulator.entries().filter((entry) => entry.from === 'bot');
-      expect(shown.map((entry) => entry.text)).toEqual(['Green tea it is.']);
-      const history = storedHistory(await durable.load(USER));
-      expect(history.map((entry) => entry.role)).toEqual(['user', 'model', 'tool', 'model', 'tool']);
-      expect(history.at(-1)).toMatchObject({ results: [{ name: 'reply', response: { status: 'sent' } }] });
-      // A tool whose result was recorded is not run again.
-      if (allowed >= 3) expect(lookupRuns).toHaveLength(1);
-    },
-  );
-
-  it("between LINE's answer and the marker (checkpoint 5): at least once, the resend is a push with the turn's retry key", async () => {
-    line = await startFakeLine();
-    const durable = new MemoryStore();
-    const message = {
-      eventId: 'crash-window',
-      source: { kind: 'user' as const, id: USER },
-      text: 'what should I drink?',
-      timestamp: Date.now(),
-      replyToken: line.emulator.issueReplyToken(USER),
-    };
-    const crashing = new CrashingStore(durable, 5);
-    const first = hostOn(crashing, script());
-    await first.accept([message]);
-    await until(() => line.requestsTo('/v2/bot/message/reply').length === 1);
-
-    const second = hostOn(durable, script());
-    await second.recover();
-    await until(async () => (await durable.load(USER))?.busy === false);
-    await second.whenSettled();
-
-    const pushes = line.requestsTo('/v2/bot/message/push');
-    expect(pushes).toHaveLength(1);
-    expect(pushes[0]?.headers['x-line-retry-key']).toBe(retryKeyFor('crash-window', 0));
-    expect(
-      line.emulator
-        .entries()
-        .filter((entry) => entry.from === 'bot')
-        .map((entry) => entry.via),
-    ).toEqual(['reply', 'push']);
-    const stored = (await durable.load(USER))!;
-    expect(storedHistory(stored).filter((entry) => entry.role === 'user')).toHaveLength(1);
-    expect(stored.snapshot.value).toBe('idle');
+      const pushes = line.requestsTo('/v2/bot/message/push');
+      expect(pushes).toHaveLength(1);
+      expect(pushes[0]?.headers['x-line-retry-key']).toBe(retryKeyFor('crash-window', 0));
+      expect(
+        line.emulator
+          .entries()
+          .filter((entry) => entry.from === 'bot')
+          .map((entry) => entry.via),
+      ).toEqual(['reply', 'push']);
+      const stored = (await durable.load(USER))!;
+      expect(storedHistory(stored).filter((entry) => entry.role === 'user')).toHaveLength(1);
+      expect(stored.snapshot.value).toBe('idle');
+    });
   });
+}
+
+crashSuite('memory', () => Promise.resolve(new MemoryStore()));
+
+const directories: string[] = [];
+afterAll(() => Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true }))));
+crashSuite('file', async () => {
+  const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-crash-'));
+  directories.push(directory);
+  return FileStore.open(directory);
+});
+
+// Without Java a developer's run skips these; under CI=true they run and fail instead.
+describe.skipIf(!dynamoDbLocalRequired())('on DynamoDB Local', () => {
+  let local: DynamoDbLocal;
+  beforeAll(async () => {
+    local = await startDynamoDbLocal();
+  });
+  afterAll(() => local?.stop());
+  crashSuite(
+    'dynamodb',
+    async () => new DynamoDbStore({ client: local.client, tableName: await local.createTable() }),
+  );
 });
