@@ -1,25 +1,32 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-// The benchmark's LINE: answers reply and push at once and counts them. Its own process, so
-// its CPU is not the bot's.
+// The benchmark's LINE: answers at once and counts requests by kind. Its own process, so its
+// CPU is not the bot's. Profiles are answered as LINE would, so kaiwa's display-name lookup
+// (once per source, then cached) costs what it costs.
 let replies = 0;
 let pushes = 0;
+let profiles = 0;
+let other = 0;
 const server = createServer((request, response) => {
   let body = '';
   request.on('data', (chunk: Buffer) => (body += chunk.toString()));
   request.on('end', () => {
-    if (request.url === '/stats') {
-      response
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ replies, pushes }));
-      return;
-    }
-    if (request.url === '/v2/bot/message/reply') replies++;
-    else if (request.url === '/v2/bot/message/push') pushes++;
-    response
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end('{"sentMessages":[{"id":"1","quoteToken":"q"}]}');
+    const json = (status: number, payload: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+    const url = request.url ?? '';
+    if (url === '/stats') return json(200, { replies, pushes, profiles, other });
+    if (url === '/v2/bot/message/reply') replies++;
+    else if (url === '/v2/bot/message/push') pushes++;
+    else if (url.startsWith('/v2/bot/profile/')) {
+      profiles++;
+      return json(200, {
+        userId: url.slice('/v2/bot/profile/'.length),
+        displayName: 'Bench User',
+        language: 'en',
+      });
+    } else other++;
+    json(200, { sentMessages: [{ id: '1', quoteToken: 'q' }] });
   });
 });
 server.keepAliveTimeout = 60_000;
