@@ -3,6 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { forkBench, nextMessage, stop } from './process-control.js';
 import { measureContender, median, type ContenderRun, type ThroughputOptions } from './runtime-throughput.js';
+import {
+  measureToolSelection,
+  reportToolSelection,
+  toolSelectionSection,
+  type ToolSelectionFigures,
+} from './tool-selection.js';
 
 // `npm run bench`: kaiwa against a bare express + @line/bot-sdk bot, end to end over HTTP.
 // Writes the figures to docs/PERFORMANCE.md.
@@ -19,6 +25,9 @@ const contenders = ['baseline', 'kaiwa'];
 
 async function main() {
   process.env.LOG_LEVEL ??= 'warn'; // the same for every contender
+  // Prompt tokens, not time: measured in this process, before the throughput runs start.
+  const toolSelection = await measureToolSelection();
+  reportToolSelection(toolSelection);
   const line = forkBench('fake-line-process.ts');
   const { url: lineUrl } = await nextMessage<{ url: string }>(line, 'ready');
   const runs: ContenderRun[] = [];
@@ -55,12 +64,13 @@ async function main() {
   console.log(
     `\nmedian of ${options.rounds}: kaiwa ${kaiwa.turnsPerSecond.toFixed(0)} turns/s, baseline ${baseline.turnsPerSecond.toFixed(0)} turns/s; CPU per turn ratio ${cpuRatio.toFixed(2)}×`,
   );
-  await writeReport(summary, cpuRatio);
+  await writeReport(summary, cpuRatio, toolSelection);
 }
 
 async function writeReport(
   summary: Record<string, { turnsPerSecond: number; cpuMicrosPerTurn: number; rssMiB: number }>,
   cpuRatio: number,
+  toolSelection: ToolSelectionFigures,
 ) {
   const rows = Object.entries(summary).map(
     ([contender, figures]) =>
@@ -85,6 +95,8 @@ ${options.concurrency} requests in flight, \`LOG_LEVEL=${process.env.LOG_LEVEL}\
 ${rows.join('\n')}
 
 CPU per turn, kaiwa ÷ baseline: **${cpuRatio.toFixed(2)}×** (goal ≤ 1.10×). Goal ≥ 2,000 turns/s for kaiwa on 2 cores.
+
+${toolSelectionSection(toolSelection)}
 `;
   await writeFile(path.join(import.meta.dirname, '..', 'docs', 'PERFORMANCE.md'), report);
 }

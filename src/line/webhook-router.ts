@@ -1,9 +1,9 @@
-import { validateSignature } from '@line/bot-sdk';
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { AcceptResult } from '../actors/index.js';
 import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
+import type { GroupAnswerPolicy } from './webhook-events.js';
+import { handleWebhook } from './webhook-handling.js';
 
 export const MAX_WEBHOOK_BODY = '1mb';
 
@@ -36,34 +36,19 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
     // Raw bytes: the signature covers the body exactly as sent (express.json() would break it).
     express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY }),
     async (request, response) => {
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!validateSignature(body, options.channelSecret(), request.get('x-line-signature')!)) {
-        options.logger.warn('webhook signature rejected', { bytes: body.length });
-        response.status(401).json({ message: 'invalid x-line-signature' });
-        return;
-      }
-      let events: unknown[];
-      try {
-        const parsed = JSON.parse(body.toString('utf8')) as { events?: unknown };
-        if (!Array.isArray(parsed.events)) throw new Error('events is not an array');
-        events = parsed.events;
-      } catch (error) {
-        response.status(400).json({ message: `malformed webhook body: ${(error as Error).message}` });
-        return;
-      }
-      const messages = toInboxItems(events, options.groupPolicy, options.logger);
-      try {
-        const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
-        options.logger.info('webhook accepted', { events: events.length, ...result });
-      } catch (error) {
-        options.logger.error('webhook events could not be stored; LINE will redeliver', {
-          error,
-          events: events.length,
-        });
-        response.status(500).json({ message: 'could not store the events' });
-        return;
-      }
-      response.status(200).json({});
+      const result = await handleWebhook(
+        {
+          rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          signature: request.get('x-line-signature'),
+        },
+        {
+          channelSecret: options.channelSecret(),
+          accept: options.accept,
+          groupPolicy: options.groupPolicy,
+          logger: options.logger,
+        },
+      );
+      response.status(result.status).json(result.body);
     },
   );
   router.use(webhookErrors(options.logger));

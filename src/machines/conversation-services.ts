@@ -18,6 +18,7 @@ import type {
   GenerateInput,
 } from './conversation-types.js';
 import { LimitReachedError, limitReached } from './usage-limits.js';
+import { offeredToolsFields, stepRequest, type StepPromptPort } from './tool-step.js';
 
 /** Sends text to a LINE source: the LINE adapter implements it. */
 export interface DeliveryPort {
@@ -37,6 +38,8 @@ export interface ConversationServices {
   readonly delivery: DeliveryPort;
   /** The system prompt; the registry's tool section is part of it. */
   readonly systemInstruction: () => string;
+  /** Per-step tool selection; when absent every step gets `systemInstruction` and every tool. */
+  readonly stepPrompt?: StepPromptPort;
   /** Resolves once the conversation's current snapshot is durable (the actor host's saves). */
   readonly checkpoint: (sourceId: string) => Promise<void>;
   /** When the turn's model calls must be over (epoch ms); retries stop there. */
@@ -84,10 +87,12 @@ export function provideConversationServices(
           try {
             const deadline = services.turnDeadline?.(input.sourceId, input.turnId);
             const media = await mediaOfTurn(context, services.media, signal);
+            const step = stepRequest(services, context, input.turnId);
+            if (step.selection)
+              logger.info('tools offered', offeredToolsFields(step.selection, input.modelCall));
             const response = await services.model.generate({
-              systemInstruction: services.systemInstruction(),
+              ...step.request,
               history: context.history,
-              tools: services.tools.declarations(),
               signal,
               ...(deadline !== undefined && { deadline }),
               ...(media.length > 0 && { media }),

@@ -6,6 +6,8 @@ export {
 export type { ConversationMachine } from './conversation-machine.js';
 export { provideConversationServices, conversationContextOf } from './conversation-services.js';
 export type { ConversationServices, DeliveryPort, MediaPort } from './conversation-services.js';
+export { offeredToolsFields } from './tool-step.js';
+export type { PreparedStep, StepPromptPort } from './tool-step.js';
 export { defaultConversationSettings } from './conversation-types.js';
 export type * from './conversation-types.js';
 export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } from './stop-conditions.js';

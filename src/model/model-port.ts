@@ -24,9 +24,18 @@ export interface MediaPart {
 }
 
 export interface ModelRequest {
+  /** The stable prefix (persona, required tools, rules): what a provider may cache. */
   readonly systemInstruction: string;
   readonly history: readonly HistoryEntry[];
+  /** The declarations offered at this step (all of them when nothing is selected). */
   readonly tools: readonly ToolDeclaration[];
+  /**
+   * Every declaration, when `tools` is a selection. A provider cache that must hold the
+   * tools holds these, and the step's choice then travels as `stepGuidance` only.
+   */
+  readonly allTools?: readonly ToolDeclaration[];
+  /** The per-step part of the prompt (which optional tools fit now, with detail), after the prefix. */
+  readonly stepGuidance?: string;
   readonly signal: AbortSignal;
   readonly media?: readonly MediaPart[];
   /** Epoch ms by which the call, retries included, must be over (the turn's deadline). */

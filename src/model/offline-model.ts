@@ -15,6 +15,7 @@ const SKIP = 'skip';
 const WEATHER = 'get_weather';
 const CURRENT_TIME = 'get_current_time';
 const SET_REMINDER = 'set_reminder';
+const TOOL_FINDER = 'find_tools';
 const REMINDER_DUE = '[reminder due] ';
 
 const NOTICE = {
@@ -28,7 +29,9 @@ type Language = keyof typeof NOTICE;
  * `reply` tool like a real model must, and says what it is. It knows two tools by keyword,
  * so the emulator shows real tool calls: weather questions ("weather in Tokyo",
  * 「東京の天気」) call `get_weather`, time questions ("what day is it", 「今何時？」) call
- * `get_current_time`; once the result is in, it replies with a summary of it.
+ * `get_current_time`; once the result is in, it replies with a summary of it. When per-step
+ * selection did not offer the tool it needs, it asks `find_tools` for it once and calls it
+ * on the next step, as a real model should.
  */
 export class OfflineModel implements ModelPort {
   readonly name = 'offline';
@@ -50,7 +53,8 @@ function respond(request: ModelRequest): ModelResponse {
   if (!available.has(REPLY) || userText === '' || finished) return nothingMore();
 
   const language: Language = /[\u3040-\u30ff\u3400-\u9fff]/.test(userText) ? 'ja' : 'en';
-  if (calls.length > 0) {
+  const askedFor = new Set(calls.filter((call) => call.name === TOOL_FINDER).map((call) => call.args.name));
+  if (calls.some((call) => call.name !== TOOL_FINDER)) {
     // Tools ran this turn: summarise what the known ones said, or stop (as before).
     const results = currentTurn.flatMap((entry) => (entry.role === 'tool' ? entry.results : []));
     const summaries = results
@@ -63,11 +67,16 @@ function respond(request: ModelRequest): ModelResponse {
     const what = userText.slice(REMINDER_DUE.length);
     return reply(language === 'ja' ? `リマインダー：${what}` : `Reminder: ${what}`, language);
   }
+  // A tool not offered at this step is asked for once through the tool finder.
+  const reachable = (name: string) =>
+    available.has(name) || (available.has(TOOL_FINDER) && !askedFor.has(name));
+  const callOrFind = (name: string, args: JsonObject) =>
+    available.has(name) ? call(name, args) : call(TOOL_FINDER, { name });
   const intent = offlineIntentOf(userText);
-  if (intent?.kind === 'reminder' && available.has(SET_REMINDER)) {
-    return call(SET_REMINDER, { text: intent.text, delay_minutes: intent.minutes });
+  if (intent?.kind === 'reminder' && reachable(SET_REMINDER)) {
+    return callOrFind(SET_REMINDER, { text: intent.text, delay_minutes: intent.minutes });
   }
-  if (intent?.kind === 'weather' && available.has(WEATHER)) {
+  if (intent?.kind === 'weather' && reachable(WEATHER)) {
     if (intent.location === undefined) {
       return reply(
         language === 'ja'
@@ -76,12 +85,12 @@ function respond(request: ModelRequest): ModelResponse {
         language,
       );
     }
-    return call(WEATHER, {
+    return callOrFind(WEATHER, {
       location: intent.location,
       ...(intent.date !== 'today' && { date: intent.date }),
     });
   }
-  if (intent?.kind === 'time' && available.has(CURRENT_TIME)) return call(CURRENT_TIME, {});
+  if (intent?.kind === 'time' && reachable(CURRENT_TIME)) return callOrFind(CURRENT_TIME, {});
   return reply(`You said: “${userText}”.`, 'en');
 }
 

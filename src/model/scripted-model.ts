@@ -16,6 +16,7 @@ export interface RecordedModelCall {
   readonly systemInstruction: string;
   readonly history: readonly HistoryEntry[];
   readonly toolNames: readonly string[];
+  readonly stepGuidance?: string;
   readonly media: readonly MediaPart[];
   readonly deadline?: number;
 }
@@ -42,6 +43,7 @@ export class ScriptedModel implements ModelPort {
       systemInstruction: request.systemInstruction,
       history: structuredClone(request.history),
       toolNames: request.tools.map((tool) => tool.name),
+      ...(request.stepGuidance !== undefined && { stepGuidance: request.stepGuidance }),
       media: request.media ?? [],
       ...(request.deadline !== undefined && { deadline: request.deadline }),
     });

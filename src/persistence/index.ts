@@ -8,7 +8,13 @@ export { DynamoDbStore } from './dynamodb-store.js';
 export type { DynamoDbStoreOptions } from './dynamodb-store.js';
 export { createDynamoDbClient } from './dynamodb-client.js';
 export type { DynamoDbClientSettings } from './dynamodb-client.js';
-export { conversationTableDefinition, timeToLiveSpecification } from './dynamodb-table.js';
+export {
+  conversationTableDefinition,
+  dynamoDbKeys,
+  INBOX_PREFIX,
+  timeToLiveSpecification,
+  WORK_INDEX,
+} from './dynamodb-table.js';
 export { createConversationTable } from './create-conversation-table.js';
 export { ItemTooLargeError } from './item-too-large-error.js';
 export { MAX_ITEM_BYTES } from './dynamodb-item-size.js';

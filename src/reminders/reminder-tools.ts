@@ -42,6 +42,25 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
     optional: true,
     usageHint:
       'When the user asks to be reminded of something. Give either an absolute time (with get_current_time for "tomorrow at 9") or a delay in minutes.',
+    // Exactly one of `when` and `delay_minutes`, a date-time with its offset: often got wrong.
+    complex: true,
+    keywords: [
+      ...['remind', 'alarm', 'timer', "don't forget", 'dont forget', 'wake me', 'notify me'],
+      ...[
+        'リマインド',
+        'リマインダー',
+        'アラーム',
+        'タイマー',
+        '思い出させ',
+        '忘れないよう',
+        '忘れずに',
+        '知らせて',
+        '通知',
+        '分後',
+        '時間後',
+      ],
+    ],
+    intents: [/\bin (?:an? |\d+ ?)(?:min(?:ute)?s?|hours?|h)\b/],
     examples: [
       { description: 'In 30 minutes', args: { text: 'Take the laundry out', delay_minutes: 30 } },
       { description: 'At a given time', args: { text: 'Call mom', when: '2026-11-23T09:00:00+09:00' } },
@@ -95,6 +114,7 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
     category: 'reminders',
     optional: true,
     usageHint: 'When the user asks what reminders are set, or before cancelling one.',
+    keywords: ['reminders', 'reminder list', 'list reminder', 'リマインダー', 'リマインド一覧', '予定'],
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     response: {
       type: 'object',
@@ -122,6 +142,10 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
     category: 'reminders',
     optional: true,
     usageHint: 'When the user no longer wants a reminder.',
+    keywords: [
+      ...['cancel', 'delete', 'remove', 'stop remind', 'never mind'],
+      ...['キャンセル', '取り消', '取消', '削除', '消して', 'やめて', '中止'],
+    ],
     parameters: {
       type: 'object',
       properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },

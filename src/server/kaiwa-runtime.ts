@@ -1,30 +1,21 @@
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ActorHost } from '../actors/index.js';
+import type { ActorHost } from '../actors/index.js';
 import type { KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { LineEmulator } from '../line/emulator/line-emulator.js';
 import { emulatorRouter } from '../line/emulator/emulator-router.js';
-import { createLineChannel } from '../line/line-channel.js';
 import { LineSchemas, type Validation } from '../line/openapi/line-schemas.js';
 import { webhookRouter } from '../line/webhook-router.js';
 import { createInspection } from '../inspect/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { ConversationStore } from '../persistence/index.js';
-import { SystemPrompt } from '../prompt/system-prompt.js';
-import {
-  ToolRegistry,
-  createCurrentTimeTool,
-  createWeatherTool,
-  replyTool,
-  skipTool,
-  type Tool,
-} from '../tools/index.js';
-import { loadPersona } from '../prompt/persona.js';
-import { LocalReminderScheduler, createReminderTools } from '../reminders/index.js';
+import type { Tool } from '../tools/index.js';
+import { LocalReminderScheduler } from '../reminders/index.js';
 import path from 'node:path';
+import { composeConversations } from './compose-conversations.js';
 import { createModel } from './create-model.js';
 import { createStore } from './create-store.js';
 
@@ -64,7 +55,6 @@ export async function startKaiwa(
   // The live inspector: its transition journal listens to every conversation actor.
   const inspection = await createInspection({ config, clock, logger, emulator });
 
-  const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });
   // A due reminder enters its source's inbox like a message (the host exists by then).
   const reminders = new LocalReminderScheduler({
     deliver: (message) => host.accept([message]),
@@ -72,19 +62,6 @@ export async function startKaiwa(
     logger,
     ...(config.store.kind === 'file' && { file: path.join(config.store.dataDir, 'reminders.json') }),
   });
-  const builtInTools: Tool[] = [
-    replyTool,
-    skipTool,
-    createWeatherTool({ baseUrl: config.weatherBaseUrl }),
-    createCurrentTimeTool({ defaultTimeZone: config.timeZone }),
-    ...createReminderTools({ scheduler: reminders }),
-  ];
-  // A tool given by the caller replaces the built-in of the same name.
-  const given = new Set((overrides.tools ?? []).map((tool) => tool.name));
-  for (const tool of [...builtInTools.filter((tool) => !given.has(tool.name)), ...(overrides.tools ?? [])]) {
-    tools.register(tool);
-  }
-  const systemPrompt = new SystemPrompt(tools, await loadPersona(config.personaFile));
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
   const server = createServer();
@@ -97,40 +74,24 @@ export async function startKaiwa(
   const url = `http://127.0.0.1:${port}`;
 
   // In emulator mode this server plays LINE: the Messaging API and the content API are its own.
-  const line = createLineChannel(
-    emulator
+  // Tools, system prompt, LINE channel and host wiring are shared with the Lambda worker.
+  const conversations = await composeConversations({
+    config,
+    store,
+    model,
+    line: emulator
       ? { channelAccessToken: emulator.channelAccessToken, apiBaseUrl: url, dataApiBaseUrl: url }
       : {
           channelAccessToken: (config.line as { channelAccessToken: string }).channelAccessToken,
           apiBaseUrl: config.line.apiBaseUrl,
           dataApiBaseUrl: config.line.dataApiBaseUrl,
         },
-    config,
+    reminders,
     clock,
     logger,
-  );
-  const host = new ActorHost({
-    store,
-    services: {
-      model,
-      tools,
-      delivery: line.delivery,
-      media: line.media,
-      systemInstruction: () => systemPrompt.text(),
-      clock,
-      logger,
-    },
-    settings: config.conversation,
-    idleEvictionMs: config.idleEvictionMs,
-    enrich: line.directory.enrich,
-    turnActivity: line.loading,
-    forgetPolicy: config.lineBehaviour.forgetPolicy,
-    turnDeadlineMs: config.turnDeadlineMs,
-    maxQueuedBytes: config.maxQueuedBytes,
-    logger,
-    clock,
-    inspect: inspection.inspect,
+    ...(overrides.tools && { tools: overrides.tools }),
   });
+  const host = conversations.createHost({ inspect: inspection.inspect });
 
   const app = express();
   app.disable('x-powered-by');

@@ -59,6 +59,7 @@ export class ToolRegistry {
       if (!result.ok)
         throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
     }
+    checkSelectionHints(tool);
     this.tools.set(tool.name, { tool, parameters, response });
     this.cachedDeclarations = undefined;
     return this;
@@ -154,6 +155,18 @@ export class ToolRegistry {
       throw new ToolDefinitionError(tool.name, `invalid ${which} schema: ${(error as Error).message}`);
     }
   }
+}
+
+/** Hints that would silently never match are refused at registration, like bad schemas. */
+function checkSelectionHints(tool: Tool): void {
+  if (tool.keywords?.some((keyword) => keyword.trim() === ''))
+    throw new ToolDefinitionError(tool.name, 'a keyword is empty');
+  const stateful = tool.intents?.find((intent) => intent.global || intent.sticky);
+  if (stateful)
+    throw new ToolDefinitionError(
+      tool.name,
+      `intent ${String(stateful)} has the g or y flag, which keeps state`,
+    );
 }
 
 class ToolTimeoutError extends Error {

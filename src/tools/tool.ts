@@ -1,4 +1,4 @@
-import type { Clock, JsonObject, Sender, Source } from '../domain/index.js';
+import type { Clock, JsonObject, Sender, Source, SourceKind } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 
 /**
@@ -60,5 +60,22 @@ export interface Tool {
   readonly response: JsonObject;
   /** Overrides the registry's default timeout (ms). */
   readonly timeoutMs?: number;
+  /**
+   * Words that make an optional tool relevant when a recent user message contains one, in
+   * every language users write ("weather", "天気"). Case-insensitive; a word in Latin script
+   * matches at the start of a word, so "remind" finds "reminder" but "rain" not "train".
+   */
+  readonly keywords?: readonly string[];
+  /**
+   * Message shapes keywords cannot express (`/\bin \d+ minutes\b/`), tested against the
+   * message NFKC-normalised and lower-cased. No `g` or `y` flag: those keep state between tests.
+   */
+  readonly intents?: readonly RegExp[];
+  /** The kinds of chat the tool suits; in others it is offered only on request (the tool finder). */
+  readonly sourceKinds?: readonly SourceKind[];
+  /** Kinds of chat in which the tool is offered at every step, whatever was said. */
+  readonly offerAlwaysIn?: readonly SourceKind[];
+  /** Complex or commonly misused: shown with full detail (parameters, examples) whenever offered. */
+  readonly complex?: boolean;
   execute(args: JsonObject, context: ToolContext): Promise<ToolResult>;
 }

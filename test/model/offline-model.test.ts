@@ -252,3 +252,39 @@ describe('the offline model and reminders', () => {
     expect(response.calls[0]?.args.message).toContain('Reminder: stretch');
   });
 });
+
+describe('the offline model and the tool finder', () => {
+  const withFinder = declared('find_tools', 'reply', 'skip');
+
+  it('asks the tool finder for a tool it needs but was not offered', async () => {
+    expect(await generate([user('weather in Tokyo?')], withFinder)).toMatchObject({
+      calls: [{ name: 'find_tools', args: { name: 'get_weather' } }],
+    });
+  });
+
+  it('calls the tool once the finder enabled it and the step offers it', async () => {
+    const history = [
+      user('weather in Tokyo?'),
+      modelCalled('find_tools', { name: 'get_weather' }),
+      toolAnswered('find_tools', { enabled: 'get_weather' }),
+    ];
+
+    expect(await generate(history, declared('find_tools', 'get_weather', 'reply'))).toMatchObject({
+      calls: [{ name: 'get_weather', args: { location: 'Tokyo' } }],
+    });
+  });
+
+  it('asks only once: when the tool is still not offered, it answers without it', async () => {
+    const history = [
+      user('weather in Tokyo?'),
+      modelCalled('find_tools', { name: 'get_weather' }),
+      toolAnswered('find_tools', { error: 'no tool named "get_weather"' }),
+    ];
+
+    const response = await generate(history, withFinder);
+
+    expect(response.calls).toHaveLength(1);
+    expect(response.calls[0]?.name).toBe('reply');
+    expect(response.calls[0]?.args.message).toContain('You said');
+  });
+});

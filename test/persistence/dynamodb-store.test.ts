@@ -104,6 +104,18 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB store on DynamoDB Local', ()
       expect(await store.inbox('U1')).toEqual([first]);
     });
 
+    it("writes no claim when the inbox write fails, so LINE's redelivery is accepted", async () => {
+      const { store } = await freshStore();
+      // Over DynamoDB's 400 KB item limit: the inbox Put fails, and the claim with it.
+      const oversized = message('U1', 'event-x', 1, 'x'.repeat(410 * 1024));
+
+      await expect(store.accept(oversized)).rejects.toThrow();
+
+      const redelivery = message('U1', 'event-x', 1, 'a normal message');
+      expect(await store.accept(redelivery)).toBe(true);
+      expect(await store.inbox('U1')).toEqual([redelivery]);
+    });
+
     it("orders a source's inbox by LINE's event timestamp, whatever the arrival order", async () => {
       const { store } = await freshStore();
       const later = message('U1', 'b', 2_000);

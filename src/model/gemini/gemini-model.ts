@@ -22,6 +22,7 @@ import {
 } from './gemini-options.js';
 import { fromGeminiResponse } from './gemini-response.js';
 import { callWithRetry, type Attempt } from './gemini-retry.js';
+import { withStepGuidance, withStepInstruction } from './gemini-step-guidance.js';
 import { toGeminiTools } from './gemini-tools.js';
 
 /**
@@ -30,6 +31,9 @@ import { toGeminiTools } from './gemini-tools.js';
  * cache.
  *
  * - History → `Content[]` (see `toGeminiContents`); the current turn's images inline.
+ * - Tool selection (SPEC, "Gemini context cache and tool selection"): a cache holds the
+ *   prefix and every declaration (`allTools`), and the step guidance goes at the end of the
+ *   contents; uncached, the guidance follows the prefix and only the offered tools are declared.
  * - Provider parts (thought signatures) are returned for history and replayed verbatim.
  * - 429, 5xx, network errors, timeouts and malformed bodies are retried within
  *   `request.deadline`; a failure for good throws `ModelUnavailableError`.
@@ -111,16 +115,21 @@ export class GeminiModel implements ModelPort {
       return { calls: [], usage: noUsage };
     }
 
+    // The cache holds every declaration; the step's selection then travels as text only.
     const prefix: CachePrefix = {
       systemInstruction: request.systemInstruction,
-      tools: toGeminiTools(request.tools),
+      tools: toGeminiTools(request.allTools ?? request.tools),
     };
     let cachedContent = await this.cache?.cachedContentFor(prefix);
     const raw = await callWithRetry(
       async (attempt) => {
         if (cachedContent) {
           try {
-            return await this.send(contents, { cachedContent }, attempt);
+            return await this.send(
+              withStepGuidance(contents, request.stepGuidance),
+              { cachedContent },
+              attempt,
+            );
           } catch (error) {
             const failure = classifyGeminiFailure(error, attempt.observer.last, attempt.signal.aborted);
             if (attempt.signal.aborted || !isCacheFailure(failure)) throw error;
@@ -132,7 +141,7 @@ export class GeminiModel implements ModelPort {
             cachedContent = undefined;
           }
         }
-        return this.send(contents, uncachedConfig(prefix), attempt);
+        return this.send(contents, uncachedConfig(request), attempt);
       },
       {
         policy: this.retry,
@@ -179,9 +188,12 @@ export class GeminiModel implements ModelPort {
   }
 }
 
-function uncachedConfig(prefix: CachePrefix): GenerateContentConfig {
+/** Without a cache, selection narrows the declarations and the step's part follows the prefix. */
+function uncachedConfig(request: ModelRequest): GenerateContentConfig {
+  const systemInstruction = withStepInstruction(request.systemInstruction, request.stepGuidance);
+  const tools = toGeminiTools(request.tools);
   return {
-    ...(prefix.systemInstruction && { systemInstruction: prefix.systemInstruction }),
-    ...(prefix.tools.length > 0 && { tools: [...prefix.tools] }),
+    ...(systemInstruction && { systemInstruction }),
+    ...(tools.length > 0 && { tools }),
   };
 }

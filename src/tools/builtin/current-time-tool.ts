@@ -47,6 +47,25 @@ export function createCurrentTimeTool(options: CurrentTimeToolOptions): Tool {
     optional: true,
     usageHint:
       'When the answer depends on the current time or date: "what time is it", "what day is it", or relative dates such as "tomorrow" or "next Monday".',
+    keywords: [
+      ...['time', 'date', 'today', 'tomorrow', 'yesterday', 'weekday', 'weekend', 'next week', 'clock'],
+      ...['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+      ...[
+        '何時',
+        '時間',
+        '時刻',
+        '日付',
+        '何日',
+        '曜日',
+        '今日',
+        '明日',
+        '昨日',
+        '週末',
+        '来週',
+        '今週',
+        'いつ',
+      ],
+    ],
     examples: [
       { description: 'What day is it today?', args: {} },
       { description: 'The time in London', args: { time_zone: 'Europe/London' } },

@@ -52,6 +52,13 @@ export function createWeatherTool(options: WeatherToolOptions): Tool {
     optional: true,
     usageHint:
       'When the user asks about the weather, temperature, rain, or what to wear or bring for a place in the next three days. Ask for the place if it is not clear.',
+    // Three enums and a place pattern: the model gets the full detail whenever it is offered.
+    complex: true,
+    keywords: [
+      ...['weather', 'forecast', 'temperature', 'rain', 'snow', 'sunny', 'cloudy', 'umbrella', 'humid'],
+      ...['typhoon', 'storm', 'degrees', 'what to wear'],
+      ...['天気', '天候', '予報', '気温', '雨', '雪', '晴れ', '曇', '傘', '台風', '暑', '寒', '降水', '湿度'],
+    ],
     examples: [
       { description: 'Weather in Tokyo now', args: { location: 'Tokyo' } },
       { description: '「明日の大阪の天気は？」', args: { location: '大阪', date: 'tomorrow' } },

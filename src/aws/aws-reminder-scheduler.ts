@@ -1,0 +1,111 @@
+import {
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  ResourceNotFoundException,
+  paginateListSchedules,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import type { Reminder, ReminderScheduler } from '../reminders/index.js';
+import { atExpression, scheduleNamePart } from './schedule-names.js';
+
+export interface AwsReminderSchedulerOptions {
+  readonly client: SchedulerClient;
+  /** The schedule group holding every reminder (serverless.yml creates it). */
+  readonly groupName: string;
+  /** The reminder function: it writes the due reminder to the source's inbox. */
+  readonly targetArn: string;
+  /** The role EventBridge Scheduler assumes to invoke the reminder function. */
+  readonly roleArn: string;
+  /** Where a reminder goes when the function cannot be invoked at all. */
+  readonly deadLetterArn?: string | undefined;
+}
+
+/** What a reminder's schedule hands the reminder function. */
+export interface ReminderEvent {
+  readonly kaiwa: 'reminder';
+  readonly reminder: Reminder;
+}
+
+// A reminder id is part of a schedule name: it must not smuggle in a `.` or another source's prefix.
+const REMINDER_ID = /^[0-9A-Za-z_-]{1,30}$/;
+
+/**
+ * Reminders on AWS: one EventBridge Scheduler one-time schedule per reminder, named
+ * `<source>.<reminder id>` in one group, deleted by the scheduler once it has fired. Its
+ * target is the reminder function, which puts the reminder's message in the source's inbox
+ * (it never runs a turn). Listing and cancelling go by the source's name prefix, so a chat
+ * can neither see nor cancel another chat's reminders.
+ */
+export class AwsReminderScheduler implements ReminderScheduler {
+  constructor(private readonly options: AwsReminderSchedulerOptions) {}
+
+  async schedule(reminder: Reminder): Promise<void> {
+    if (!REMINDER_ID.test(reminder.id)) throw new Error(`invalid reminder id "${reminder.id}"`);
+    const event: ReminderEvent = { kaiwa: 'reminder', reminder };
+    await this.options.client.send(
+      new CreateScheduleCommand({
+        Name: this.nameOf(reminder.source.id, reminder.id),
+        GroupName: this.options.groupName,
+        ScheduleExpression: atExpression(reminder.dueAt),
+        ScheduleExpressionTimezone: 'UTC',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        ActionAfterCompletion: 'DELETE',
+        Target: {
+          Arn: this.options.targetArn,
+          RoleArn: this.options.roleArn,
+          Input: JSON.stringify(event),
+          // The message's event id comes from the reminder, so a repeated invocation is claimed once.
+          RetryPolicy: { MaximumRetryAttempts: 20, MaximumEventAgeInSeconds: 86_400 },
+          ...(this.options.deadLetterArn && { DeadLetterConfig: { Arn: this.options.deadLetterArn } }),
+        },
+      }),
+    );
+  }
+
+  async cancel(sourceId: string, reminderId: string): Promise<boolean> {
+    if (!REMINDER_ID.test(reminderId)) return false;
+    try {
+      await this.options.client.send(
+        new DeleteScheduleCommand({ Name: this.nameOf(sourceId, reminderId), GroupName: this.options.groupName }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return false;
+      throw error;
+    }
+  }
+
+  async list(sourceId: string): Promise<Reminder[]> {
+    const names: string[] = [];
+    const pages = paginateListSchedules(
+      { client: this.options.client },
+      { GroupName: this.options.groupName, NamePrefix: `${scheduleNamePart(sourceId)}.` },
+    );
+    for await (const page of pages) {
+      for (const summary of page.Schedules ?? []) if (summary.Name) names.push(summary.Name);
+    }
+    const reminders = await Promise.all(names.map((name) => this.reminderOf(name)));
+    return reminders
+      .filter((reminder): reminder is Reminder => reminder?.source.id === sourceId)
+      .sort((a, b) => a.dueAt - b.dueAt);
+  }
+
+  private async reminderOf(name: string): Promise<Reminder | undefined> {
+    try {
+      const schedule = await this.options.client.send(
+        new GetScheduleCommand({ Name: name, GroupName: this.options.groupName }),
+      );
+      const event = JSON.parse(schedule.Target?.Input ?? '{}') as Partial<ReminderEvent>;
+      return event.kaiwa === 'reminder' ? event.reminder : undefined;
+    } catch (error) {
+      // Fired and deleted between the listing and now.
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    }
+  }
+
+  private nameOf(sourceId: string, reminderId: string): string {
+    return `${scheduleNamePart(sourceId)}.${reminderId}`;
+  }
+}

@@ -1,0 +1,84 @@
+import { ConfigError } from '../config/config-error.js';
+import { readDynamoDbConfig, type DynamoDbConfig } from '../config/dynamodb-config.js';
+import { readChoice, readInteger, readString, type Env } from '../config/env-readers.js';
+import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
+
+// Settings of the Lambda functions. The webhook's reader must stay free of the Gemini SDK (its
+// bundle is measured in KB), so it reads its few variables itself instead of `loadConfig`.
+
+/** Where a secret comes from on Lambda: the variable kaiwa reads, and the one naming its SSM parameter. */
+export const SECRET_PARAMETERS = {
+  LINE_CHANNEL_SECRET: 'KAIWA_SSM_LINE_CHANNEL_SECRET',
+  LINE_CHANNEL_ACCESS_TOKEN: 'KAIWA_SSM_LINE_CHANNEL_ACCESS_TOKEN',
+  GEMINI_API_KEY: 'KAIWA_SSM_GEMINI_API_KEY',
+} as const;
+export type SecretVariable = keyof typeof SECRET_PARAMETERS;
+
+export interface WebhookConfig {
+  readonly dynamodb: DynamoDbConfig;
+  readonly logLevel: LogLevel;
+  readonly groupPolicy: { readonly mode: 'all' | 'mention'; readonly botName: string };
+  /** Past this, the webhook answers 500 and LINE redelivers (LINE waits 2 s at most). */
+  readonly acceptDeadlineMs: number;
+}
+
+export function readWebhookConfig(env: Env): WebhookConfig {
+  return {
+    dynamodb: readDynamoDbConfig(env, 'dynamodb'),
+    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    groupPolicy: {
+      mode: readChoice(env, 'KAIWA_GROUP_ANSWER', ['all', 'mention'] as const, 'all'),
+      botName: readString(env, 'KAIWA_BOT_NAME') ?? 'kaiwa',
+    },
+    acceptDeadlineMs: readInteger(env, 'KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS', 1500, { min: 100, max: 1900 }),
+  };
+}
+
+export interface WorkerSettings {
+  /** Kept free at the end of an invocation for the final persist (ms). */
+  readonly persistMarginMs: number;
+  /** Store failures of one source (with no successful save between) before it is handed to a scheduled retry. */
+  readonly sourceAttempts: number;
+  /** How long a trigger waits for another worker's lease on the source before deferring (ms). */
+  readonly leaseWaitMs: number;
+  /** Scheduled retries of a failing source before the event goes to the dead-letter queue. */
+  readonly retryMaxAttempts: number;
+  /** The longest wait between two scheduled retries (ms). */
+  readonly retryMaxDelayMs: number;
+  /** Sources one invocation works on at once (a sweep can find many). */
+  readonly concurrency: number;
+  readonly scheduler: {
+    readonly retryGroup: string;
+    readonly reminderGroup: string;
+    /** The role EventBridge Scheduler assumes to invoke the targets. */
+    readonly roleArn: string;
+    /** The reminder function: what a reminder's schedule invokes. */
+    readonly reminderFunctionArn: string;
+    /** Where a schedule whose target cannot be invoked ends up. */
+    readonly deadLetterArn: string | undefined;
+  };
+}
+
+export function readWorkerSettings(env: Env): WorkerSettings {
+  return {
+    persistMarginMs: readInteger(env, 'KAIWA_WORKER_PERSIST_MARGIN_MS', 10_000, { min: 1000, max: 120_000 }),
+    sourceAttempts: readInteger(env, 'KAIWA_WORKER_SOURCE_ATTEMPTS', 4, { min: 1, max: 100 }),
+    leaseWaitMs: readInteger(env, 'KAIWA_WORKER_LEASE_WAIT_MS', 5000, { min: 0, max: 60_000 }),
+    retryMaxAttempts: readInteger(env, 'KAIWA_RETRY_MAX_ATTEMPTS', 8, { min: 1, max: 1000 }),
+    retryMaxDelayMs: readInteger(env, 'KAIWA_RETRY_MAX_DELAY_S', 900, { min: 60, max: 86_400 }) * 1000,
+    concurrency: readInteger(env, 'KAIWA_WORKER_CONCURRENCY', 8, { min: 1, max: 100 }),
+    scheduler: {
+      retryGroup: required(env, 'KAIWA_RETRY_SCHEDULE_GROUP'),
+      reminderGroup: required(env, 'KAIWA_REMINDER_SCHEDULE_GROUP'),
+      roleArn: required(env, 'KAIWA_SCHEDULER_ROLE_ARN'),
+      reminderFunctionArn: required(env, 'KAIWA_REMINDER_FUNCTION_ARN'),
+      deadLetterArn: readString(env, 'KAIWA_DEAD_LETTER_QUEUE_ARN'),
+    },
+  };
+}
+
+function required(env: Env, name: string): string {
+  const value = readString(env, name);
+  if (value === undefined) throw new ConfigError(name, 'must be set (serverless.yml sets it on Lambda)');
+  return value;
+}

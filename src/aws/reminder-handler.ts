@@ -1,0 +1,63 @@
+import type { Clock } from '../domain/index.js';
+import { createLogger, type Logger } from '../logging/index.js';
+import type { ConversationStore } from '../persistence/index.js';
+// Straight from the module: the reminders index would bring the tool registry (and ajv) into this bundle.
+import { reminderMessage, type Reminder } from '../reminders/reminder.js';
+import type { ReminderEvent } from './aws-reminder-scheduler.js';
+import { createLambdaStore } from './lambda-store.js';
+import { readWebhookConfig } from './lambda-config.js';
+
+export interface ReminderHandlerDependencies {
+  readonly store: ConversationStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * The target of a reminder's schedule: writes the due reminder's message to its source's
+ * inbox through `store.accept`, like a webhook event. It runs no turn: the inbox's stream
+ * record starts the worker, so the reminder is ordered with the user's own messages. Errors
+ * are thrown: Lambda retries the asynchronous invocation, then the dead-letter queue keeps it.
+ */
+export function createReminderHandler(dependencies: () => Promise<ReminderHandlerDependencies>) {
+  return async (event: unknown): Promise<{ accepted: boolean }> => {
+    const { store, clock, logger } = await dependencies();
+    if (!isReminderEvent(event)) {
+      logger.error('not a reminder event; ignored', { keys: Object.keys(event ?? {}) });
+      return { accepted: false };
+    }
+    const { reminder } = event;
+    const accepted = await store.accept(reminderMessage(reminder, clock.now()));
+    logger.info(accepted ? 'reminder due: in the inbox' : 'reminder already in the inbox', {
+      reminderId: reminder.id,
+      sourceId: reminder.source.id,
+    });
+    return { accepted };
+  };
+}
+
+function isReminderEvent(event: unknown): event is ReminderEvent {
+  const reminder = (event as Partial<ReminderEvent> | null)?.reminder as Partial<Reminder> | undefined;
+  return (
+    (event as Partial<ReminderEvent>).kaiwa === 'reminder' &&
+    typeof reminder?.id === 'string' &&
+    typeof reminder.text === 'string' &&
+    typeof reminder.source?.id === 'string' &&
+    typeof reminder.dueAt === 'number'
+  );
+}
+
+let composed: Promise<ReminderHandlerDependencies> | undefined;
+
+/** The Lambda entry point (`src/aws/reminder-handler.handler`): composed once per container. */
+export const handler = createReminderHandler(() => {
+  composed ??= Promise.resolve().then(() => {
+    const config = readWebhookConfig(process.env);
+    return {
+      store: createLambdaStore(config.dynamodb),
+      clock: { now: () => Date.now() },
+      logger: createLogger({ level: config.logLevel }),
+    };
+  });
+  return composed;
+});

@@ -1,0 +1,114 @@
+import type { InspectionEvent } from 'xstate';
+import { ActorHost, type BackoffOptions } from '../actors/index.js';
+import type { KaiwaConfig } from '../config/index.js';
+import type { Clock } from '../domain/index.js';
+import { createLineChannel, type LineEndpoints } from '../line/line-channel.js';
+import type { Logger } from '../logging/index.js';
+import type { ModelPort } from '../model/index.js';
+import type { ConversationStore } from '../persistence/index.js';
+import { loadPersona } from '../prompt/persona.js';
+import { StepPrompt } from '../prompt/step-prompt.js';
+import { SystemPrompt } from '../prompt/system-prompt.js';
+import { createReminderTools, type ReminderScheduler } from '../reminders/index.js';
+import {
+  ToolRegistry,
+  createCurrentTimeTool,
+  createWeatherTool,
+  replyTool,
+  skipTool,
+  type Tool,
+} from '../tools/index.js';
+import { createToolFinderTool } from '../tools/selection/index.js';
+
+export interface ConversationParts {
+  readonly config: KaiwaConfig;
+  readonly store: ConversationStore;
+  readonly model: ModelPort;
+  /** Where LINE's Messaging API is: the real channel, or the local emulator. */
+  readonly line: LineEndpoints;
+  /** Where `set_reminder` keeps reminders: timers locally, EventBridge Scheduler on AWS. */
+  readonly reminders: ReminderScheduler;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Tools given by the caller; one replaces the built-in of the same name. */
+  readonly tools?: readonly Tool[];
+}
+
+/** Per host: what differs between the local server and one Lambda invocation. */
+export interface HostExtras {
+  /** Replaces the store for this host (the Lambda worker wraps it to watch failures). */
+  readonly store?: ConversationStore;
+  readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
+  readonly turnDeadlineMs?: number;
+  readonly backoff?: BackoffOptions;
+  readonly logger?: Logger;
+}
+
+export interface Conversations {
+  readonly tools: ToolRegistry;
+  readonly systemPrompt: SystemPrompt;
+  readonly line: ReturnType<typeof createLineChannel>;
+  /** An actor host wired to all of the above; the local server keeps one, the Lambda worker one per source and invocation. */
+  createHost(extras?: HostExtras): ActorHost;
+}
+
+/**
+ * What the local runtime and the Lambda worker share: the tool registry (built-ins, reminder
+ * tools, the caller's tools), the system prompt, the LINE channel and the actor host's wiring.
+ * @example
+ * const conversations = await composeConversations({ config, store, model, line, reminders, clock, logger });
+ * const host = conversations.createHost({ inspect });
+ */
+export async function composeConversations(parts: ConversationParts): Promise<Conversations> {
+  const { config, clock, logger } = parts;
+  const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });
+  const builtInTools: Tool[] = [
+    replyTool,
+    skipTool,
+    createWeatherTool({ baseUrl: config.weatherBaseUrl }),
+    createCurrentTimeTool({ defaultTimeZone: config.timeZone }),
+    ...createReminderTools({ scheduler: parts.reminders }),
+    // The meta-tool: with it, per-step tool selection never leaves a tool out of reach.
+    createToolFinderTool({ registry: tools }),
+  ];
+  const given = new Set((parts.tools ?? []).map((tool) => tool.name));
+  for (const tool of [...builtInTools.filter((tool) => !given.has(tool.name)), ...(parts.tools ?? [])]) {
+    tools.register(tool);
+  }
+  const persona = await loadPersona(config.personaFile);
+  const systemPrompt = new SystemPrompt(tools, persona);
+  // Per-step tool selection (seed 004): a stable prefix, then the tools that fit each step.
+  const stepPrompt = new StepPrompt(tools, persona);
+  const line = createLineChannel(parts.line, config, clock, logger);
+
+  return {
+    tools,
+    systemPrompt,
+    line,
+    createHost: (extras = {}) =>
+      new ActorHost({
+        store: extras.store ?? parts.store,
+        services: {
+          model: parts.model,
+          tools,
+          delivery: line.delivery,
+          media: line.media,
+          systemInstruction: () => systemPrompt.text(),
+          stepPrompt,
+          clock,
+          logger: extras.logger ?? logger,
+        },
+        settings: config.conversation,
+        idleEvictionMs: config.idleEvictionMs,
+        enrich: line.directory.enrich,
+        turnActivity: line.loading,
+        forgetPolicy: config.lineBehaviour.forgetPolicy,
+        turnDeadlineMs: extras.turnDeadlineMs ?? config.turnDeadlineMs,
+        maxQueuedBytes: config.maxQueuedBytes,
+        logger: extras.logger ?? logger,
+        clock,
+        ...(extras.backoff && { backoff: extras.backoff }),
+        ...(extras.inspect && { inspect: extras.inspect }),
+      }),
+  };
+}

@@ -1,0 +1,155 @@
+import type { HistoryEntry, SourceKind, UserEntry } from '../../domain/index.js';
+import type { Tool } from '../tool.js';
+import { KeywordMatcher, normalize } from './keyword-match.js';
+import type { MatchedMessage, OfferedTool, SelectionReason } from './selection-reason.js';
+import { TOOL_FINDER_NAME, toolsRequestedInTurn } from './tool-finder.js';
+
+/** What selection reads: only the conversation itself, so a restored turn selects the same. */
+export interface SelectionContext {
+  readonly sourceKind: SourceKind;
+  readonly history: readonly HistoryEntry[];
+  /** The current turn's id: its model and tool entries carry it. */
+  readonly turnId: string;
+  /** The event ids of the current turn's messages (one, or several merged). */
+  readonly currentEventIds: readonly string[];
+}
+
+export interface ToolSelectorOptions {
+  /** How many of the latest user messages are searched for keywords (default 4; the turn's own always). */
+  readonly recentUserMessages?: number;
+  /** A tool called in this many of the latest turns stays offered (default 3; this turn included). */
+  readonly recentTurns?: number;
+}
+
+/** The outcome for one step: what is offered and why, and what is withheld (names only). */
+export interface ToolSelection {
+  /** Sorted by name. */
+  readonly offered: readonly OfferedTool[];
+  /** Sorted by name. */
+  readonly withheld: readonly string[];
+}
+
+const DEFAULT_RECENT_USER_MESSAGES = 4;
+const DEFAULT_RECENT_TURNS = 3;
+
+/**
+ * Chooses the tools of one model step (seed 004, ADR-002 phase 2). Required tools are
+ * always offered. An optional tool is offered when the model asked the tool finder for it
+ * this turn, when it is always offered in this kind of chat, when one of its keywords or
+ * intents is in a recent user message, or when the conversation used it recently; a tool
+ * whose `sourceKinds` leave this chat out is offered only on request. Deterministic: the
+ * same conversation gives the same selection, with every reason spelled out.
+ *
+ * When no tool finder is registered nothing is withheld, since a withheld tool could then
+ * never be reached.
+ * @example
+ * const { offered } = selectTools(registry.list(), { sourceKind: 'user', history, turnId, currentEventIds });
+ */
+export function selectTools(
+  tools: readonly Tool[],
+  context: SelectionContext,
+  options: ToolSelectorOptions = {},
+): ToolSelection {
+  const finderRegistered = tools.some((tool) => tool.name === TOOL_FINDER_NAME);
+  const messages = recentUserMessages(context, options.recentUserMessages ?? DEFAULT_RECENT_USER_MESSAGES);
+  const recentlyUsed = recentlyUsedTools(context, options.recentTurns ?? DEFAULT_RECENT_TURNS);
+  const requested = toolsRequestedInTurn(context.history, context.turnId);
+
+  const offered: OfferedTool[] = [];
+  const withheld: string[] = [];
+  for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const reasons: SelectionReason[] = !tool.optional
+      ? [{ kind: 'required' }]
+      : !finderRegistered
+        ? [{ kind: 'no-tool-finder' }]
+        : reasonsToOffer(tool, context.sourceKind, messages, recentlyUsed, requested);
+    if (reasons.length > 0) offered.push({ name: tool.name, reasons });
+    else withheld.push(tool.name);
+  }
+  return { offered, withheld };
+}
+
+interface RecentMessage {
+  readonly text: string;
+  readonly message: MatchedMessage;
+}
+
+function reasonsToOffer(
+  tool: Tool,
+  sourceKind: SourceKind,
+  messages: readonly RecentMessage[],
+  recentlyUsed: ReadonlyMap<string, number>,
+  requested: ReadonlySet<string>,
+): SelectionReason[] {
+  const reasons: SelectionReason[] = [];
+  if (requested.has(tool.name)) reasons.push({ kind: 'requested' });
+  // Outside the chats it suits, a tool is there only when asked for.
+  if (tool.sourceKinds && !tool.sourceKinds.includes(sourceKind)) return reasons;
+  if (tool.offerAlwaysIn?.includes(sourceKind)) reasons.push({ kind: 'source-kind', sourceKind });
+  const hint = hintIn(tool, messages);
+  if (hint) reasons.push(hint);
+  const turnsAgo = recentlyUsed.get(tool.name);
+  if (turnsAgo !== undefined) reasons.push({ kind: 'used-recently', turnsAgo });
+  return reasons;
+}
+
+/** The first keyword, else the first intent, found; the current messages before earlier ones. */
+function hintIn(tool: Tool, messages: readonly RecentMessage[]): SelectionReason | undefined {
+  const matcher = matcherFor(tool);
+  for (const wanted of ['current', 'earlier'] as const) {
+    for (const { text, message } of messages) {
+      if (message !== wanted) continue;
+      const keyword = matcher?.firstIn(text);
+      if (keyword !== undefined) return { kind: 'keyword', keyword, message };
+      const intent = tool.intents?.find((pattern) => pattern.test(normalize(text)));
+      if (intent) return { kind: 'intent', intent: String(intent), message };
+    }
+  }
+  return undefined;
+}
+
+// Built once per tool object: tools do not change after registration.
+const matchers = new WeakMap<Tool, KeywordMatcher>();
+function matcherFor(tool: Tool): KeywordMatcher | undefined {
+  if (!tool.keywords || tool.keywords.length === 0) return undefined;
+  let matcher = matchers.get(tool);
+  if (!matcher) {
+    matcher = new KeywordMatcher(tool.keywords);
+    matchers.set(tool, matcher);
+  }
+  return matcher;
+}
+
+/** The latest user messages, newest last; every message of the current turn is among them. */
+function recentUserMessages(context: SelectionContext, count: number): RecentMessage[] {
+  const current = new Set(context.currentEventIds);
+  const users = context.history.filter((entry): entry is UserEntry => entry.role === 'user');
+  const own = users.filter((entry) => current.has(entry.eventId)).length;
+  return users.slice(-Math.max(count, own)).map((entry) => ({
+    text: entry.text,
+    message: current.has(entry.eventId) ? 'current' : 'earlier',
+  }));
+}
+
+/** Tool name → how many turns ago the conversation last called it, within the window. */
+function recentlyUsedTools(context: SelectionContext, turns: number): Map<string, number> {
+  const earlierTurns: string[] = [];
+  for (const entry of context.history) {
+    if (entry.role === 'model' && entry.turnId !== context.turnId && !earlierTurns.includes(entry.turnId)) {
+      earlierTurns.push(entry.turnId);
+    }
+  }
+  const turnsAgo = (turnId: string) =>
+    turnId === context.turnId ? 0 : earlierTurns.length - earlierTurns.lastIndexOf(turnId);
+  const used = new Map<string, number>();
+  for (const entry of context.history) {
+    if (entry.role !== 'model') continue;
+    const ago = turnsAgo(entry.turnId);
+    if (ago >= turns) continue;
+    for (const call of entry.calls) {
+      const known = used.get(call.name);
+      if (known === undefined || ago < known) used.set(call.name, ago);
+    }
+  }
+  return used;
+}
