@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { formatBundleFigures, lambdaBundlesSection, measureLambdaBundles } from './lambda-bundles.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
 import { measureContender, median, type ContenderRun, type ThroughputOptions } from './runtime-throughput.js';
 import {
@@ -64,13 +65,17 @@ async function main() {
   console.log(
     `\nmedian of ${options.rounds}: kaiwa ${kaiwa.turnsPerSecond.toFixed(0)} turns/s, baseline ${baseline.turnsPerSecond.toFixed(0)} turns/s; CPU per turn ratio ${cpuRatio.toFixed(2)}×`,
   );
-  await writeReport(summary, cpuRatio, toolSelection);
+  // The Lambda bundles: sizes and cold init under Node.js 22 (packaged offline first).
+  const lambdaBundles = await measureLambdaBundles();
+  console.log(`\n${formatBundleFigures(lambdaBundles)}`);
+  await writeReport(summary, cpuRatio, toolSelection, lambdaBundlesSection(lambdaBundles));
 }
 
 async function writeReport(
   summary: Record<string, { turnsPerSecond: number; cpuMicrosPerTurn: number; rssMiB: number }>,
   cpuRatio: number,
   toolSelection: ToolSelectionFigures,
+  lambdaBundles: string,
 ) {
   const rows = Object.entries(summary).map(
     ([contender, figures]) =>
@@ -97,6 +102,8 @@ ${rows.join('\n')}
 CPU per turn, kaiwa ÷ baseline: **${cpuRatio.toFixed(2)}×** (goal ≤ 1.10×). Goal ≥ 2,000 turns/s for kaiwa on 2 cores.
 
 ${toolSelectionSection(toolSelection)}
+
+${lambdaBundles}
 `;
   await writeFile(path.join(import.meta.dirname, '..', 'docs', 'PERFORMANCE.md'), report);
 }

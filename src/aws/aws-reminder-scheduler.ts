@@ -67,7 +67,10 @@ export class AwsReminderScheduler implements ReminderScheduler {
     if (!REMINDER_ID.test(reminderId)) return false;
     try {
       await this.options.client.send(
-        new DeleteScheduleCommand({ Name: this.nameOf(sourceId, reminderId), GroupName: this.options.groupName }),
+        new DeleteScheduleCommand({
+          Name: this.nameOf(sourceId, reminderId),
+          GroupName: this.options.groupName,
+        }),
       );
       return true;
     } catch (error) {

@@ -25,8 +25,16 @@ export interface WorkerRuntime {
   readonly store: DynamoDbStore;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Runs one source until it settles, keeps failing, or `deadlineAt`; `holder` names the invocation's leases. */
-  runSource(sourceId: string, deadlineAt: number, holder: SourceLeases): Promise<SourceOutcome>;
+  /**
+   * Runs one source until it settles, keeps failing, or `deadlineAt`, under the invocation's
+   * leases; `waitForLease: false` skips a source another worker holds at once (the sweep).
+   */
+  runSource(
+    sourceId: string,
+    deadlineAt: number,
+    leases: SourceLeases,
+    options?: { waitForLease?: boolean },
+  ): Promise<SourceOutcome>;
   /** Leases held in the name of one invocation. */
   leasesFor(invocationId: string): SourceLeases;
   /** Scheduled retries that invoke `targetArn` (the worker itself). */
@@ -57,7 +65,11 @@ export function workerRuntimeProvider(
   const secrets = overrides.secrets ?? new SsmSecrets({ client: new SSMClient({}) });
   let current: { key: string; runtime: Promise<WorkerRuntime> } | undefined;
   return async () => {
-    const withValues = await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET', 'LINE_CHANNEL_ACCESS_TOKEN', 'GEMINI_API_KEY']);
+    const withValues = await withSecrets(env, secrets, [
+      'LINE_CHANNEL_SECRET',
+      'LINE_CHANNEL_ACCESS_TOKEN',
+      'GEMINI_API_KEY',
+    ]);
     const key = JSON.stringify([withValues.LINE_CHANNEL_ACCESS_TOKEN, withValues.GEMINI_API_KEY]);
     if (current?.key !== key) {
       const runtime = composeWorker(withValues, overrides);
@@ -74,7 +86,10 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
   const config = loadConfig(env, { store: 'dynamodb' });
   if (config.store.kind !== 'dynamodb') throw new ConfigError('STORE', 'must be dynamodb on Lambda');
   if (config.line.mode !== 'channel') {
-    throw new ConfigError(SECRET_PARAMETERS.LINE_CHANNEL_ACCESS_TOKEN, 'must name the channel access token on Lambda');
+    throw new ConfigError(
+      SECRET_PARAMETERS.LINE_CHANNEL_ACCESS_TOKEN,
+      'must name the channel access token on Lambda',
+    );
   }
   const settings = readWorkerSettings(env);
   const clock = overrides.clock ?? systemClock;
@@ -112,8 +127,13 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     clock,
     logger,
     leasesFor: (invocationId) =>
-      new SourceLeases({ client, tableName: dynamodb.table, owner: `${invocationId}:${randomUUID()}`, now: () => clock.now() }),
-    runSource: (sourceId, deadlineAt, leases) =>
+      new SourceLeases({
+        client,
+        tableName: dynamodb.table,
+        owner: `${invocationId}:${randomUUID()}`,
+        now: () => clock.now(),
+      }),
+    runSource: (sourceId, deadlineAt, leases, options = {}) =>
       runSource(sourceId, deadlineAt, {
         store,
         leases,
@@ -124,7 +144,7 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
         logger,
         sourceAttempts: settings.sourceAttempts,
         persistMarginMs: settings.persistMarginMs,
-        leaseWaitMs: settings.leaseWaitMs,
+        leaseWaitMs: options.waitForLease === false ? 0 : settings.leaseWaitMs,
         turnDeadlineMs: config.turnDeadlineMs,
       }),
     retries: (targetArn) =>

@@ -7,7 +7,11 @@ import { DynamoDbStore } from '../persistence/dynamodb-store.js';
 export function createLambdaStore(
   config: DynamoDbConfig,
   limits: Partial<DynamoDbClientSettings> = {},
-  client: DynamoDBClient = createDynamoDbClient({ region: config.region, endpoint: config.endpoint, ...limits }),
+  client: DynamoDBClient = createDynamoDbClient({
+    region: config.region,
+    endpoint: config.endpoint,
+    ...limits,
+  }),
 ): DynamoDbStore {
   return new DynamoDbStore({
     client,

@@ -5,7 +5,11 @@ import type { RetryEvent } from './worker-events.js';
 
 /** Asks for the worker to be invoked again for one source, later. */
 export interface RetryScheduler {
-  schedule(retry: { readonly sourceId: string; readonly attempt: number; readonly at: number }): Promise<void>;
+  schedule(retry: {
+    readonly sourceId: string;
+    readonly attempt: number;
+    readonly at: number;
+  }): Promise<void>;
 }
 
 export interface EventBridgeRetrySchedulerOptions {

@@ -9,7 +9,9 @@ const SAFE_PART = /^[0-9A-Za-z_-]{1,40}$/;
  * are, so an operator can read them; anything else becomes a hash that cannot contain `.`.
  */
 export function scheduleNamePart(sourceId: string): string {
-  return SAFE_PART.test(sourceId) ? sourceId : `h${createHash('sha256').update(sourceId).digest('hex').slice(0, 32)}`;
+  return SAFE_PART.test(sourceId)
+    ? sourceId
+    : `h${createHash('sha256').update(sourceId).digest('hex').slice(0, 32)}`;
 }
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the next whole second. */

@@ -13,7 +13,8 @@ export interface SourceLeasesOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-export type LeaseResult = { readonly acquired: true } | { readonly acquired: false; readonly heldUntil: number };
+export type LeaseResult =
+  { readonly acquired: true } | { readonly acquired: false; readonly heldUntil: number };
 
 /**
  * One worker per source at a time, across Lambda instances. The stream already hands one

@@ -73,9 +73,8 @@ export async function runSource(
     // schedule and the lease. A store that keeps failing could hold this for ever: bounded.
     const graceMs = ended === 'deadline' ? Math.floor(options.persistMarginMs / 4) : 0;
     const stopped = await withinMs(host.shutdown(graceMs), Math.floor(options.persistMarginMs / 2));
-    store.fence();
     if (!stopped) {
-      // Keep the lease until it lapses: whatever is still running cannot touch the fenced store.
+      // Keep the lease until it lapses: whatever is still running finds the store fenced off.
       handBack = false;
       logger.error('persisting the source did not finish in time', { sourceId });
       return { kind: 'unfinished', failing: true };
@@ -84,6 +83,7 @@ export async function runSource(
     const workLeft = await hasWork(options.store, sourceId).catch(() => true);
     return workLeft ? { kind: 'unfinished', failing: ended === 'failing' } : { kind: 'settled' };
   } finally {
+    store.fence(); // whatever this host left running cannot touch the source any more
     if (handBack) {
       await options.leases.release(sourceId).catch((error: unknown) => {
         logger.warn('could not release the lease; it lapses by itself', { sourceId, error });

@@ -27,7 +27,11 @@ export interface WebhookHandlerDependencies {
  * so LINE's 2 s are spent on one DynamoDB transaction per event. A store that is slow or
  * failing gets 500, and LINE redelivers; the claims make a redelivery harmless.
  */
-export function createWebhookHandler(dependencies: () => Promise<WebhookHandlerDependencies>) {
+export function createWebhookHandler(
+  dependencies: () => Promise<WebhookHandlerDependencies>,
+  // Logs that the handler cannot compose itself: no configured logger exists then.
+  unavailableLogger: Logger = createLogger({ level: 'error' }),
+) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     let parts: WebhookHandlerDependencies;
     let channelSecret: string;
@@ -36,7 +40,7 @@ export function createWebhookHandler(dependencies: () => Promise<WebhookHandlerD
       channelSecret = await parts.channelSecret();
     } catch (error) {
       // Nothing was stored: LINE redelivers once the configuration or SSM is right.
-      process.stderr.write(`kaiwa webhook: ${error instanceof Error ? error.message : String(error)}\n`);
+      unavailableLogger.error('webhook unavailable: events not stored, LINE will redeliver', { error });
       return json(500, { message: 'webhook unavailable' });
     }
     const rawBody = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
@@ -44,7 +48,8 @@ export function createWebhookHandler(dependencies: () => Promise<WebhookHandlerD
       { rawBody, signature: headerOf(event, 'x-line-signature') },
       {
         channelSecret,
-        accept: (items) => withDeadline(acceptInOrder(parts.store, items, parts.logger), parts.acceptDeadlineMs),
+        accept: (items) =>
+          withDeadline(acceptInOrder(parts.store, items, parts.logger), parts.acceptDeadlineMs),
         groupPolicy: parts.groupPolicy,
         logger: parts.logger,
       },
@@ -108,8 +113,13 @@ export function webhookDependenciesFromEnv(
   }
   return {
     // Tight per-attempt limits: a stalled call is retried, and the whole answer stays inside 2 s.
-    store: createLambdaStore(config.dynamodb, { maxAttempts: 3, connectionTimeoutMs: 500, requestTimeoutMs: 1000 }),
-    channelSecret: async () => (await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET'])).LINE_CHANNEL_SECRET!,
+    store: createLambdaStore(config.dynamodb, {
+      maxAttempts: 3,
+      connectionTimeoutMs: 500,
+      requestTimeoutMs: 1000,
+    }),
+    channelSecret: async () =>
+      (await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET'])).LINE_CHANNEL_SECRET!,
     groupPolicy: config.groupPolicy,
     acceptDeadlineMs: config.acceptDeadlineMs,
     logger,

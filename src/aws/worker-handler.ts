@@ -28,13 +28,17 @@ export type WorkerContext = Pick<Context, 'getRemainingTimeInMillis' | 'invokedF
  * Each invocation stops its turns in time to persist them before Lambda's timeout.
  */
 export function createWorkerHandler(runtime: () => Promise<WorkerRuntime>) {
-  return async (event: WorkerEvent, context: WorkerContext): Promise<DynamoDBBatchResponse | { sources: number }> => {
+  return async (
+    event: WorkerEvent,
+    context: WorkerContext,
+  ): Promise<DynamoDBBatchResponse | { sources: number }> => {
     const current = await runtime();
-    const deadlineAt = current.clock.now() + context.getRemainingTimeInMillis() - current.settings.persistMarginMs;
+    const deadlineAt =
+      current.clock.now() + context.getRemainingTimeInMillis() - current.settings.persistMarginMs;
     const leases = current.leasesFor(context.awsRequestId);
     // One source's error (its lease, say) is that source's failure, never the batch's.
-    const run = (sourceId: string): Promise<SourceOutcome> =>
-      current.runSource(sourceId, deadlineAt, leases).catch((error: unknown) => {
+    const run = (sourceId: string, waitForLease = true): Promise<SourceOutcome> =>
+      current.runSource(sourceId, deadlineAt, leases, { waitForLease }).catch((error: unknown) => {
         current.logger.error('source run failed', { sourceId, error });
         return { kind: 'unfinished', failing: true };
       });
@@ -62,14 +66,18 @@ export function createWorkerHandler(runtime: () => Promise<WorkerRuntime>) {
       return { batchItemFailures };
     }
     if (isRetryEvent(event)) {
-      if (event.attempt > current.settings.retryMaxAttempts) throw new RetriesExhaustedError(event.sourceId, event.attempt);
+      if (event.attempt > current.settings.retryMaxAttempts)
+        throw new RetriesExhaustedError(event.sourceId, event.attempt);
       const outcome = await run(event.sourceId);
       await followUp(current, retries, event.sourceId, event.attempt, outcome);
       return { sources: 1 };
     }
     if (isSweepEvent(event)) {
       const sources = await current.store.sourcesWithWork();
-      const outcomes = await mapConcurrently(sources, current.settings.concurrency, run);
+      // A source someone holds is being worked on: the sweep moves on at once.
+      const outcomes = await mapConcurrently(sources, current.settings.concurrency, (sourceId) =>
+        run(sourceId, false),
+      );
       const left = sources.filter((_, index) => outcomes[index]!.kind === 'unfinished');
       current.logger.info('sweep done', { sources: sources.length, unfinished: left.length });
       return { sources: sources.length };

@@ -11,6 +11,7 @@ import {
   type RetryEvent,
   type WorkerEvent,
 } from '../../src/aws/index.js';
+import { createLogger } from '../../src/logging/index.js';
 import { OfflineModel, type ModelPort } from '../../src/model/index.js';
 import { DynamoDbStore } from '../../src/persistence/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
@@ -78,7 +79,10 @@ async function lambdaPath(options: { model?: ModelPort; env?: Record<string, str
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
   const worker = createWorkerHandler(
-    workerRuntimeProvider(env, { scheduler: schedulerClient, ...(options.model && { model: options.model }) }),
+    workerRuntimeProvider(env, {
+      scheduler: schedulerClient,
+      ...(options.model && { model: options.model }),
+    }),
   );
   const store = new DynamoDbStore({ client: local.client, tableName: table });
   /** Posts one signed webhook with these events; expects 200. */
@@ -224,7 +228,10 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     const failingRecord = records.find((record) => record.dynamodb?.Keys?.pk?.S === failing)!;
 
     scheduler.failCreates(10);
-    const result = (await path.worker(path.reader.event(records), lambdaContext(30_000))) as DynamoDBBatchResponse;
+    const result = (await path.worker(
+      path.reader.event(records),
+      lambdaContext(30_000),
+    )) as DynamoDBBatchResponse;
     scheduler.failCreates(0);
 
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: failingRecord.dynamodb!.SequenceNumber }]);
@@ -267,7 +274,9 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     };
     const path = await lambdaPath({ model: slowOnce });
     const userId = user(7);
-    await path.post(textEvent(userId, 'take your time', { replyToken: line.emulator.issueReplyToken(userId) }));
+    await path.post(
+      textEvent(userId, 'take your time', { replyToken: line.emulator.issueReplyToken(userId) }),
+    );
     const event = path.reader.event(await path.inserts(1));
 
     // 2 s persist margin: the turn gets 1.5 s, then it is persisted mid-generate.
@@ -282,6 +291,92 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     expect(await settled(path.store, userId)).toBe(true);
   });
 
+  it('the sweep runs a source whose trigger was lost, and passes over one another worker holds', async () => {
+    const path = await lambdaPath();
+    const [lost, held] = [user(10), user(11)];
+    await path.post(textEvent(lost, 'anyone?'), textEvent(held, 'busy here'));
+    await path.inserts(2); // the records are read, never handed to a worker: lost for good
+    const otherWorker = workerRuntimeProvider(path.env);
+    const leases = (await otherWorker()).leasesFor('another-invocation');
+    expect(await leases.acquire(held, Date.now() + 60_000)).toEqual({ acquired: true });
+
+    const started = Date.now();
+    await expect(path.worker({ kaiwa: 'sweep' }, lambdaContext(30_000))).resolves.toEqual({ sources: 2 });
+    expect(Date.now() - started).toBeLessThan(5_000); // no waiting for the held one
+    expect(botTexts(lost)).toEqual([expect.stringContaining('You said: “anyone?”')]);
+    expect(botTexts(held)).toEqual([]);
+    expect(retrySchedules()).toEqual([]); // the sweep schedules nothing: it comes back by itself
+
+    await leases.release(held);
+    await path.worker({ kaiwa: 'sweep' }, lambdaContext(30_000));
+    expect(botTexts(held)).toEqual([expect.stringContaining('You said: “busy here”')]);
+  });
+
+  it('two workers at once on one source: one runs the turn, the other waits for its lease', async () => {
+    const offline = new OfflineModel();
+    let modelCalls = 0;
+    const slow: ModelPort = {
+      name: 'slow',
+      generate: async (request) => {
+        modelCalls++;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return offline.generate(request);
+      },
+    };
+    const warnings: string[] = [];
+    const logger = createLogger({ level: 'warn', write: (line) => warnings.push(line) });
+    const path = await lambdaPath({ model: slow });
+    const userId = user(12);
+    await path.post(
+      textEvent(userId, 'only once, please', { replyToken: line.emulator.issueReplyToken(userId) }),
+    );
+    const event = path.reader.event(await path.inserts(1));
+    const instance = () =>
+      createWorkerHandler(
+        workerRuntimeProvider(path.env, {
+          model: slow,
+          logger,
+          scheduler: new SchedulerClient({
+            endpoint: scheduler.url,
+            region: 'us-east-1',
+            credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+          }),
+        }),
+      );
+
+    // The stream's invocation and a scheduled retry (or the sweep) on two instances at once.
+    await Promise.all([
+      instance()(event, lambdaContext(30_000)),
+      instance()({ kaiwa: 'retry', sourceId: userId, attempt: 1 }, lambdaContext(30_000)),
+    ]);
+    // Without the lease both would run the turn and lose version checks to each other
+    // (conditional writes keep the history right; the side effects could still run twice).
+    expect(warnings.filter((line) => line.includes('version conflict'))).toEqual([]);
+    expect(modelCalls).toBe(1);
+    expect(botTexts(userId)).toHaveLength(1);
+    expect(await settled(path.store, userId)).toBe(true);
+  });
+
+  it('a lease: one holder at a time, released by its holder only, lapsing by itself', async () => {
+    const path = await lambdaPath();
+    const runtime = await workerRuntimeProvider(path.env)();
+    const [first, second] = [runtime.leasesFor('first'), runtime.leasesFor('second')];
+    const sourceId = user(13);
+    const until = Date.now() + 60_000;
+
+    expect(await first.acquire(sourceId, until)).toEqual({ acquired: true });
+    expect(await second.acquire(sourceId, until)).toEqual({ acquired: false, heldUntil: until });
+    await second.release(sourceId); // not its lease: nothing happens
+    expect(await second.acquire(sourceId, until)).toMatchObject({ acquired: false });
+    // Waiting: the holder lets go meanwhile.
+    setTimeout(() => void first.release(sourceId), 200);
+    expect(await second.acquire(sourceId, until, Date.now() + 5_000)).toEqual({ acquired: true });
+    await second.release(sourceId);
+    // A crashed holder's lease lapses at its end.
+    expect(await first.acquire(sourceId, Date.now() - 1)).toEqual({ acquired: true });
+    expect(await second.acquire(sourceId, until)).toEqual({ acquired: true });
+  });
+
   it('several worker processes at once on one hot source keep its order and lose nothing', async () => {
     const path = await lambdaPath();
     const userId = user(8);
@@ -290,26 +385,43 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
 
     const texts = Array.from({ length: 12 }, (_, index) => `message ${index + 1}`);
     const base = Date.now();
-    const invocations: Promise<unknown>[] = [];
-    for (let wave = 0; wave < 3; wave++) {
+    const postWave = async (wave: number) => {
       for (const [offset, text] of texts.slice(wave * 4, wave * 4 + 4).entries()) {
         const replyToken = line.emulator.issueReplyToken(userId);
         await path.post(textEvent(userId, text, { replyToken, timestamp: base + wave * 4 + offset }));
       }
-      const event = path.reader.event(await path.inserts(4));
-      // Not awaited: the next wave's worker starts while this one still runs the same source.
-      invocations.push(workers[wave]!.invoke(event, 60_000));
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-    for (const result of await Promise.all(invocations)) expect(result).toEqual({ batchItemFailures: [] });
+      return path.reader.event(await path.inserts(4));
+    };
+    const spans: { wave: number; started: number; ended: number }[] = [];
+    const invoke = (wave: number, event: WorkerEvent) => {
+      const started = Date.now();
+      return workers[wave]!.invoke(event, 60_000).then((result) => {
+        spans.push({ wave, started, ended: Date.now() });
+        return result;
+      });
+    };
+    // Two batches of the same source go to two instances at the same moment; a third batch
+    // arrives while they run and goes to a third instance.
+    const [first, second] = [await postWave(0), await postWave(1)];
+    const running = [invoke(0, first), invoke(1, second)];
+    running.push(invoke(2, await postWave(2)));
+    for (const result of await Promise.all(running)) expect(result).toEqual({ batchItemFailures: [] });
+    const [zero, one] = [0, 1].map((wave) => spans.find((span) => span.wave === wave)!);
+    expect(one!.started).toBeLessThan(zero!.ended); // they really overlapped
     // A worker that gave up waiting for the lease left a retry: run those too, as the scheduler would.
     for (let round = 0; retrySchedules().length > 0 && round < 5; round++) {
-      await Promise.all(retrySchedules().map((schedule, index) => workers[index % 3]!.invoke(scheduler.fire(schedule) as WorkerEvent)));
+      await Promise.all(
+        retrySchedules().map((schedule, index) =>
+          workers[index % 3]!.invoke(scheduler.fire(schedule) as WorkerEvent),
+        ),
+      );
     }
 
     expect(await settled(path.store, userId)).toBe(true);
     expect(userTexts(storedHistory(await path.store.load(userId)))).toEqual(texts);
-    expect(botTexts(userId)).toEqual(texts.map((text) => expect.stringContaining(`You said: “${text}”`) as string));
+    expect(botTexts(userId)).toEqual(
+      texts.map((text) => expect.stringContaining(`You said: “${text}”`) as string),
+    );
     await expect(workers[0]!.invoke({ kaiwa: 'sweep' })).resolves.toEqual({ sources: 0 });
   });
 
@@ -320,9 +432,14 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     closers.push(() => proxy.close());
     const first = await startWorkerProcess({ ...path.env, LINE_API_BASE_URL: proxy.url });
     const second = await startWorkerProcess(path.env);
-    closers.push(() => first.kill(), () => second.kill());
+    closers.push(
+      () => first.kill(),
+      () => second.kill(),
+    );
 
-    await path.post(textEvent(userId, 'are you there?', { replyToken: line.emulator.issueReplyToken(userId) }));
+    await path.post(
+      textEvent(userId, 'are you there?', { replyToken: line.emulator.issueReplyToken(userId) }),
+    );
     const event = path.reader.event(await path.inserts(1));
     // The first instance dies while its reply is on the way (the intent is saved, LINE never got it).
     void first.invoke(event, 6_000).catch(() => undefined);

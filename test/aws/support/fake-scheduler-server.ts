@@ -58,7 +58,12 @@ export async function startFakeScheduler(options: { groups: readonly string[]; p
       if (schedules.has(`${group}/${name}`)) {
         return send(response, 409, { Message: `Schedule ${name} already exists.` }, 'ConflictException');
       }
-      schedules.set(`${group}/${name}`, { ...input, GroupName: group, Name: name, CreationDate: Date.now() / 1000 });
+      schedules.set(`${group}/${name}`, {
+        ...input,
+        GroupName: group,
+        Name: name,
+        CreationDate: Date.now() / 1000,
+      });
       return send(response, 200, { ScheduleArn: arnOf(group, name) });
     }
     if ((request.method === 'GET' || request.method === 'DELETE') && match) {
@@ -66,7 +71,12 @@ export async function startFakeScheduler(options: { groups: readonly string[]; p
       const key = `${query.groupName ?? 'default'}/${name}`;
       const schedule = schedules.get(key);
       if (!schedule) {
-        return send(response, 404, { Message: `Schedule ${name} does not exist.` }, 'ResourceNotFoundException');
+        return send(
+          response,
+          404,
+          { Message: `Schedule ${name} does not exist.` },
+          'ResourceNotFoundException',
+        );
       }
       if (request.method === 'DELETE') {
         schedules.delete(key);
@@ -94,7 +104,12 @@ export async function startFakeScheduler(options: { groups: readonly string[]; p
         ...(next && { NextToken: next }),
       });
     }
-    return send(response, 404, { Message: `no route ${request.method} ${url.pathname}` }, 'UnknownOperationException');
+    return send(
+      response,
+      404,
+      { Message: `no route ${request.method} ${url.pathname}` },
+      'UnknownOperationException',
+    );
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -103,7 +118,8 @@ export async function startFakeScheduler(options: { groups: readonly string[]; p
     url: `http://127.0.0.1:${port}`,
     requests,
     /** Every schedule still waiting, in a group (all groups when omitted). */
-    schedules: (group?: string) => [...schedules.values()].filter((schedule) => !group || schedule.GroupName === group),
+    schedules: (group?: string) =>
+      [...schedules.values()].filter((schedule) => !group || schedule.GroupName === group),
     /** Forgets every schedule and recorded request (between tests). */
     reset: () => {
       schedules.clear();
@@ -116,7 +132,8 @@ export async function startFakeScheduler(options: { groups: readonly string[]; p
     },
     /** The scheduler at the due time: the target's input; deleted when the schedule asks for it. */
     fire(schedule: StoredSchedule): unknown {
-      if (schedule.ActionAfterCompletion === 'DELETE') schedules.delete(`${schedule.GroupName}/${schedule.Name}`);
+      if (schedule.ActionAfterCompletion === 'DELETE')
+        schedules.delete(`${schedule.GroupName}/${schedule.Name}`);
       return JSON.parse(schedule.Target.Input ?? '{}');
     },
     close: () =>
@@ -133,8 +150,12 @@ function validateCreate(
   groups: readonly string[],
 ): string | undefined {
   if (!NAME.test(name)) return `Name ${name} must match [0-9a-zA-Z-_.]{1,64}`;
-  if (!groups.includes(input.GroupName ?? 'default')) return `Schedule group ${input.GroupName} does not exist.`;
-  if (!input.ScheduleExpression || !(AT.test(input.ScheduleExpression) || /^(rate|cron)\(/.test(input.ScheduleExpression))) {
+  if (!groups.includes(input.GroupName ?? 'default'))
+    return `Schedule group ${input.GroupName} does not exist.`;
+  if (
+    !input.ScheduleExpression ||
+    !(AT.test(input.ScheduleExpression) || /^(rate|cron)\(/.test(input.ScheduleExpression))
+  ) {
     return `Invalid Schedule Expression ${input.ScheduleExpression}.`;
   }
   if (!input.FlexibleTimeWindow?.Mode) return 'FlexibleTimeWindow is required.';

@@ -18,11 +18,15 @@ export async function startFakeSsm(parameters: Record<string, string>) {
         response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
         response.end(JSON.stringify(errorType ? { __type: errorType, message: String(body) } : body));
       };
-      if (target !== 'AmazonSSM.GetParameters') return reply(400, `unknown target ${String(target)}`, 'InvalidAction');
+      if (target !== 'AmazonSSM.GetParameters')
+        return reply(400, `unknown target ${String(target)}`, 'InvalidAction');
       if (!request.headers.authorization?.startsWith('AWS4-HMAC-SHA256')) {
         return reply(403, 'missing signature', 'AccessDeniedException');
       }
-      const input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Names: string[]; WithDecryption?: boolean };
+      const input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        Names: string[];
+        WithDecryption?: boolean;
+      };
       calls.push({ names: input.Names, withDecryption: input.WithDecryption === true });
       if (failures > 0) {
         failures--;

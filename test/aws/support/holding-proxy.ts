@@ -16,7 +16,9 @@ export async function startHoldingProxy(target: string, heldPath: string) {
         return;
       }
       const headers = Object.fromEntries(
-        Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+        Object.entries(request.headers).filter(
+          ([name]) => !['host', 'connection', 'content-length'].includes(name),
+        ),
       ) as Record<string, string>;
       fetch(`${target}${request.url ?? '/'}`, {
         method: request.method ?? 'GET',
@@ -25,7 +27,8 @@ export async function startHoldingProxy(target: string, heldPath: string) {
       }).then(
         async (answer) => {
           const passed = [...answer.headers].filter(
-            ([name]) => !['content-encoding', 'transfer-encoding', 'content-length', 'connection'].includes(name),
+            ([name]) =>
+              !['content-encoding', 'transfer-encoding', 'content-length', 'connection'].includes(name),
           );
           response.writeHead(answer.status, Object.fromEntries(passed));
           response.end(Buffer.from(await answer.arrayBuffer()));

@@ -73,8 +73,13 @@ export function textEvent(
     deliveryContext: { isRedelivery: false },
     source: { type: 'user', userId },
     ...(options.replyToken && { replyToken: options.replyToken }),
-    message: { type: 'text', id: String(Date.now()) + String(Math.floor(Math.random() * 1000)), quoteToken: `q${randomUUID()}`, text },
-  } as webhook.MessageEvent;
+    message: {
+      type: 'text',
+      id: String(Date.now()) + String(Math.floor(Math.random() * 1000)),
+      quoteToken: `q${randomUUID()}`,
+      text,
+    },
+  };
 }
 
 /** The parts of a Lambda context the handlers read; `remainingMs` counts from now. */

@@ -60,13 +60,17 @@ export class StreamReader {
   }
 
   /** Reads until `enough` says the records so far suffice (stream records appear shortly after the write). */
-  async readUntil(enough: (records: DynamoDBRecord[]) => boolean, timeoutMs = 10_000): Promise<DynamoDBRecord[]> {
+  async readUntil(
+    enough: (records: DynamoDBRecord[]) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<DynamoDBRecord[]> {
     const records: DynamoDBRecord[] = [];
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       records.push(...(await this.read()));
       if (enough(records)) return records;
-      if (Date.now() > deadline) throw new Error(`stream: only ${records.length} records after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`stream: only ${records.length} records after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -80,7 +84,9 @@ export class StreamReader {
   }
 
   private async discoverShards() {
-    const { StreamDescription } = await this.client.send(new DescribeStreamCommand({ StreamArn: this.streamArn }));
+    const { StreamDescription } = await this.client.send(
+      new DescribeStreamCommand({ StreamArn: this.streamArn }),
+    );
     for (const shard of StreamDescription?.Shards ?? []) {
       if (!shard.ShardId || this.iterators.has(shard.ShardId)) continue;
       const { ShardIterator } = await this.client.send(
@@ -98,7 +104,7 @@ export class StreamReader {
     const stream = record.dynamodb ?? {};
     return {
       eventID: record.eventID,
-      eventName: record.eventName as DynamoDBRecord['eventName'],
+      eventName: record.eventName,
       eventVersion: record.eventVersion,
       eventSource: 'aws:dynamodb',
       awsRegion: record.awsRegion,
@@ -110,7 +116,7 @@ export class StreamReader {
         Keys: stream.Keys as NonNullable<DynamoDBRecord['dynamodb']>['Keys'],
         SequenceNumber: stream.SequenceNumber,
         SizeBytes: stream.SizeBytes,
-        StreamViewType: stream.StreamViewType as NonNullable<DynamoDBRecord['dynamodb']>['StreamViewType'],
+        StreamViewType: stream.StreamViewType,
       },
     };
   }

@@ -18,7 +18,11 @@ process.on('message', (invocation: Invocation) => {
   handler(invocation.event, lambdaContext(invocation.remainingMs)).then(
     (result) => process.send?.({ type: 'result', id: invocation.id, result }),
     (error: unknown) =>
-      process.send?.({ type: 'result', id: invocation.id, error: error instanceof Error ? error.message : String(error) }),
+      process.send?.({
+        type: 'result',
+        id: invocation.id,
+        error: error instanceof Error ? error.message : String(error),
+      }),
   );
 });
 process.send?.({ type: 'ready' });

@@ -31,7 +31,9 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`worker process exited with ${String(code)} before it was ready`)));
+    child.once('exit', (code) =>
+      reject(new Error(`worker process exited with ${String(code)} before it was ready`)),
+    );
   });
   return {
     invoke(event, remainingMs = 60_000) {

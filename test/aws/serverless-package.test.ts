@@ -1,0 +1,401 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  LAMBDA_FUNCTIONS,
+  ROOT,
+  TARGETS,
+  packageLambdas,
+  packagedFunction,
+  runBundle,
+  type PackagedFunction,
+} from '../../bench/lambda-bundles.js';
+import { readWorkerSettings } from '../../src/aws/index.js';
+import { DynamoDbStore, conversationTableDefinition } from '../../src/persistence/index.js';
+import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { startFakeLine } from '../support/fake-line-server.js';
+import { startFakeSsm } from './support/fake-ssm-server.js';
+import { signedWebhookEvent, textEvent } from './support/lambda-events.js';
+import { inboxInserts, StreamReader } from './support/stream-reader.js';
+
+// `npm run package` (osls package, offline) once; then the CloudFormation template it wrote is
+// read and checked, and each function's zip is unpacked and its bundle run under Node.js 22.
+
+interface Statement {
+  Sid?: string;
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+}
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DependsOn?: unknown;
+  DeletionPolicy?: string;
+}
+
+let resources: Record<string, Resource>;
+const packaged = {} as Record<(typeof LAMBDA_FUNCTIONS)[number], PackagedFunction>;
+
+function ofType(type: string): [string, Resource][] {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+function fn(name: 'Webhook' | 'Worker' | 'Reminder') {
+  return resources[`${name}LambdaFunction`]!.Properties as {
+    Handler: string;
+    Runtime: string;
+    Architectures: string[];
+    Timeout: number;
+    MemorySize: number;
+    Role: unknown;
+    Environment: { Variables: Record<string, unknown> };
+  };
+}
+function statementsOf(role: string): Statement[] {
+  const policies = resources[role]!.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[];
+  return policies.flatMap((policy) => policy.PolicyDocument.Statement);
+}
+function actionsOf(role: string): string[] {
+  return statementsOf(role)
+    .flatMap((statement) => statement.Action)
+    .sort();
+}
+
+beforeAll(async () => {
+  await packageLambdas();
+  const template = JSON.parse(
+    await readFile(path.join(ROOT, '.serverless', 'cloudformation-template-update-stack.json'), 'utf8'),
+  ) as { Resources: Record<string, Resource> };
+  resources = template.Resources;
+  for (const name of LAMBDA_FUNCTIONS) packaged[name] = await packagedFunction(name);
+}, 180_000);
+
+describe('npm run package: the CloudFormation template', () => {
+  it('three functions on Node.js 22, arm64, each with its own role', () => {
+    expect(
+      ofType('AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['ReminderLambdaFunction', 'WebhookLambdaFunction', 'WorkerLambdaFunction']);
+    for (const name of ['Webhook', 'Worker', 'Reminder'] as const) {
+      expect(fn(name)).toMatchObject({
+        Handler: `src/aws/${name.toLowerCase()}-handler.handler`,
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Role: { 'Fn::GetAtt': [`${name}Role`, 'Arn'] },
+      });
+    }
+    expect(resources.IamRoleLambdaExecution).toBeUndefined(); // no shared role
+  });
+
+  it("the worker's turn deadline and persist margin fit inside its timeout", () => {
+    const env = fn('Worker').Environment.Variables;
+    const turnDeadlineMs = Number(env.KAIWA_TURN_DEADLINE_MS);
+    const persistMarginMs = Number(env.KAIWA_WORKER_PERSIST_MARGIN_MS);
+    expect(turnDeadlineMs + persistMarginMs).toBeLessThanOrEqual(fn('Worker').Timeout * 1000 - 10_000);
+    expect(fn('Webhook').Timeout).toBeLessThanOrEqual(10);
+  });
+
+  it('POST /webhook on an HTTP API, payload format 2.0, to the webhook function', () => {
+    const [, route] = ofType('AWS::ApiGatewayV2::Route')[0]!;
+    expect(route.Properties.RouteKey).toBe('POST /webhook');
+    const [, integration] = ofType('AWS::ApiGatewayV2::Integration')[0]!;
+    expect(integration.Properties).toMatchObject({
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: { 'Fn::GetAtt': ['WebhookLambdaFunction', 'Arn'] },
+    });
+  });
+
+  it('the table is the one the store defines, with its stream, TTL and point-in-time recovery', () => {
+    const table = resources.ConversationTable!;
+    const definition = conversationTableDefinition('ignored');
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      BillingMode: definition.BillingMode,
+      KeySchema: definition.KeySchema,
+      GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes,
+      StreamSpecification: { StreamViewType: definition.StreamSpecification!.StreamViewType },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    expect(table.Properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining(definition.AttributeDefinitions!),
+    );
+    expect(table.Properties.AttributeDefinitions).toHaveLength(definition.AttributeDefinitions!.length);
+  });
+
+  it('the stream hands inbox inserts to the worker: filtered, partial batch failures, dead letters', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0]![1];
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': ['ConversationTable', 'StreamArn'] },
+      FunctionName: { 'Fn::GetAtt': ['WorkerLambdaFunction', 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      ParallelizationFactor: 10,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] } } },
+    });
+    const filters = (mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    expect(filters.map((filter) => JSON.parse(filter.Pattern) as unknown)).toEqual([
+      { eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'INBOX#' }] } } } },
+    ]);
+  });
+
+  it('the sweep runs every 15 minutes; failed asynchronous invocations go to the dead-letter queue', () => {
+    const rules = ofType('AWS::Events::Rule');
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]![1];
+    expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(15 minutes)' });
+    expect((rule.Properties.Targets as { Input: string }[])[0]!.Input).toBe('{"kaiwa":"sweep"}');
+    const configs = ofType('AWS::Lambda::EventInvokeConfig').map(([, config]) => config.Properties);
+    expect(configs).toEqual(
+      expect.arrayContaining(
+        ['WorkerLambdaFunction', 'ReminderLambdaFunction'].map((id): unknown =>
+          expect.objectContaining({
+            FunctionName: { Ref: id },
+            DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] } } },
+          }),
+        ),
+      ),
+    );
+    expect(resources.DeadLetterQueue!.Properties).toMatchObject({ SqsManagedSseEnabled: true });
+  });
+
+  it('least privilege: each role has exactly the actions its function needs', () => {
+    expect(actionsOf('WebhookRole')).toEqual([
+      'dynamodb:PutItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'ssm:GetParameters',
+    ]);
+    expect(actionsOf('ReminderRole')).toEqual([
+      'dynamodb:PutItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'sqs:SendMessage',
+    ]);
+    expect(actionsOf('WorkerRole')).toEqual(
+      [
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetItem',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:ListStreams',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:Query',
+        'iam:PassRole',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'scheduler:CreateSchedule',
+        'scheduler:DeleteSchedule',
+        'scheduler:GetSchedule',
+        'scheduler:ListSchedules',
+        'sqs:SendMessage',
+        'ssm:GetParameters',
+      ].sort(),
+    );
+    expect(actionsOf('SchedulerRole')).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+    for (const role of ['WebhookRole', 'WorkerRole', 'ReminderRole', 'SchedulerRole']) {
+      for (const statement of statementsOf(role)) {
+        expect(statement.Effect).toBe('Allow');
+        expect([statement.Action].flat().some((action) => action.includes('*'))).toBe(false);
+        // ListSchedules has no resource-level permissions: the one wildcard resource.
+        if (statement.Resource === '*') expect(statement.Action).toBe('scheduler:ListSchedules');
+      }
+    }
+  });
+
+  it('secrets: only SSM parameter names in the template, and each role reads only its own', () => {
+    const json = JSON.stringify(resources);
+    for (const variable of ['LINE_CHANNEL_SECRET', 'LINE_CHANNEL_ACCESS_TOKEN', 'GEMINI_API_KEY']) {
+      expect(json).not.toContain(`"${variable}"`);
+    }
+    expect(fn('Webhook').Environment.Variables).toMatchObject({
+      KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/dev/line-channel-secret',
+      STORE: 'dynamodb',
+      DYNAMODB_TABLE: { Ref: 'ConversationTable' },
+    });
+    expect(fn('Worker').Environment.Variables).toMatchObject({
+      KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/dev/line-channel-secret',
+      KAIWA_SSM_LINE_CHANNEL_ACCESS_TOKEN: '/kaiwa/dev/line-channel-access-token',
+      KAIWA_SSM_GEMINI_API_KEY: '/kaiwa/dev/gemini-api-key',
+    });
+    const ssmResources = (role: string) =>
+      JSON.stringify(statementsOf(role).filter((statement) => statement.Action === 'ssm:GetParameters'));
+    expect(ssmResources('WebhookRole')).toContain('/kaiwa/dev/line-channel-secret');
+    expect(ssmResources('WebhookRole')).not.toContain('access-token');
+    expect(ssmResources('WebhookRole')).not.toContain('gemini');
+    expect(ssmResources('WorkerRole')).toContain('/kaiwa/dev/gemini-api-key');
+  });
+
+  it("the worker's environment is complete for Lambda, and its scheduler role can only be passed to the scheduler", () => {
+    const variables = Object.fromEntries(
+      Object.entries(fn('Worker').Environment.Variables).map(([name, value]) => [
+        name,
+        typeof value === 'string' ? value : 'resolved-by-cloudformation',
+      ]),
+    );
+    expect(() => readWorkerSettings(variables)).not.toThrow();
+    const passRole = statementsOf('WorkerRole').find((statement) => statement.Action === 'iam:PassRole');
+    expect(passRole).toMatchObject({
+      Resource: { 'Fn::GetAtt': ['SchedulerRole', 'Arn'] },
+      Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    });
+    expect(resources.SchedulerRole!.Properties.AssumeRolePolicyDocument).toMatchObject({
+      Statement: [{ Principal: { Service: 'scheduler.amazonaws.com' } }],
+    });
+    expect(
+      ofType('AWS::Scheduler::ScheduleGroup')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['ReminderScheduleGroup', 'RetryScheduleGroup']);
+  });
+
+  it('logs are kept 14 days', () => {
+    const groups = ofType('AWS::Logs::LogGroup').map(([, group]) => group.Properties);
+    expect(groups.map((group) => group.LogGroupName).sort()).toEqual([
+      '/aws/lambda/kaiwa-dev-reminder',
+      '/aws/lambda/kaiwa-dev-webhook',
+      '/aws/lambda/kaiwa-dev-worker',
+    ]);
+    for (const group of groups) expect(group.RetentionInDays).toBe(14);
+  });
+
+  it('each zip holds its bundle only (no LINE schemas, no metafile); the webhook has no Gemini SDK', async () => {
+    for (const name of LAMBDA_FUNCTIONS) {
+      expect(packaged[name].entries.map((entry) => entry.name)).toEqual([`src/aws/${name}-handler.mjs`]);
+    }
+    const meta = JSON.parse(
+      await readFile(
+        path.join(ROOT, '.esbuild', '.build', 'src', 'aws', 'webhook-handler-meta.json'),
+        'utf8',
+      ),
+    ) as { inputs: Record<string, unknown> };
+    const inputs = Object.keys(meta.inputs);
+    expect(inputs.filter((input) => /@google\/genai|express|openapi|ajv|xstate/.test(input))).toEqual([]);
+    expect(inputs.some((input) => input.includes('src/line/webhook-handling.ts'))).toBe(true);
+    const workerMeta = JSON.parse(
+      await readFile(path.join(ROOT, '.esbuild', '.build', 'src', 'aws', 'worker-handler-meta.json'), 'utf8'),
+    ) as { inputs: Record<string, unknown> };
+    // Only the emulator needs LINE's schemas (and yaml, express): not the worker either.
+    expect(
+      Object.keys(workerMeta.inputs).filter((input) => /openapi|yaml|express|src\/inspect/.test(input)),
+    ).toEqual([]);
+    const webhookCode = packaged.webhook.entries[0]!.data.toString('utf8');
+    expect(webhookCode).not.toContain('generativelanguage.googleapis.com');
+    // The AWS SDK stays external: the Lambda runtime ships it.
+    expect(webhookCode).toMatch(/from\s*"@aws-sdk\/client-dynamodb"/);
+  });
+
+  it('bundle sizes are within their targets', () => {
+    for (const name of ['webhook', 'worker'] as const) {
+      expect(packaged[name].bundleBytes).toBeLessThanOrEqual(TARGETS[name]!.bytes);
+    }
+  });
+});
+
+describe.skipIf(!dynamoDbLocalRequired())(
+  'the packaged bundles under Node.js 22, against DynamoDB Local',
+  () => {
+    let local: DynamoDbLocal;
+    let line: Awaited<ReturnType<typeof startFakeLine>>;
+    let ssm: Awaited<ReturnType<typeof startFakeSsm>>;
+    let table: string;
+    let env: Record<string, string>;
+
+    beforeAll(async () => {
+      [local, line] = await Promise.all([startDynamoDbLocal(), startFakeLine()]);
+      ssm = await startFakeSsm({
+        '/kaiwa/test/line-channel-secret': line.emulator.channelSecret,
+        '/kaiwa/test/line-channel-access-token': line.emulator.channelAccessToken,
+      });
+      table = await local.createTable();
+      env = {
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'kaiwalocal',
+        AWS_SECRET_ACCESS_KEY: 'kaiwalocal',
+        AWS_ENDPOINT_URL_SSM: ssm.url,
+        DYNAMODB_ENDPOINT: local.endpoint,
+        DYNAMODB_TABLE: table,
+        STORE: 'dynamodb',
+        LOG_LEVEL: 'silent',
+        KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/test/line-channel-secret',
+        KAIWA_SSM_LINE_CHANNEL_ACCESS_TOKEN: '/kaiwa/test/line-channel-access-token',
+        LINE_API_BASE_URL: line.url,
+        LINE_DATA_API_BASE_URL: line.url,
+        KAIWA_RETRY_SCHEDULE_GROUP: 'retries',
+        KAIWA_REMINDER_SCHEDULE_GROUP: 'reminders',
+        KAIWA_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+        KAIWA_REMINDER_FUNCTION_ARN: 'arn:aws:lambda:us-east-1:123456789012:function:reminder',
+      };
+    }, 60_000);
+    afterAll(async () => {
+      await Promise.all([local?.stop(), line?.close(), ssm?.close()]);
+    });
+
+    it('webhook → stream → worker → reply, and a reminder into the inbox: each bundle run by Node.js 22', async () => {
+      const userId = 'U0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';
+      const reader = StreamReader.forLocal(local.endpoint, table);
+      await reader.open();
+      const body = JSON.stringify({
+        destination: 'U0123456789abcdef0123456789abcdef',
+        events: [
+          textEvent(userId, 'hello from node 22', { replyToken: line.emulator.issueReplyToken(userId) }),
+        ],
+      });
+
+      const webhook = await runBundle(packaged.webhook.bundlePath, {
+        env,
+        event: signedWebhookEvent(body, line.emulator.channelSecret),
+      });
+      expect(webhook).toMatchObject({
+        node: expect.stringMatching(/^v22\./) as string,
+        result: { statusCode: 200 },
+      });
+
+      const records = inboxInserts(await reader.readUntil((all) => inboxInserts(all).length >= 1));
+      const worker = await runBundle(packaged.worker.bundlePath, {
+        env,
+        event: reader.event(records),
+        remainingMs: 60_000,
+      });
+      reader.close();
+      expect(worker).toMatchObject({
+        node: expect.stringMatching(/^v22\./) as string,
+        result: { batchItemFailures: [] },
+      });
+      const replies = line.emulator
+        .entries()
+        .filter((entry) => entry.from === 'bot' && entry.chatId === userId);
+      expect(replies.map((entry) => entry.text)).toEqual([expect.stringContaining('hello from node 22')]);
+
+      const reminder = await runBundle(packaged.reminder.bundlePath, {
+        env,
+        event: {
+          kaiwa: 'reminder',
+          reminder: {
+            id: 'r1',
+            source: { kind: 'user', id: userId },
+            dueAt: Date.now(),
+            text: 'drink water',
+            createdAt: 0,
+          },
+        },
+      });
+      expect(reminder).toMatchObject({ result: { accepted: true } });
+      const store = new DynamoDbStore({ client: local.client, tableName: table });
+      expect(await store.inbox(userId)).toMatchObject([
+        { eventId: 'reminder:r1', text: '[reminder due] drink water' },
+      ]);
+      // Secrets came from SSM, decrypted, at run time.
+      expect(ssm.calls.every((call) => call.withDecryption)).toBe(true);
+      expect(ssm.calls.flatMap((call) => call.names)).toContain('/kaiwa/test/line-channel-access-token');
+    });
+  },
+);

@@ -1,0 +1,174 @@
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createWebhookHandler,
+  SsmSecrets,
+  webhookDependenciesFromEnv,
+  type WebhookHandlerDependencies,
+} from '../../src/aws/index.js';
+import type { InboxItem } from '../../src/domain/index.js';
+import { silentLogger } from '../../src/logging/index.js';
+import { MemoryStore, type ConversationStore } from '../../src/persistence/index.js';
+import { groupSource, textMessageEvent, unfollowEvent, webhookBody } from '../support/webhook-fixtures.js';
+import { startFakeSsm } from './support/fake-ssm-server.js';
+import { apiGatewayEvent, signedWebhookEvent, textEvent } from './support/lambda-events.js';
+
+const SECRET = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+
+function webhookOn(store: ConversationStore, overrides: Partial<WebhookHandlerDependencies> = {}) {
+  return createWebhookHandler(() =>
+    Promise.resolve({
+      store,
+      channelSecret: () => Promise.resolve(SECRET),
+      groupPolicy: { mode: 'all', botName: 'kaiwa' },
+      acceptDeadlineMs: 1500,
+      logger: silentLogger,
+      ...overrides,
+    }),
+  );
+}
+
+const body = JSON.stringify(webhookBody([textMessageEvent]));
+
+describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
+  it.each([
+    { name: 'no signature', event: () => apiGatewayEvent(body), status: 401 },
+    { name: 'a wrong signature', event: () => signedWebhookEvent(body, 'another secret'), status: 401 },
+    {
+      name: 'a signature of another body',
+      event: () => ({ ...signedWebhookEvent(body, SECRET), body: `${body} ` }),
+      status: 401,
+    },
+    { name: 'malformed JSON', event: () => signedWebhookEvent('{"events": [', SECRET), status: 400 },
+    { name: 'no events array', event: () => signedWebhookEvent('{"destination":"U1"}', SECRET), status: 400 },
+    {
+      name: 'a body over 1 MiB',
+      event: () => signedWebhookEvent(`{"events":[],"pad":"${'x'.repeat(1024 * 1024)}"}`, SECRET),
+      status: 413,
+    },
+  ])('answers $name with $status and stores nothing', async ({ event, status }) => {
+    const store = new MemoryStore();
+    const response = await webhookOn(store)(event());
+    expect(response.statusCode).toBe(status);
+    expect(await store.inbox(groupSource.groupId)).toEqual([]);
+  });
+
+  it('answers 200 to an empty event list (LINE\'s "verify" button)', async () => {
+    const response = await webhookOn(new MemoryStore())(
+      signedWebhookEvent(JSON.stringify(webhookBody([])), SECRET),
+    );
+    expect(response).toMatchObject({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+  });
+
+  it.each([{ base64: false }, { base64: true }])(
+    'stores every event in its source inbox before the 200 (base64 body: $base64); a redelivery is a duplicate',
+    async ({ base64 }) => {
+      const store = new MemoryStore();
+      const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
+      const events = [textEvent(userId, 'one'), textMessageEvent, textEvent(userId, 'two'), unfollowEvent];
+      const event = signedWebhookEvent(JSON.stringify(webhookBody(events)), SECRET, { base64 });
+
+      expect((await webhookOn(store)(event)).statusCode).toBe(200);
+      const inbox = await store.inbox(userId);
+      expect(
+        inbox.map((item) => (item.kind === 'forget' ? 'forget' : (item as { text: string }).text)),
+      ).toEqual(['one', 'two', 'forget']);
+      expect(await store.inbox(groupSource.groupId)).toHaveLength(1);
+
+      // LINE redelivers the same events: the claims make them duplicates.
+      expect((await webhookOn(store)(event)).statusCode).toBe(200);
+      expect(await store.inbox(userId)).toHaveLength(3);
+    },
+  );
+
+  it('answers 500 when the store fails, so LINE redelivers', async () => {
+    const store = new MemoryStore();
+    const failing: ConversationStore = Object.assign(Object.create(store) as MemoryStore, {
+      accept: () => Promise.reject(new Error('DynamoDB is down')),
+    });
+    const response = await webhookOn(failing)(signedWebhookEvent(body, SECRET));
+    expect(response.statusCode).toBe(500);
+  });
+
+  it('answers 500 within its deadline when the store is too slow (LINE waits 2 s at most)', async () => {
+    const slow: ConversationStore = Object.assign(Object.create(new MemoryStore()) as MemoryStore, {
+      accept: () => new Promise<boolean>(() => {}),
+    });
+    const started = Date.now();
+    const response = await webhookOn(slow, { acceptDeadlineMs: 300 })(signedWebhookEvent(body, SECRET));
+    expect(response.statusCode).toBe(500);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('answers 500 (nothing stored, LINE redelivers) while its configuration is broken', async () => {
+    const handler = createWebhookHandler(
+      () => Promise.reject(new Error('DYNAMODB_TABLE is invalid')),
+      silentLogger,
+    );
+    expect((await handler(signedWebhookEvent(body, SECRET))).statusCode).toBe(500);
+  });
+
+  it('keeps each source in order and accepts different sources side by side', async () => {
+    const accepted: string[] = [];
+    const store = new MemoryStore();
+    const recording: ConversationStore = Object.assign(Object.create(store) as MemoryStore, {
+      accept: async (item: InboxItem) => {
+        // The first source is slow: the second must not wait for it, and the first keeps its order.
+        if (item.source.id === 'Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        accepted.push(`${item.source.id.slice(0, 2)}:${(item as { text: string }).text}`);
+        return store.accept(item);
+      },
+    });
+    const events = [
+      textEvent('Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'a1'),
+      textEvent('Ubbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', 'b1'),
+      textEvent('Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'a2'),
+    ];
+    await webhookOn(recording)(signedWebhookEvent(JSON.stringify(webhookBody(events)), SECRET));
+    expect(accepted).toEqual(['Ub:b1', 'Ua:a1', 'Ua:a2']);
+  });
+});
+
+describe('the webhook reads its channel secret from SSM Parameter Store', () => {
+  let ssm: Awaited<ReturnType<typeof startFakeSsm>>;
+  beforeAll(async () => {
+    ssm = await startFakeSsm({ '/kaiwa/test/line-channel-secret': SECRET });
+  });
+  afterAll(() => ssm.close());
+
+  function ssmClient() {
+    return new SSMClient({
+      endpoint: ssm.url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
+  }
+
+  it('verifies with the secret read at run time, once per cache period', async () => {
+    const env = {
+      DYNAMODB_TABLE: 'kaiwa-test',
+      AWS_REGION: 'us-east-1',
+      KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/test/line-channel-secret',
+    };
+    const dependencies = webhookDependenciesFromEnv(env, new SsmSecrets({ client: ssmClient() }));
+    const store = new MemoryStore();
+    const handler = createWebhookHandler(() =>
+      Promise.resolve({ ...dependencies, store, logger: silentLogger }),
+    );
+
+    expect((await handler(signedWebhookEvent(body, SECRET))).statusCode).toBe(200);
+    expect((await handler(signedWebhookEvent(body, 'not the secret'))).statusCode).toBe(401);
+    expect(ssm.calls).toEqual([{ names: ['/kaiwa/test/line-channel-secret'], withDecryption: true }]);
+  });
+
+  it('fails at composition, naming the variable, when neither the secret nor its parameter is set', () => {
+    expect(() =>
+      webhookDependenciesFromEnv({ DYNAMODB_TABLE: 'kaiwa-test', AWS_REGION: 'us-east-1' }),
+    ).toThrow(/KAIWA_SSM_LINE_CHANNEL_SECRET/);
+  });
+});
