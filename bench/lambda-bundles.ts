@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { updatePerformanceSection } from './performance-doc.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -188,19 +189,6 @@ ${formatBundleFigures(figures)}
 ${END}`;
 }
 
-/** Replaces the section in docs/PERFORMANCE.md, or appends it. */
-export async function updatePerformanceDoc(section: string): Promise<void> {
-  const file = path.join(ROOT, 'docs', 'PERFORMANCE.md');
-  const current = await readFile(file, 'utf8').catch(() => '# Performance\n');
-  const start = current.indexOf(START);
-  const end = current.indexOf(END);
-  const next =
-    start >= 0 && end > start
-      ? `${current.slice(0, start)}${section}${current.slice(end + END.length)}`
-      : `${current.trimEnd()}\n\n${section}\n`;
-  await writeFile(file, next);
-}
-
 export function formatBundleFigures(figures: readonly BundleFigures[]): string {
   const rows = figures.map((figure) => {
     const target = TARGETS[figure.name];
@@ -220,7 +208,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   measureLambdaBundles().then(
     async (figures) => {
       console.log(`${formatBundleFigures(figures)}\n\nNode.js ${figures[0]?.node}; @aws-sdk/* external.`);
-      await updatePerformanceDoc(lambdaBundlesSection(figures));
+      await updatePerformanceSection('lambda-bundles', lambdaBundlesSection(figures));
     },
     (error: unknown) => {
       console.error(error);

@@ -1,5 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { updatePerformanceSection } from './performance-doc.js';
 import { pathToFileURL } from 'node:url';
 import { createActor, waitFor } from 'xstate';
 import type { JsonObject, Source } from '../src/domain/index.js';
@@ -225,19 +224,6 @@ function format(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
-/** Replaces the section in docs/PERFORMANCE.md, or appends it. */
-async function updatePerformanceDoc(section: string): Promise<void> {
-  const file = path.join(import.meta.dirname, '..', 'docs', 'PERFORMANCE.md');
-  const current = await readFile(file, 'utf8').catch(() => '# Performance\n');
-  const start = current.indexOf(START);
-  const end = current.indexOf(END);
-  const next =
-    start >= 0 && end > start
-      ? `${current.slice(0, start)}${section}${current.slice(end + END.length)}`
-      : `${current.trimEnd()}\n\n${section}\n`;
-  await writeFile(file, next);
-}
-
 /** Prints the figures and fails when a needed tool was not reached. */
 export function reportToolSelection(figures: ToolSelectionFigures): void {
   for (const contender of [figures.all, figures.selection]) {
@@ -257,5 +243,5 @@ export function reportToolSelection(figures: ToolSelectionFigures): void {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const figures = await measureToolSelection();
   reportToolSelection(figures);
-  await updatePerformanceDoc(toolSelectionSection(figures));
+  await updatePerformanceSection('tool-selection', toolSelectionSection(figures));
 }

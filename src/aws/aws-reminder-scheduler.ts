@@ -7,7 +7,8 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import type { Reminder, ReminderScheduler } from '../reminders/index.js';
-import { atExpression, scheduleNamePart } from './schedule-names.js';
+import { oneTimeSchedule } from './one-time-schedule.js';
+import { scheduleNamePart } from './schedule-names.js';
 
 export interface AwsReminderSchedulerOptions {
   readonly client: SchedulerClient;
@@ -44,22 +45,16 @@ export class AwsReminderScheduler implements ReminderScheduler {
     if (!REMINDER_ID.test(reminder.id)) throw new Error(`invalid reminder id "${reminder.id}"`);
     const event: ReminderEvent = { kaiwa: 'reminder', reminder };
     await this.options.client.send(
-      new CreateScheduleCommand({
-        Name: this.nameOf(reminder.source.id, reminder.id),
-        GroupName: this.options.groupName,
-        ScheduleExpression: atExpression(reminder.dueAt),
-        ScheduleExpressionTimezone: 'UTC',
-        FlexibleTimeWindow: { Mode: 'OFF' },
-        ActionAfterCompletion: 'DELETE',
-        Target: {
-          Arn: this.options.targetArn,
-          RoleArn: this.options.roleArn,
-          Input: JSON.stringify(event),
+      new CreateScheduleCommand(
+        oneTimeSchedule({
+          name: this.nameOf(reminder.source.id, reminder.id),
+          at: reminder.dueAt,
+          event,
+          target: this.options,
           // The message's event id comes from the reminder, so a repeated invocation is claimed once.
-          RetryPolicy: { MaximumRetryAttempts: 20, MaximumEventAgeInSeconds: 86_400 },
-          ...(this.options.deadLetterArn && { DeadLetterConfig: { Arn: this.options.deadLetterArn } }),
-        },
-      }),
+          retry: { maximumAttempts: 20, maximumEventAgeSeconds: 86_400 },
+        }),
+      ),
     );
   }
 

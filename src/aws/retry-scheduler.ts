@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import { atExpression, scheduleNamePart } from './schedule-names.js';
+import { oneTimeSchedule } from './one-time-schedule.js';
+import { scheduleNamePart } from './schedule-names.js';
 import type { RetryEvent } from './worker-events.js';
 
 /** Asks for the worker to be invoked again for one source, later. */
@@ -45,21 +46,15 @@ export class EventBridgeRetryScheduler implements RetryScheduler {
     // Unique per retry: a name still held by a schedule that fired but is not yet deleted must not block the next one.
     const name = `${scheduleNamePart(retry.sourceId)}-${retry.attempt}-${randomBytes(6).toString('hex')}`;
     await this.options.client.send(
-      new CreateScheduleCommand({
-        Name: name,
-        GroupName: this.options.groupName,
-        ScheduleExpression: atExpression(retry.at),
-        ScheduleExpressionTimezone: 'UTC',
-        FlexibleTimeWindow: { Mode: 'OFF' },
-        ActionAfterCompletion: 'DELETE',
-        Target: {
-          Arn: this.options.targetArn,
-          RoleArn: this.options.roleArn,
-          Input: JSON.stringify(event),
-          RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
-          ...(this.options.deadLetterArn && { DeadLetterConfig: { Arn: this.options.deadLetterArn } }),
-        },
-      }),
+      new CreateScheduleCommand(
+        oneTimeSchedule({
+          name,
+          at: retry.at,
+          event,
+          target: this.options,
+          retry: { maximumAttempts: 10, maximumEventAgeSeconds: 3600 },
+        }),
+      ),
     );
   }
 }
