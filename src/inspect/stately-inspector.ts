@@ -32,7 +32,7 @@ export async function connectStatelyInspector(
     module = (await importModule(STATELY_PACKAGE)) as StatelyInspectModule;
   } catch {
     options.logger.warn(
-      `KAIWA_STATELY_INSPECT is set but ${STATELY_PACKAGE} is not installed: npm install --no-save ${STATELY_PACKAGE}`,
+      `KAIWA_STATELY_INSPECT is set but ${STATELY_PACKAGE} could not be loaded: npm install ${STATELY_PACKAGE}`,
     );
     return undefined;
   }

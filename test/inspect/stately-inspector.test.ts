@@ -6,7 +6,7 @@ import { createLogger } from '../../src/logging/index.js';
 import { callReply } from '../../src/model/index.js';
 import type { KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 import { createTestHost, messageFor, userSourceNumber } from '../support/host-harness.js';
-import { gatedModel, sayInEmulator, startEmulatorKaiwa, until } from './inspect-harness.js';
+import { gatedModel } from './inspect-harness.js';
 
 function recordingLogger() {
   const lines: { level: string; message: string }[] = [];
@@ -35,7 +35,7 @@ describe('KAIWA_STATELY_INSPECT (opt-in link to Stately’s hosted inspector)', 
     runtime = undefined;
   });
 
-  it('without @statelyai/inspect installed, warns how to install it and kaiwa runs on', async () => {
+  it('without @statelyai/inspect loadable, warns how to install it and connects nothing', async () => {
     const { logger, lines } = recordingLogger();
     const hook = await connectStatelyInspector({
       logger,
@@ -46,13 +46,11 @@ describe('KAIWA_STATELY_INSPECT (opt-in link to Stately’s hosted inspector)', 
     expect(lines).toHaveLength(1);
     expect(lines[0]?.level).toBe('warn');
     expect(lines[0]?.message).toContain('npm install');
+  });
 
-    // The real import: the package is not a dependency, and the runtime still starts and answers.
-    const gated = gatedModel(() => callReply('still here'));
-    gated.release();
-    runtime = await startEmulatorKaiwa({ model: gated.model, env: { KAIWA_STATELY_INSPECT: 'true' } });
-    await sayInEmulator(runtime.url, 'hello');
-    await until(() => runtime!.emulator!.entries().find((entry) => entry.from === 'bot'));
+  it('the real package is a dependency and offers the hosted inspector the flag connects (not called: no network here)', async () => {
+    const module = (await import('@statelyai/inspect')) as { createSkyInspector?: unknown };
+    expect(typeof module.createSkyInspector).toBe('function');
   });
 
   it('with the package, forwards every inspection event, payloads redacted', async () => {
