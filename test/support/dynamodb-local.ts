@@ -34,6 +34,18 @@ function javaAvailable(): boolean {
 let tableCounter = 0;
 
 export async function startDynamoDbLocal(options: { startTimeoutMs?: number } = {}): Promise<DynamoDbLocal> {
+  // The port is free when chosen but the JVM binds it a second later: another test file (or an
+  // outgoing connection) may take it meanwhile. Then DynamoDB Local exits, and starts again elsewhere.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (attempt >= 5 || !String((error as Error).message).includes('Address already in use')) throw error;
+    }
+  }
+}
+
+async function startOnce(options: { startTimeoutMs?: number }): Promise<DynamoDbLocal> {
   // DynamoDB Local reports usage to AWS unless told not to; tests stay offline.
   process.env.DDB_LOCAL_TELEMETRY = '0';
   const port = await freePort();
@@ -62,7 +74,8 @@ export async function startDynamoDbLocal(options: { startTimeoutMs?: number } = 
     client,
     createClient,
     async createTable() {
-      const tableName = `kaiwa-test-${++tableCounter}`;
+      // Unique across test files too: a failed start must never share another file's tables.
+      const tableName = `kaiwa-test-${process.pid}-${++tableCounter}`;
       await createConversationTable(client, tableName);
       return tableName;
     },
@@ -99,14 +112,21 @@ async function stopProcess(child: ChildProcess) {
   clearTimeout(timer);
 }
 
-/** A port nobody listens on right now (the OS picks it). */
+/**
+ * A port nobody listens on right now, below Linux's ephemeral range (32768–60999) so that
+ * outgoing connections of the tests cannot take it before DynamoDB Local binds it.
+ */
 async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!listening) continue;
+    server.close();
+    await once(server, 'close');
+    return port;
+  }
 }
