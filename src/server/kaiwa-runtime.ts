@@ -1,6 +1,7 @@
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { ActorHost } from '../actors/index.js';
 import type { KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
@@ -14,7 +15,6 @@ import type { ModelPort } from '../model/index.js';
 import type { ConversationStore } from '../persistence/index.js';
 import type { Tool } from '../tools/index.js';
 import { LocalReminderScheduler } from '../reminders/index.js';
-import path from 'node:path';
 import { composeConversations } from './compose-conversations.js';
 import { createModel } from './create-model.js';
 import { createStore } from './create-store.js';
@@ -79,13 +79,14 @@ export async function startKaiwa(
     config,
     store,
     model,
-    line: emulator
-      ? { channelAccessToken: emulator.channelAccessToken, apiBaseUrl: url, dataApiBaseUrl: url }
-      : {
-          channelAccessToken: (config.line as { channelAccessToken: string }).channelAccessToken,
-          apiBaseUrl: config.line.apiBaseUrl,
-          dataApiBaseUrl: config.line.dataApiBaseUrl,
-        },
+    line:
+      config.line.mode === 'channel'
+        ? {
+            channelAccessToken: config.line.channelAccessToken,
+            apiBaseUrl: config.line.apiBaseUrl,
+            dataApiBaseUrl: config.line.dataApiBaseUrl,
+          }
+        : { channelAccessToken: emulator!.channelAccessToken, apiBaseUrl: url, dataApiBaseUrl: url },
     reminders,
     clock,
     logger,
@@ -106,7 +107,7 @@ export async function startKaiwa(
   app.use(
     webhookRouter({
       channelSecret: () =>
-        emulator ? emulator.channelSecret : (config.line as { channelSecret: string }).channelSecret,
+        config.line.mode === 'channel' ? config.line.channelSecret : emulator!.channelSecret,
       accept: (items) => host.accept(items),
       groupPolicy: { mode: config.lineBehaviour.groupAnswer, botName: config.lineBehaviour.botName },
       logger,
