@@ -11,6 +11,7 @@ import {
   userSourceNumber,
   userTexts,
 } from '../support/host-harness.js';
+import { until } from '../support/until.js';
 
 /** Replies with the text of the turn's last user message. */
 const echoModel = () =>
@@ -87,7 +88,7 @@ describe('actor host', () => {
     const source = userSourceNumber(4);
     const first = createTestHost({ model: new ScriptedModel([() => new Promise(() => {})]), store });
     await first.host.accept([messageFor(source, 'slow question')]);
-    await waitUntil(async () => (await store.load(source.id))?.busy === true);
+    await until(async () => (await store.load(source.id))?.busy === true);
     await first.host.shutdown(50); // the deadline passes: the turn is persisted mid-flight
 
     const second = createTestHost({ model: echoModel(), store });
@@ -106,7 +107,7 @@ describe('actor host', () => {
 
     await host.accept([messageFor(source, 'first')]);
     await host.whenSettled();
-    await waitUntil(() => Promise.resolve(host.liveSources().length === 0));
+    await until(() => Promise.resolve(host.liveSources().length === 0));
     await host.accept([messageFor(source, 'second')]);
     await host.whenSettled();
 
@@ -127,7 +128,7 @@ describe('actor host', () => {
     b.host.notify(source.id);
     await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
     // Settle again: a host that lost a conflict may have reloaded after the first wait.
-    await waitUntil(
+    await until(
       async () =>
         (await store.inbox(source.id)).length === 0 && (await store.load(source.id))?.busy === false,
     );
@@ -194,15 +195,15 @@ describe('actor host', () => {
     const texts = Array.from({ length: 12 }, (_, index) => `${index}:${'x'.repeat(500)}`);
 
     for (const text of texts) await host.accept([messageFor(source, text)]);
-    await waitUntil(() => Promise.resolve(model.calls.length === 1));
-    await waitUntil(async () => (await store.load(source.id)) !== undefined);
+    await until(() => Promise.resolve(model.calls.length === 1));
+    await until(async () => (await store.load(source.id)) !== undefined);
     const context = (await store.load(source.id))!.snapshot.context as unknown as { pending: unknown[] };
     const queuedInSnapshot = JSON.stringify(context.pending).length;
     expect(queuedInSnapshot).toBeLessThan(2048 + 700);
     expect((await store.inbox(source.id)).length).toBeGreaterThan(5);
     release();
     await host.whenSettled();
-    await waitUntil(() => Promise.resolve(delivery.requests.length === 12));
+    await until(() => Promise.resolve(delivery.requests.length === 12));
 
     expect(delivery.texts).toEqual(texts.map((text) => `re: ${text}`));
   });
@@ -224,11 +225,3 @@ describe('actor host', () => {
     expect((await store.load(source.id))?.busy).toBe(false);
   });
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 2000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -20,6 +20,7 @@ import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '.
 import { ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { storedHistory } from '../support/host-harness.js';
+import { until } from '../support/until.js';
 
 /** A store that "crashes" the process after `allowedSaves` saves: every later save hangs for ever. */
 class CrashingStore implements ConversationStore {
@@ -96,14 +97,6 @@ function hostOn(store: ConversationStore, model: ModelPort) {
     clock,
     backoff: { baseMs: 1, maxMs: 5 },
   });
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 3000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 // The checkpoints of this turn, in order: 1 message received · 2 model response (lookup) ·

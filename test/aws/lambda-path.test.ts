@@ -22,6 +22,7 @@ import { startHoldingProxy } from './support/holding-proxy.js';
 import { lambdaContext, signedWebhookEvent, textEvent } from './support/lambda-events.js';
 import { inboxInserts, StreamReader } from './support/stream-reader.js';
 import { startWorkerProcess } from './support/worker-processes.js';
+import { until } from '../support/until.js';
 
 // The Lambda path end to end on DynamoDB Local: the webhook handler gets API Gateway v2
 // events, its inbox inserts come out of the table's real stream (DynamoDB Streams API) shaped
@@ -455,11 +456,3 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     expect(replies).toHaveLength(1);
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -88,15 +88,4 @@ export async function emulatorChatId(url: string, kind: string, name: string): P
   return ((await response.json()) as { id: string }).id;
 }
 
-export async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { until } from '../support/until.js';

@@ -8,6 +8,7 @@ import { ScriptedModel, callReply } from '../../src/model/index.js';
 import { MemoryStore } from '../../src/persistence/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { webhookBody } from '../support/webhook-fixtures.js';
+import { until } from '../support/until.js';
 
 let running: Awaited<ReturnType<typeof startKaiwaWithFakeLine>> | undefined;
 afterEach(async () => {
@@ -44,14 +45,6 @@ function gatedModel() {
     model: new ScriptedModel([async () => (await gate, callReply('done'))], { repeatLast: true }),
     release,
   };
-}
-
-async function until(condition: () => boolean, timeoutMs = 3000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('loading animation', () => {

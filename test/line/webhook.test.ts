@@ -5,6 +5,7 @@ import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/ind
 import { MemoryStore } from '../../src/persistence/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { CHANNEL_SECRET, startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
+import { until } from '../support/until.js';
 
 const USER = 'U' + 'a'.repeat(32);
 const GROUP = 'C' + 'b'.repeat(32);
@@ -26,16 +27,6 @@ afterEach(async () => {
   await running?.close();
   running = undefined;
 });
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('POST /webhook over HTTP', () => {
   it.each<{ name: string; headers: Record<string, string>; status: number }>([
@@ -124,7 +115,7 @@ describe('POST /webhook over HTTP', () => {
 
       const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
       expect(response.status).toBe(200);
-      const reply = await waitFor(() =>
+      const reply = await until(() =>
         running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'),
       );
 
@@ -159,7 +150,7 @@ describe('POST /webhook over HTTP', () => {
     expect(response.status).toBe(200);
     expect(running.line.requests).toEqual([]);
     release();
-    await waitFor(() => running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'));
+    await until(() => running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'));
   });
 
   it('ignores a redelivered event it already accepted', async () => {

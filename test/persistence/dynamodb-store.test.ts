@@ -26,6 +26,7 @@ import {
   userTexts,
 } from '../support/host-harness.js';
 import { conversationStoreConformance } from './conversation-store.conformance.js';
+import { until } from '../support/until.js';
 
 let local: DynamoDbLocal;
 
@@ -250,7 +251,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB store on DynamoDB Local', ()
       b.host.notify(source.id);
       await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
       // A host that lost a conflict may reload after the first wait: settle until all is done.
-      await waitUntil(
+      await until(
         async () =>
           (await a.store.inbox(source.id)).length === 0 && (await a.store.load(source.id))?.busy === false,
       );
@@ -275,11 +276,3 @@ const echoModel = () =>
     ],
     { repeatLast: true },
   );
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
