@@ -1,0 +1,169 @@
+import type { HistoryEntry, InboxItem, JsonObject } from '../domain/index.js';
+
+// The store port of the source runtime v2 (docs/persistence.md): a source is a small head,
+// history entries appended as records of their own, an inbox, and one owner at a time.
+
+/** One history entry as stored: `seq` increases by one per entry of the source, never reused. */
+export interface HistoryRecord {
+  readonly seq: number;
+  readonly entry: HistoryEntry;
+}
+
+/** Who owns a source while it has work. The lease is renewed by heartbeats. */
+export interface SourceOwner {
+  /** Unique per process start (host, pid and a random part). */
+  readonly ownerId: string;
+  /** The owner's host name and process id: a dead process on the same host is taken over at once. */
+  readonly host: string;
+  readonly pid: number;
+  /** Last heartbeat (epoch ms); the lease runs out `leaseMs` after it. */
+  readonly heartbeatAt: number;
+  readonly leaseMs: number;
+}
+
+/**
+ * A source's small head: everything but history and inbox. It stays a few hundred bytes to a
+ * few KB whatever the length of the conversation.
+ */
+export interface SourceHead {
+  readonly sourceId: string;
+  /** Increases by one on every checkpoint: the optimistic-concurrency token. */
+  readonly version: number;
+  /** Increases by one on every successful `acquire`: the fencing number every write checks. */
+  readonly fence: number;
+  /** Present while some process owns the source. */
+  readonly owner?: SourceOwner;
+  /** The machine version that wrote the snapshot (CONVERSATION_MACHINE_VERSION). */
+  readonly machineVersion: number;
+  /**
+   * The conversation actor's persisted snapshot without `history` and `settings`; undefined
+   * before the first checkpoint and after a forget (a tombstone keeps version, fence, owner).
+   */
+  readonly snapshot?: JsonObject;
+  /** The highest `seq` ever written for this source (0: none); new entries continue above it. */
+  readonly lastSeq: number;
+  /** A turn is running: the source has work even with an empty inbox. */
+  readonly busy: boolean;
+  readonly updatedAt: number;
+}
+
+/** An accepted inbox item with the store's key for it (its position in the source's order). */
+export interface StoredInboxItem {
+  /** Orders the source's inbox; opaque to callers, passed back to consume or forget. */
+  readonly key: string;
+  readonly item: InboxItem;
+  /** How many drains took this item and did not finish it (poison detection). */
+  readonly attempts: number;
+}
+
+/** How much of the newest history a load returns (the same bounds as in memory). */
+export interface HistoryWindow {
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+}
+
+export interface LoadedSource {
+  /** Undefined for a source never checkpointed. */
+  readonly head: SourceHead | undefined;
+  /** The newest entries within the window, oldest first; the first one is a user entry. */
+  readonly history: readonly HistoryRecord[];
+}
+
+/** The caller now owns the source: its writes carry this fence. */
+export interface Ownership {
+  readonly sourceId: string;
+  readonly ownerId: string;
+  readonly fence: number;
+  /** The head's version at the time of the claim (0 for a new source). */
+  readonly version: number;
+}
+
+/**
+ * One durable step: the new head, the history entries above the last saved `seq`, the
+ * entries an unsend removed, and the inbox items this step took in — all or nothing,
+ * and only if `fence` and `expectedVersion` still hold.
+ */
+export interface Checkpoint {
+  readonly ownership: Ownership;
+  readonly expectedVersion: number;
+  readonly machineVersion: number;
+  readonly snapshot: JsonObject;
+  readonly busy: boolean;
+  readonly appended: readonly HistoryRecord[];
+  readonly removedSeqs: readonly number[];
+  readonly consumedKeys: readonly string[];
+}
+
+/** A cached LINE display name: an item of its own, so the head stays small. */
+export interface StoredProfile {
+  readonly userId: string;
+  readonly displayName?: string;
+  readonly fetchedAt: number;
+}
+
+/** What the inspector lists for every stored source. */
+export interface SourceSummary {
+  readonly sourceId: string;
+  readonly version: number;
+  readonly owner?: SourceOwner;
+  readonly busy: boolean;
+  readonly inboxSize: number;
+  readonly updatedAt: number;
+}
+
+/**
+ * The persistence port of the source runtime. Memory, SQLite and DynamoDB implement it; one
+ * conformance suite checks them all, including two writers and a crash at every write.
+ */
+export interface SourceStore {
+  /**
+   * Claims the event id and appends the item to its source's inbox in one atomic write,
+   * before the webhook answers. False when the id was claimed before (a redelivery).
+   */
+  accept(item: InboxItem): Promise<boolean>;
+  /** The source's waiting items, oldest first (at most `limit`). */
+  inbox(sourceId: string, limit?: number): Promise<StoredInboxItem[]>;
+  /** Counts one more drain attempt on an inbox item (poison detection). */
+  countAttempt(sourceId: string, key: string): Promise<void>;
+
+  /**
+   * Takes ownership when the source has no owner, its owner's lease ran out, or
+   * `isGone(owner)` says the owner process is dead; increments the fence. Undefined when a
+   * live owner holds it.
+   */
+  acquire(
+    sourceId: string,
+    owner: SourceOwner,
+    isGone: (owner: SourceOwner) => boolean,
+  ): Promise<Ownership | undefined>;
+  /** Renews the heartbeat; throws `OwnershipLostError` when the fence moved on. */
+  renew(ownership: Ownership, heartbeatAt: number): Promise<void>;
+  /** Gives the source up (its work is done, or SIGTERM); a no-op when already lost. */
+  release(ownership: Ownership): Promise<void>;
+
+  /** The head and the newest history within the window (one read of each on DynamoDB). */
+  load(sourceId: string, window: HistoryWindow): Promise<LoadedSource>;
+  /**
+   * Writes one checkpoint atomically; returns the new version. Throws `OwnershipLostError`
+   * when the fence moved on and `VersionConflictError` when the version did.
+   */
+  checkpoint(checkpoint: Checkpoint): Promise<number>;
+  /**
+   * Unfollow or leave: deletes the history, the snapshot and the inbox items up to and
+   * including `throughKey` (the forget item); later items stay. Keeps a tombstone head with
+   * version, fence and owner. Checks the fence.
+   */
+  forget(ownership: Ownership, throughKey: string): Promise<void>;
+
+  /** The source's cached profiles (display names by user id). */
+  profiles(sourceId: string): Promise<StoredProfile[]>;
+  /** Stores or refreshes one cached profile; checks the fence. */
+  saveProfile(ownership: Ownership, profile: StoredProfile): Promise<void>;
+
+  /** Sources with inbox items or a busy head: resumed after a restart. */
+  sourcesWithWork(): Promise<string[]>;
+  /** Every stored source, for the inspector and operators (never on a request path). */
+  listSources(): Promise<SourceSummary[]>;
+  /** Releases connections and file handles. */
+  close(): Promise<void>;
+}
