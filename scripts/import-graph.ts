@@ -61,7 +61,11 @@ function readSpecifiers(file: string): { specifier: string; typeOnly: boolean }[
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.importClause?.isTypeOnly ?? false });
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly });
     } else if (
       ts.isCallExpression(node) &&
@@ -104,7 +108,8 @@ export function readImportGraph(root: string): ImportGraph {
       const resolved = resolveRelative(file, specifier);
       if (!resolved) throw new Error(`${path.relative(root, file)}: cannot resolve '${specifier}'`);
       // Assets read at run time (`./assets/x.html`) are not modules.
-      if (sourceExtensions.some((extension) => resolved.endsWith(extension))) addImport(local, resolved, typeOnly);
+      if (sourceExtensions.some((extension) => resolved.endsWith(extension)))
+        addImport(local, resolved, typeOnly);
     }
     modules.set(file, [...local.values()]);
     packages.set(file, [...bare.values()]);

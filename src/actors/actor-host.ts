@@ -7,7 +7,7 @@ import {
   type ConversationServices,
   type ConversationSettings,
 } from '../machines/index.js';
-import type { ConversationStore } from '../persistence/index.js';
+import { acceptEvents, type AcceptResult, type ConversationStore } from '../persistence/index.js';
 import { defaultBackoff, type BackoffOptions } from './backoff.js';
 import { SourceSlot, type MessageEnricher, type TurnActivityListener } from './source-slot.js';
 
@@ -33,11 +33,6 @@ export interface ActorHostOptions {
   readonly turnDeadlineMs?: number;
   /** Queued messages beyond this many bytes wait in the inbox (default 64 KiB). */
   readonly maxQueuedBytes?: number;
-}
-
-export interface AcceptResult {
-  readonly accepted: number;
-  readonly duplicates: number;
 }
 
 /**
@@ -69,27 +64,15 @@ export class ActorHost {
   }
 
   /**
-   * Claims each message's event id and appends it to its source's inbox; once this
-   * resolves the messages are durable and the webhook may answer. Then their sources run.
+   * Claims each message's event id and appends it to its source's inbox (`acceptEvents`,
+   * as the Lambda webhook does); once this resolves the messages are durable and the webhook
+   * may answer. Then their sources run.
    */
   async accept(messages: readonly InboxItem[]): Promise<AcceptResult> {
     if (this.closed) throw new Error('the actor host is shut down');
-    let accepted = 0;
-    const sources = new Set<string>();
-    // In order: a source's messages must enter its inbox in the order LINE sent them.
-    for (const message of messages) {
-      if (await this.options.store.accept(message)) {
-        accepted++;
-        sources.add(message.source.id);
-      } else {
-        this.logger.info('duplicate event ignored', {
-          eventId: message.eventId,
-          sourceId: message.source.id,
-        });
-      }
-    }
+    const { accepted, duplicates, sources } = await acceptEvents(this.options.store, messages, this.logger);
     for (const sourceId of sources) this.notify(sourceId);
-    return { accepted, duplicates: messages.length - accepted };
+    return { accepted, duplicates };
   }
 
   /** "Source X has work": the inbox says what. */

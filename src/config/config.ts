@@ -1,7 +1,7 @@
+import { isValidTimeZone } from '../domain/index.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 import { GeminiConfigError, geminiOptionsFromEnv, type GeminiModelOptions } from '../model/gemini/index.js';
 import type { QueuePolicy } from '../machines/index.js';
-import { isValidTimeZone } from '../tools/index.js';
 import { ConfigError } from './config-error.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';

@@ -5,6 +5,9 @@ export { isJsonObject } from './json.js';
 export type { Source, SourceKind } from './source.js';
 export type { ForgetEvent, InboundMessage, InboxItem, Sender, UnsendEvent } from './inbound-message.js';
 export { isMessage } from './inbound-message.js';
+export { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './final-tools.js';
+export { isValidTimeZone } from './time-zone.js';
+export type { ToolOutcome } from './tool-outcome.js';
 export type {
   Attachment,
   FunctionCall,

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
-import type { AcceptResult } from '../actors/index.js';
 import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
+import type { AcceptResult } from '../persistence/index.js';
 import type { GroupAnswerPolicy } from './webhook-events.js';
 import { handleWebhook } from './webhook-handling.js';
 

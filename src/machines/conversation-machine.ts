@@ -7,8 +7,8 @@ import {
   stopChild,
   type DoneActorEvent,
 } from 'xstate';
+import { REPLY_TOOL_NAME, type ToolOutcome } from '../domain/index.js';
 import type { ModelResponse } from '../model/index.js';
-import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import {
   defaultConversationSettings,
   type ConversationContext,

@@ -1,6 +1,12 @@
-import type { FunctionCall, HistoryEntry, InboundMessage, Sender, Source } from '../domain/index.js';
+import type {
+  FunctionCall,
+  HistoryEntry,
+  InboundMessage,
+  Sender,
+  Source,
+  ToolOutcome,
+} from '../domain/index.js';
 import type { TokenUsage } from '../model/index.js';
-import type { ToolOutcome } from '../tools/index.js';
 
 /** What happens to messages that arrive while a turn runs. None is ever dropped. */
 export type QueuePolicy = 'queue' | 'merge';

@@ -1,6 +1,12 @@
-import type { FunctionCall, HistoryEntry, InboundMessage, Sender } from '../domain/index.js';
+import {
+  REPLY_TOOL_NAME,
+  type FunctionCall,
+  type HistoryEntry,
+  type InboundMessage,
+  type Sender,
+  type ToolOutcome,
+} from '../domain/index.js';
 import type { ModelResponse, TokenUsage } from '../model/index.js';
-import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
 import { boundHistory } from './history-bounds.js';
 import { recordUsage } from './usage-limits.js';

@@ -1,5 +1,7 @@
 export type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
 export { VersionConflictError } from './version-conflict-error.js';
+export { acceptEvents } from './accept-events.js';
+export type { AcceptedEvents, AcceptResult } from './accept-events.js';
 export { MemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
 export { FileStore } from './file-store.js';

@@ -1,6 +1,7 @@
+import { SKIP_TOOL_NAME } from '../domain/index.js';
 import type { PreparedStep, StepPromptPort } from '../machines/index.js';
 import type { ToolDeclaration } from '../model/index.js';
-import { SKIP_TOOL_NAME, type ToolRegistry } from '../tools/index.js';
+import type { ToolRegistry } from '../tools/index.js';
 import {
   selectTools,
   TOOL_FINDER_NAME,

@@ -1,4 +1,5 @@
-import { SKIP_TOOL_NAME, type ToolRegistry } from '../tools/index.js';
+import { SKIP_TOOL_NAME } from '../domain/index.js';
+import type { ToolRegistry } from '../tools/index.js';
 import { DEFAULT_PERSONA } from './persona.js';
 import { ToolSection } from './tool-section.js';
 

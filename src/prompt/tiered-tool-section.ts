@@ -1,7 +1,12 @@
 import { TOOL_FINDER_NAME } from '../tools/selection/index.js';
-import type { Tool } from '../tools/index.js';
+import {
+  compareStrings,
+  groupTools,
+  renderToolDetail,
+  renderToolSummary,
+  type Tool,
+} from '../tools/index.js';
 import { renderGroup, renderSelectionGuidance, SELECTION_STEPS } from './tool-section.js';
-import { compareStrings, groupTools, renderToolDetail, renderToolSummary } from './tool-text.js';
 
 /** The heading of the per-step part; the stable part refers to it by this name. */
 export const STEP_GUIDANCE_HEADING = '# Tools for this step';

@@ -1,6 +1,12 @@
 import type { ToolDeclaration } from '../model/index.js';
-import type { Tool, ToolRegistry } from '../tools/index.js';
-import { groupTools, renderToolDetail, titleOf, type ToolGroup } from './tool-text.js';
+import {
+  groupTools,
+  renderToolDetail,
+  titleOf,
+  type Tool,
+  type ToolGroup,
+  type ToolRegistry,
+} from '../tools/index.js';
 
 /**
  * The system prompt's tool section (seed 004, ADR-002), generated from the registry so it

@@ -1,21 +1,9 @@
-import type { FunctionCall, JsonObject } from '../domain/index.js';
+import type { FunctionCall, JsonObject, ToolOutcome } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import type { ToolDeclaration } from '../model/index.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-validator.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { ToolDefinitionError } from './tool-definition-error.js';
-
-/** What one call produced, as the machine records it. */
-export interface ToolOutcome {
-  readonly callId: string;
-  readonly name: string;
-  /** The function response the model will see: the tool's `forLLM` or `{ error }`. */
-  readonly response: JsonObject;
-  readonly isError: boolean;
-  readonly forUser?: string;
-  readonly silent?: boolean;
-  readonly async?: boolean;
-}
 
 /** The call's surroundings; the registry adds the call id, idempotency key and logger. */
 export type CallContext = Omit<ToolContext, 'callId' | 'idempotencyKey' | 'logger'>;

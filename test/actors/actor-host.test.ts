@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import type { HistoryEntry, InboxItem, JsonObject } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { CONVERSATION_MACHINE_VERSION } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
@@ -54,6 +54,29 @@ describe('actor host', () => {
     await host.whenSettled();
 
     expect(delivery.texts).toEqual(['re: once']);
+  });
+
+  it('accepts through the shared accept path: one slow source does not hold up another', async () => {
+    const inner = new MemoryStore();
+    const slow = userSourceNumber(1);
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const claimed: string[] = [];
+    const store = Object.assign(Object.create(inner) as MemoryStore, {
+      accept: async (item: InboxItem) => {
+        if (item.source.id === slow.id) await gate;
+        claimed.push(item.source.id);
+        return inner.accept(item);
+      },
+    });
+    const { host } = createTestHost({ model: echoModel(), store });
+
+    const accepting = host.accept([messageFor(slow, 'slow'), messageFor(userSourceNumber(2), 'fast')]);
+    await until(() => claimed.length === 1, 2000);
+    expect(claimed).toEqual([userSourceNumber(2).id]);
+    open();
+    expect(await accepting).toEqual({ accepted: 2, duplicates: 0 });
+    await host.whenSettled();
   });
 
   it('persists after each step: the stored conversation holds the history and an empty inbox', async () => {

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../domain/index.js';
+import { isValidTimeZone, type JsonObject } from '../../domain/index.js';
 import type { Tool } from '../tool.js';
 
 export const CURRENT_TIME_TOOL_NAME = 'get_current_time';
@@ -6,16 +6,6 @@ export const CURRENT_TIME_TOOL_NAME = 'get_current_time';
 export interface CurrentTimeToolOptions {
   /** The IANA zone used when the model names none (`KAIWA_TIME_ZONE`, default Asia/Tokyo). */
   readonly defaultTimeZone: string;
-}
-
-/** True when `timeZone` is a zone this runtime's Intl knows, e.g. "Asia/Tokyo" or "UTC". */
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const CALENDAR_DAY_SCHEMA: JsonObject = {

@@ -1,6 +1,5 @@
+import { REPLY_TOOL_NAME } from '../../domain/index.js';
 import type { Tool } from '../tool.js';
-
-export const REPLY_TOOL_NAME = 'reply';
 
 /**
  * `reply(message)`: the only way anything reaches the user (seed 000). The tool checks

@@ -1,6 +1,5 @@
+import { SKIP_TOOL_NAME } from '../../domain/index.js';
 import type { Tool } from '../tool.js';
-
-export const SKIP_TOOL_NAME = 'skip';
 
 /** `skip(reason)`: ends the turn deliberately without a message (a group chat aside, say). */
 export const skipTool: Tool = {

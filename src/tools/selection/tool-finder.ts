@@ -1,5 +1,5 @@
 import type { HistoryEntry, JsonObject } from '../../domain/index.js';
-import { compareStrings, renderToolDetail, renderToolSummary } from '../../prompt/tool-text.js';
+import { compareStrings, renderToolDetail, renderToolSummary } from '../tool-text.js';
 import type { Tool, ToolResult } from '../tool.js';
 import type { ToolRegistry } from '../tool-registry.js';
 import { KeywordMatcher, normalize } from './keyword-match.js';

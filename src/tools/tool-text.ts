@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../domain/index.js';
-import type { Tool } from '../tools/index.js';
+import type { Tool } from './tool.js';
 
 /**
  * One tool in full (seed 004, ADR-002): description, parameters read from its JSON Schema,

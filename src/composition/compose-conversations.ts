@@ -6,9 +6,7 @@ import { createLineChannel, type LineEndpoints } from '../line/line-channel.js';
 import type { Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { ConversationStore } from '../persistence/index.js';
-import { loadPersona } from '../prompt/persona.js';
-import { StepPrompt } from '../prompt/step-prompt.js';
-import { SystemPrompt } from '../prompt/system-prompt.js';
+import { loadPersona, StepPrompt, SystemPrompt } from '../prompt/index.js';
 import { createReminderTools, type ReminderScheduler } from '../reminders/index.js';
 import {
   ToolRegistry,
