@@ -17,6 +17,7 @@ const relative = (modules: readonly string[]) => modules.map((module) => path.re
 
 describe('the folders of src/', () => {
   it('import each other without a cycle, type-only imports included', () => {
+    expect(folderEdges(graph).length).toBeGreaterThan(50); // the whole tree was read
     expect(folderCycles(graph).map(describeCycle)).toEqual([]);
   });
 
