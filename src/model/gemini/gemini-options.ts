@@ -1,8 +1,8 @@
 import type { Clock } from '../../domain/index.js';
 import type { Logger } from '../../logging/index.js';
+import type { Sleep } from '../../timing/index.js';
 
-/** Waits `ms` milliseconds; rejects with the signal's reason when it aborts first. */
-export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+export type { Sleep } from '../../timing/index.js';
 
 /** Context cache settings (seed 002): the system instruction and every tool declaration, cached. */
 export interface GeminiCacheOptions {
@@ -98,21 +98,3 @@ export function resolveRetryOptions(options: GeminiRetryOptions | undefined): Re
     attemptTimeoutMs: options?.attemptTimeoutMs ?? 60_000,
   };
 }
-
-/** The default `Sleep`: a real timer that stops early when the signal aborts. */
-export const realSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
