@@ -1,4 +1,5 @@
 import { HTTPFetchError, messagingApi } from '@line/bot-sdk';
+import { defaults } from '../config/defaults.js';
 import type { Clock } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { DeliveryPort, DeliveryReceipt, DeliveryRequest } from '../machines/index.js';
@@ -30,9 +31,9 @@ export class LineDelivery implements DeliveryPort {
   monthlyQuotaRefusals = 0;
 
   constructor(private readonly options: LineDeliveryOptions) {
-    this.replyTokenTtlMs = options.replyTokenTtlMs ?? 50_000;
-    this.maxAttempts = options.maxAttempts ?? 4;
-    this.backoff = options.backoff ?? { baseMs: 400, maxMs: 5_000 };
+    this.replyTokenTtlMs = options.replyTokenTtlMs ?? defaults.line.replyTokenTtlMs;
+    this.maxAttempts = options.maxAttempts ?? defaults.line.deliveryAttempts;
+    this.backoff = options.backoff ?? defaults.line.deliveryBackoff;
   }
 
   async deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt> {

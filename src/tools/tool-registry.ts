@@ -1,3 +1,4 @@
+import { defaults } from '../config/defaults.js';
 import type { FunctionCall, JsonObject } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
@@ -46,7 +47,7 @@ export class ToolRegistry {
 
   constructor(options: ToolRegistryOptions = {}) {
     this.logger = options.logger ?? silentLogger;
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 3000;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? defaults.tools.timeoutMs;
   }
 
   /** Adds a tool. Rejects a duplicate name, an invalid schema, or an example its schema refuses. */

@@ -1,3 +1,4 @@
+import { defaults } from '../../config/defaults.js';
 import type { Clock } from '../../domain/index.js';
 import type { Logger } from '../../logging/index.js';
 import type { Sleep } from '../../timing/index.js';
@@ -65,7 +66,7 @@ export interface GeminiModelOptions {
   readonly random?: () => number;
 }
 
-export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash';
+export const DEFAULT_GEMINI_MODEL = defaults.gemini.model;
 
 export type ResolvedCacheOptions = Required<GeminiCacheOptions>;
 export type ResolvedRetryOptions = Required<GeminiRetryOptions>;
@@ -82,19 +83,19 @@ export function resolveCacheOptions(model: string, options: GeminiCacheOptions |
   if (options === false) return undefined;
   return {
     minTokens: options?.minTokens ?? defaultMinCacheTokens(model),
-    ttlSeconds: options?.ttlSeconds ?? 3600,
-    refreshBeforeSeconds: options?.refreshBeforeSeconds ?? 600,
-    retryAfterMs: options?.retryAfterMs ?? 60_000,
-    operationTimeoutMs: options?.operationTimeoutMs ?? 5_000,
+    ttlSeconds: options?.ttlSeconds ?? defaults.gemini.cacheTtlSeconds,
+    refreshBeforeSeconds: options?.refreshBeforeSeconds ?? defaults.gemini.cacheRefreshBeforeSeconds,
+    retryAfterMs: options?.retryAfterMs ?? defaults.gemini.cacheRetryAfterMs,
+    operationTimeoutMs: options?.operationTimeoutMs ?? defaults.gemini.cacheOperationTimeoutMs,
   } satisfies ResolvedCacheOptions;
 }
 
 export function resolveRetryOptions(options: GeminiRetryOptions | undefined): ResolvedRetryOptions {
   return {
-    maxAttempts: Math.max(1, options?.maxAttempts ?? 4),
-    initialDelayMs: options?.initialDelayMs ?? 500,
-    maxDelayMs: options?.maxDelayMs ?? 8_000,
-    maxServerDelayMs: options?.maxServerDelayMs ?? 60_000,
-    attemptTimeoutMs: options?.attemptTimeoutMs ?? 60_000,
+    maxAttempts: Math.max(1, options?.maxAttempts ?? defaults.gemini.maxAttempts),
+    initialDelayMs: options?.initialDelayMs ?? defaults.gemini.initialDelayMs,
+    maxDelayMs: options?.maxDelayMs ?? defaults.gemini.maxDelayMs,
+    maxServerDelayMs: options?.maxServerDelayMs ?? defaults.gemini.maxServerDelayMs,
+    attemptTimeoutMs: options?.attemptTimeoutMs ?? defaults.gemini.attemptTimeoutMs,
   };
 }
