@@ -1,4 +1,5 @@
 import type { InspectionEvent } from 'xstate';
+import { defaults } from '../defaults/index.js';
 import type { Clock, InboxItem } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import {
@@ -51,8 +52,8 @@ export class ActorHost {
 
   constructor(private readonly options: ActorHostOptions) {
     this.logger = options.logger ?? silentLogger;
-    this.idleEvictionMs = options.idleEvictionMs ?? 5 * 60_000;
-    const turnDeadlineMs = options.turnDeadlineMs ?? 120_000;
+    this.idleEvictionMs = options.idleEvictionMs ?? defaults.host.idleEvictionMs;
+    const turnDeadlineMs = options.turnDeadlineMs ?? defaults.host.turnDeadlineMs;
     this.machine = provideConversationServices({
       ...options.services,
       checkpoint: (sourceId) => this.slots.get(sourceId)?.flush() ?? Promise.resolve(),
@@ -110,7 +111,7 @@ export class ActorHost {
    * Stops taking work, lets running turns finish until the deadline, then persists and
    * stops every actor. A turn cut off by the deadline resumes from its checkpoint next start.
    */
-  async shutdown(deadlineMs = 10_000): Promise<void> {
+  async shutdown(deadlineMs: number = defaults.server.shutdownDeadlineMs): Promise<void> {
     this.closed = true;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>(
@@ -137,8 +138,8 @@ export class ActorHost {
         backoff: this.options.backoff ?? defaultBackoff,
         clock: this.options.clock,
         onSettled: () => this.onSlotSettled(sourceId),
-        forgetPolicy: this.options.forgetPolicy ?? 'delete',
-        maxQueuedBytes: this.options.maxQueuedBytes ?? 64 * 1024,
+        forgetPolicy: this.options.forgetPolicy ?? defaults.line.forgetPolicy,
+        maxQueuedBytes: this.options.maxQueuedBytes ?? defaults.host.maxQueuedBytes,
         ...(this.options.enrich && { enrich: this.options.enrich }),
         ...(this.options.turnActivity && { turnActivity: this.options.turnActivity }),
         ...(this.options.inspect && {

@@ -3,6 +3,7 @@ import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 import { GeminiConfigError, geminiOptionsFromEnv, type GeminiModelOptions } from '../model/gemini/index.js';
 import type { QueuePolicy } from '../machines/index.js';
 import { ConfigError } from './config-error.js';
+import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
@@ -71,7 +72,10 @@ export interface KaiwaConfig {
  * Reads SPEC's fixed variables and kaiwa's own `KAIWA_*` settings. Throws a `ConfigError`
  * that names the variable; `npm start` prints it as one line and exits 1.
  */
-export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: 'file' }): KaiwaConfig {
+export function loadConfig(
+  env: Env,
+  fallback: { store: StoreKind } = { store: defaults.store.kind },
+): KaiwaConfig {
   const channelSecret = readString(env, 'LINE_CHANNEL_SECRET');
   const channelAccessToken = readString(env, 'LINE_CHANNEL_ACCESS_TOKEN');
   if (!!channelSecret !== !!channelAccessToken) {
@@ -84,63 +88,115 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       : { mode: 'emulator' };
 
   const gemini = readGemini(env);
-  const storeKind = readChoice(env, 'STORE', STORE_KINDS, defaults.store);
+  const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
   return {
-    port: readInteger(env, 'PORT', 3000, { min: 0, max: 65535 }),
+    port: readInteger(env, 'PORT', defaults.server.port, { min: 0, max: 65535 }),
     line: {
       ...line,
-      apiBaseUrl: readUrl(env, 'LINE_API_BASE_URL', 'https://api.line.me'),
-      dataApiBaseUrl: readUrl(env, 'LINE_DATA_API_BASE_URL', 'https://api-data.line.me'),
+      apiBaseUrl: readUrl(env, 'LINE_API_BASE_URL', defaults.line.apiBaseUrl),
+      dataApiBaseUrl: readUrl(env, 'LINE_DATA_API_BASE_URL', defaults.line.dataApiBaseUrl),
     },
     model: gemini ? 'gemini' : 'offline',
     gemini,
-    weatherBaseUrl: readUrl(env, 'WEATHER_BASE_URL', 'https://wttr.in'),
+    weatherBaseUrl: readUrl(env, 'WEATHER_BASE_URL', defaults.tools.weatherBaseUrl),
     personaFile: readString(env, 'KAIWA_PERSONA_FILE'),
-    timeZone: readTimeZone(env, 'KAIWA_TIME_ZONE', 'Asia/Tokyo'),
+    timeZone: readTimeZone(env, 'KAIWA_TIME_ZONE', defaults.tools.timeZone),
     store: {
       kind: storeKind,
-      dataDir: readString(env, 'DATA_DIR') ?? '.data',
+      dataDir: readString(env, 'DATA_DIR') ?? defaults.store.dataDir,
       dynamodb: readDynamoDbConfig(env, storeKind),
     },
-    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, defaults.server.logLevel),
     conversation: {
-      maxModelCalls: readInteger(env, 'KAIWA_MAX_MODEL_CALLS', 10, { min: 1, max: 100 }),
-      queuePolicy: readChoice(env, 'KAIWA_QUEUE_POLICY', ['queue', 'merge'] as const, 'queue'),
-      maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', 20, { min: 1, max: 1000 }),
-      maxHistoryEntries: readInteger(env, 'KAIWA_MAX_HISTORY_ENTRIES', 200, { min: 4, max: 10_000 }),
-      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', 128 * 1024, {
+      maxModelCalls: readInteger(env, 'KAIWA_MAX_MODEL_CALLS', defaults.conversation.maxModelCalls, {
+        min: 1,
+        max: 100,
+      }),
+      queuePolicy: readChoice(
+        env,
+        'KAIWA_QUEUE_POLICY',
+        ['queue', 'merge'] as const,
+        defaults.conversation.queuePolicy,
+      ),
+      maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', defaults.conversation.maxQueuedTurns, {
+        min: 1,
+        max: 1000,
+      }),
+      maxHistoryEntries: readInteger(
+        env,
+        'KAIWA_MAX_HISTORY_ENTRIES',
+        defaults.conversation.maxHistoryEntries,
+        { min: 4, max: 10_000 },
+      ),
+      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', defaults.conversation.maxHistoryBytes, {
         min: 4096,
         max: 256 * 1024,
       }),
-      maxModelCallsPerMinute: readInteger(env, 'KAIWA_MAX_MODEL_CALLS_PER_MINUTE', 30, {
-        min: 0,
-        max: 10_000,
-      }),
-      dailyTokenBudget: readInteger(env, 'KAIWA_DAILY_TOKEN_BUDGET', 1_000_000, {
+      maxModelCallsPerMinute: readInteger(
+        env,
+        'KAIWA_MAX_MODEL_CALLS_PER_MINUTE',
+        defaults.conversation.maxModelCallsPerMinute,
+        {
+          min: 0,
+          max: 10_000,
+        },
+      ),
+      dailyTokenBudget: readInteger(env, 'KAIWA_DAILY_TOKEN_BUDGET', defaults.conversation.dailyTokenBudget, {
         min: 0,
         max: 1_000_000_000,
       }),
     },
     lineBehaviour: {
-      replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', 50_000, { min: 0, max: 60_000 }),
-      loadingDelayMs: readInteger(env, 'KAIWA_LOADING_DELAY_MS', 1000, { min: 0, max: 60_000 }),
+      replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', defaults.line.replyTokenTtlMs, {
+        min: 0,
+        max: 60_000,
+      }),
+      loadingDelayMs: readInteger(env, 'KAIWA_LOADING_DELAY_MS', defaults.line.loadingDelayMs, {
+        min: 0,
+        max: 60_000,
+      }),
       loadingSeconds: readLoadingSeconds(env),
-      groupAnswer: readChoice(env, 'KAIWA_GROUP_ANSWER', ['all', 'mention'] as const, 'all'),
-      botName: readString(env, 'KAIWA_BOT_NAME') ?? 'kaiwa',
-      mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', 10 * 1024 * 1024, {
+      groupAnswer: readChoice(
+        env,
+        'KAIWA_GROUP_ANSWER',
+        ['all', 'mention'] as const,
+        defaults.line.groupAnswer,
+      ),
+      botName: readString(env, 'KAIWA_BOT_NAME') ?? defaults.line.botName,
+      mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', defaults.line.mediaMaxBytes, {
         min: 1024,
         max: 20 * 1024 * 1024,
       }),
-      forgetPolicy: readChoice(env, 'KAIWA_FORGET_POLICY', ['delete', 'keep'] as const, 'delete'),
+      forgetPolicy: readChoice(
+        env,
+        'KAIWA_FORGET_POLICY',
+        ['delete', 'keep'] as const,
+        defaults.line.forgetPolicy,
+      ),
     },
-    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', 120_000, { min: 1000, max: 3_600_000 }),
-    maxQueuedBytes: readInteger(env, 'KAIWA_MAX_QUEUED_BYTES', 64 * 1024, { min: 1024, max: 128 * 1024 }),
-    toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', 3000, { min: 1, max: 600_000 }),
-    idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', 300_000, { min: 1, max: 86_400_000 }),
-    shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', 10_000, { min: 0, max: 600_000 }),
+    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.host.turnDeadlineMs, {
+      min: 1000,
+      max: 3_600_000,
+    }),
+    maxQueuedBytes: readInteger(env, 'KAIWA_MAX_QUEUED_BYTES', defaults.host.maxQueuedBytes, {
+      min: 1024,
+      max: 128 * 1024,
+    }),
+    toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', defaults.tools.timeoutMs, {
+      min: 1,
+      max: 600_000,
+    }),
+    idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', defaults.host.idleEvictionMs, {
+      min: 1,
+      max: 86_400_000,
+    }),
+    shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', defaults.server.shutdownDeadlineMs, {
+      min: 0,
+      max: 600_000,
+    }),
     inspect: {
       token: readString(env, 'INSPECT_TOKEN'),
-      stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', false),
+      stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', defaults.server.statelyInspect),
     },
   };
 }
@@ -165,7 +221,10 @@ function readTimeZone(env: Env, name: string, fallback: string): string {
 
 /** LINE accepts a loading animation of 5 to 60 seconds, in steps of 5. */
 function readLoadingSeconds(env: Env): number {
-  const seconds = readInteger(env, 'KAIWA_LOADING_SECONDS', 20, { min: 5, max: 60 });
+  const seconds = readInteger(env, 'KAIWA_LOADING_SECONDS', defaults.line.loadingSeconds, {
+    min: 5,
+    max: 60,
+  });
   if (seconds % 5 !== 0)
     throw new ConfigError('KAIWA_LOADING_SECONDS', `must be a multiple of 5 (got ${seconds})`);
   return seconds;

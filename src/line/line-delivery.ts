@@ -1,8 +1,9 @@
 import { HTTPFetchError, messagingApi } from '@line/bot-sdk';
-import { backoffDelay, sleep, type BackoffOptions } from '../actors/backoff.js';
+import { defaults } from '../defaults/index.js';
 import type { Clock } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { DeliveryPort, DeliveryReceipt, DeliveryRequest } from '../machines/index.js';
+import { backoffDelay, sleep, type BackoffPolicy } from '../timing/index.js';
 import { retryKeyFor } from './retry-key.js';
 import { splitForLine } from './split-text.js';
 
@@ -14,7 +15,7 @@ export interface LineDeliveryOptions {
   readonly replyTokenTtlMs?: number;
   /** Attempts for 429 and 5xx answers, the first included. */
   readonly maxAttempts?: number;
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: BackoffPolicy;
 }
 
 /**
@@ -25,14 +26,14 @@ export interface LineDeliveryOptions {
 export class LineDelivery implements DeliveryPort {
   private readonly replyTokenTtlMs: number;
   private readonly maxAttempts: number;
-  private readonly backoff: BackoffOptions;
+  private readonly backoff: BackoffPolicy;
   /** Pushes refused because the channel's monthly message quota is used up. */
   monthlyQuotaRefusals = 0;
 
   constructor(private readonly options: LineDeliveryOptions) {
-    this.replyTokenTtlMs = options.replyTokenTtlMs ?? 50_000;
-    this.maxAttempts = options.maxAttempts ?? 4;
-    this.backoff = options.backoff ?? { baseMs: 200, maxMs: 5_000 };
+    this.replyTokenTtlMs = options.replyTokenTtlMs ?? defaults.line.replyTokenTtlMs;
+    this.maxAttempts = options.maxAttempts ?? defaults.line.deliveryAttempts;
+    this.backoff = options.backoff ?? defaults.line.deliveryBackoff;
   }
 
   async deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt> {
@@ -93,7 +94,7 @@ export class LineDelivery implements DeliveryPort {
     return issuedAt !== undefined && this.options.clock.now() - issuedAt < this.replyTokenTtlMs;
   }
 
-  /** Retries 429 (except the monthly quota) and 5xx with jittered backoff. */
+  /** Retries 429 (except the monthly quota) and 5xx with jittered backoff; an abort ends the wait. */
   private async withRetries<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -107,7 +108,7 @@ export class LineDelivery implements DeliveryPort {
           attempt,
           retryInMs: delay,
         });
-        await sleep(delay);
+        await sleep(delay, signal);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { HTTPFetchError, messagingApi } from '@line/bot-sdk';
 import type { Readable } from 'node:stream';
+import { defaults } from '../defaults/index.js';
 import type { Attachment } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { MediaPort } from '../machines/index.js';
@@ -23,7 +24,7 @@ export class LineMedia implements MediaPort {
   private readonly cache = new Map<string, { mimeType: string; data: string } | undefined>();
 
   constructor(private readonly options: LineMediaOptions) {
-    this.maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
+    this.maxBytes = options.maxBytes ?? defaults.line.mediaMaxBytes;
     this.cacheEntries = options.cacheEntries ?? 32;
   }
 

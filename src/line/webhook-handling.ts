@@ -3,7 +3,10 @@ import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
 
-/** LINE's webhook bodies are small; anything over 1 MiB is refused with 413. */
+/**
+ * The largest webhook body accepted, in bytes, on every path (express and Lambda): LINE's
+ * bodies are small, and SPEC refuses anything over 1 MiB with 413.
+ */
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
 export interface WebhookRequest {
@@ -26,6 +29,12 @@ export interface WebhookHandlingOptions {
   readonly logger: Logger;
 }
 
+/** The answer to a body over {@link MAX_WEBHOOK_BYTES}. */
+export const BODY_TOO_LARGE = {
+  status: 413,
+  body: { message: `webhook body over ${MAX_WEBHOOK_BYTES} bytes` },
+} as const satisfies WebhookResponse;
+
 /**
  * `POST /webhook` without a framework, shared by the express router and the Lambda handler:
  * 401 without a valid `x-line-signature` (HMAC-SHA256 of the raw body, compared in constant
@@ -38,7 +47,7 @@ export async function handleWebhook(
 ): Promise<WebhookResponse> {
   if (!request.signature) return { status: 401, body: { message: 'missing x-line-signature' } };
   if (request.rawBody.length > MAX_WEBHOOK_BYTES) {
-    return { status: 413, body: { message: 'webhook body over 1mb' } };
+    return BODY_TOO_LARGE;
   }
   if (!validateSignature(request.rawBody, options.channelSecret, request.signature)) {
     options.logger.warn('webhook signature rejected', { bytes: request.rawBody.length });

@@ -3,9 +3,7 @@ import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { AcceptResult } from '../persistence/index.js';
 import type { GroupAnswerPolicy } from './webhook-events.js';
-import { handleWebhook } from './webhook-handling.js';
-
-export const MAX_WEBHOOK_BODY = '1mb';
+import { handleWebhook, MAX_WEBHOOK_BYTES, BODY_TOO_LARGE } from './webhook-handling.js';
 
 export interface WebhookRouterOptions {
   /** The channel secret; read per request so the emulator can set it after start. */
@@ -34,7 +32,8 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
       next();
     },
     // Raw bytes: the signature covers the body exactly as sent (express.json() would break it).
-    express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY }),
+    // In bytes, the same number as the Lambda path: express refuses only beyond it, as handleWebhook does.
+    express.raw({ type: () => true, limit: MAX_WEBHOOK_BYTES }),
     async (request, response) => {
       const result = await handleWebhook(
         {
@@ -58,7 +57,7 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
 function webhookErrors(logger: Logger): ErrorRequestHandler {
   return (error: { type?: string; status?: number }, _request, response, _next) => {
     if (error.type === 'entity.too.large') {
-      response.status(413).json({ message: `webhook body over ${MAX_WEBHOOK_BODY}` });
+      response.status(BODY_TOO_LARGE.status).json(BODY_TOO_LARGE.body);
       return;
     }
     logger.error('webhook failed', { error });

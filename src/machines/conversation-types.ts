@@ -1,3 +1,4 @@
+import { defaults } from '../defaults/index.js';
 import type {
   FunctionCall,
   HistoryEntry,
@@ -31,17 +32,8 @@ export interface ConversationSettings {
   readonly limitNotice: string;
 }
 
-export const defaultConversationSettings: ConversationSettings = {
-  maxModelCalls: 10,
-  queuePolicy: 'queue',
-  maxQueuedTurns: 20,
-  apology: 'Sorry, I cannot answer right now. Please try again in a moment.',
-  maxHistoryEntries: 200,
-  maxHistoryBytes: 128 * 1024,
-  maxModelCallsPerMinute: 30,
-  dailyTokenBudget: 1_000_000,
-  limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
-};
+/** The settings a conversation has when its input gives none (the reasons are in `defaults/defaults.ts`). */
+export const defaultConversationSettings: ConversationSettings = defaults.conversation;
 
 export type StopReason =
   | 'no-function-calls'

@@ -1,3 +1,4 @@
+import { defaults } from '../defaults/index.js';
 import type { HistoryEntry } from '../domain/index.js';
 
 /** How much history a conversation keeps. Both limits hold after `boundHistory`. */
@@ -8,14 +9,11 @@ export interface HistoryLimits {
   readonly maxBytes: number;
 }
 
-/**
- * Suggested limits: about 60 exchanges of context for the model, and at most 128 KiB of
- * history. The store saves the whole snapshot on every step and DynamoDB bills writes per
- * KB, so the byte limit is also the cost per save; it leaves the rest of the snapshot
- * (queued messages, the running turn, recent event ids) over 200 KB of room under the
- * store's 350 KB item ceiling.
- */
-export const defaultHistoryLimits: HistoryLimits = { maxEntries: 200, maxBytes: 128 * 1024 };
+/** The conversation's default limits (the reasons are in `defaults/defaults.ts`). */
+export const defaultHistoryLimits: HistoryLimits = {
+  maxEntries: defaults.conversation.maxHistoryEntries,
+  maxBytes: defaults.conversation.maxHistoryBytes,
+};
 
 /**
  * Drops the oldest whole exchanges until both limits hold. An exchange starts at a user

@@ -4,6 +4,7 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { backoffDelay, sleep as delay } from '../timing/index.js';
 import { isTransientCancellation } from './dynamodb-cancellation.js';
 
 /** DynamoDB's limit on actions in one TransactWriteItems. */
@@ -65,9 +66,5 @@ export async function batchDelete(
 }
 
 function jitteredDelay(attempt: number): number {
-  return Math.round(Math.random() * Math.min(1_000, 25 * 2 ** attempt));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return backoffDelay(attempt, { baseMs: 50, maxMs: 1_000 });
 }

@@ -1,5 +1,7 @@
+import { defaults } from '../defaults/index.js';
 import type { FunctionCall, JsonObject, ToolOutcome } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
+import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import type { ToolDeclaration } from '../model/index.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-validator.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
@@ -33,7 +35,7 @@ export class ToolRegistry {
 
   constructor(options: ToolRegistryOptions = {}) {
     this.logger = options.logger ?? silentLogger;
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 3000;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? defaults.tools.timeoutMs;
   }
 
   /** Adds a tool. Rejects a duplicate name, an invalid schema, or an example its schema refuses. */
@@ -93,9 +95,11 @@ export class ToolRegistry {
     const { tool } = registered;
     const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
     const started = context.clock.now();
+    // On the real clock: the injected one may stand still (tests, restored turns).
+    const deadline = Date.now() + timeoutMs;
     let result: ToolResult;
     try {
-      result = await runWithTimeout(
+      result = await withDeadline(
         (signal) =>
           tool.execute(call.args, {
             ...context,
@@ -104,11 +108,10 @@ export class ToolRegistry {
             idempotencyKey: `${context.turnId}:${call.id}`,
             logger,
           }),
-        timeoutMs,
-        context.signal,
+        { deadline, signal: context.signal },
       );
     } catch (error) {
-      if (error instanceof ToolTimeoutError)
+      if (error instanceof DeadlineExceededError && error.deadline === deadline)
         return fail(`tool "${call.name}" timed out after ${timeoutMs} ms`);
       return fail(`tool "${call.name}" failed`, { cause: error });
     }
@@ -155,33 +158,4 @@ function checkSelectionHints(tool: Tool): void {
       tool.name,
       `intent ${String(stateful)} has the g or y flag, which keeps state`,
     );
-}
-
-class ToolTimeoutError extends Error {
-  override readonly name = 'ToolTimeoutError';
-}
-
-/** Runs `work` with its own abort signal, aborted on timeout or when `parent` aborts. */
-async function runWithTimeout<T>(
-  work: (signal: AbortSignal) => Promise<T>,
-  timeoutMs: number,
-  parent: AbortSignal,
-): Promise<T> {
-  const controller = new AbortController();
-  const abortFromParent = () => controller.abort(parent.reason);
-  parent.addEventListener('abort', abortFromParent, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new ToolTimeoutError(`timed out after ${timeoutMs} ms`);
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([work(controller.signal), timeout]);
-  } finally {
-    clearTimeout(timer);
-    parent.removeEventListener('abort', abortFromParent);
-  }
 }

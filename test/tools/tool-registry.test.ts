@@ -145,6 +145,23 @@ describe('tool registry: response validation and failures', () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it('ends the call as soon as the turn is cancelled, even when the tool ignores its signal', async () => {
+    const { registry } = registryWith({
+      ...weatherLike,
+      timeoutMs: 600_000,
+      execute: () => new Promise(() => {}),
+    });
+    const turn = new AbortController();
+
+    const outcome = registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
+      { ...callContext(), signal: turn.signal },
+    );
+    turn.abort(new Error('the actor stopped'));
+
+    expect((await outcome).isError).toBe(true);
+  }, 2_000);
+
   it('gives the tool its source, turn and an idempotency key through the context', async () => {
     let context: Parameters<Tool['execute']>[1] | undefined;
     const { registry } = registryWith({
