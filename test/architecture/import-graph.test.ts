@@ -30,10 +30,10 @@ describe('the folders of src/', () => {
 describe('the conversation chart (machines/conversation-machine.ts)', () => {
   const chart = path.join(root, 'machines/conversation-machine.ts');
 
-  it('loads only xstate, its own pure modules and the domain', () => {
+  it('loads only xstate, its own pure modules, the domain and the default values', () => {
     const loaded = transitiveImports(graph, chart, { runtimeOnly: true });
     const folders = new Set(relative(loaded.modules).map((module) => module.split(path.sep)[0]));
-    expect([...folders].sort()).toEqual(['domain', 'machines']);
+    expect([...folders].sort()).toEqual(['defaults', 'domain', 'machines']);
     expect(loaded.packages).toEqual(['xstate']);
     // Was 23 modules with ajv and the weather tool, through the tools barrel.
     expect(loaded.modules.length).toBeLessThanOrEqual(16);
