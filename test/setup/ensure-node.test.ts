@@ -75,7 +75,7 @@ describe('.ci/ensure-node.sh', () => {
 
       expect(result.code).toBe(0);
       expect(await fake.npmCalls()).toEqual([
-        `install -g --prefix ${fake.prefix} --no-audit --no-fund node@22`,
+        `install -g --prefix ${fake.prefix} --allow-scripts=node --no-audit --no-fund node@22`,
       ]);
       expect(result.stdout).toContain(`older than 22.13: installing node@22 into ${fake.prefix}`);
       expect(result.stdout).toContain(`node=${fake.prefix}/bin/node v22.23.3`);
