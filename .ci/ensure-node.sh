@@ -2,8 +2,9 @@
 # (">=22.13"). When the machine's is older (Debian's is 20), it installs npm's `node` package for
 # that major version under a prefix of its own and puts the prefix's bin first on PATH. A plain
 # `npm install -g node@22` would try to overwrite /usr/bin/node, hence the prefix. The package's
-# preinstall script fetches the platform's binary: `--allow-scripts=node` lets it run, as npm 11
-# asks for global installs.
+# preinstall script fetches the platform's binary with a nested `npm install`; npm 11 warns that
+# it is not in an allow-list, but `--allow-scripts=node` would be passed on to that nested,
+# project-scoped install, which refuses it (EALLOWSCRIPTS).
 #   KAIWA_NODE_PREFIX  where to install it (default /opt/node22)
 
 # The minimum version from package.json, read without Node.js: the machine's may be too old to trust.
@@ -40,10 +41,10 @@ kaiwa_ensure_node() {
     return 1
   fi
   echo "Node.js $(node -v 2>/dev/null || echo 'missing') is older than $required: installing node@$major into $prefix"
-  npm install -g --prefix "$prefix" --allow-scripts=node --no-audit --no-fund "node@$major" >/dev/null
+  npm install -g --prefix "$prefix" --no-audit --no-fund "node@$major" >/dev/null
   hash -r
   if ! kaiwa_node_satisfies "$required"; then
-    echo "ensure-node: $prefix/bin/node is $(node -v 2>/dev/null || echo 'missing'), still not >= $required" >&2
+    echo "ensure-node: node@$major gave no Node.js >= $required (node on PATH: $(command -v node || echo none) $(node -v 2>/dev/null))" >&2
     return 1
   fi
 }

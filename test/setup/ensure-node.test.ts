@@ -75,7 +75,7 @@ describe('.ci/ensure-node.sh', () => {
 
       expect(result.code).toBe(0);
       expect(await fake.npmCalls()).toEqual([
-        `install -g --prefix ${fake.prefix} --allow-scripts=node --no-audit --no-fund node@22`,
+        `install -g --prefix ${fake.prefix} --no-audit --no-fund node@22`,
       ]);
       expect(result.stdout).toContain(`older than 22.13: installing node@22 into ${fake.prefix}`);
       expect(result.stdout).toContain(`node=${fake.prefix}/bin/node v22.23.3`);
@@ -112,13 +112,26 @@ describe('.ci/ensure-node.sh', () => {
     expect(result.stdout).toContain(`node=${fake.prefix}/bin/node v22.23.3`);
   });
 
+  it('fails, saying so, when the install gives no node at all', async () => {
+    const fake = await machine({ version: 'v20.20.2' });
+
+    const result = await fake.run();
+
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      `ensure-node: node@22 gave no Node.js >= 22.13 (node on PATH: ${fake.bin}/node v20.20.2)`,
+    );
+  });
+
   it('fails, saying so, when what it installed is still too old', async () => {
     const fake = await machine({ version: 'v20.20.2', installs: 'v22.1.0' });
 
     const result = await fake.run();
 
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(`ensure-node: ${fake.prefix}/bin/node is v22.1.0, still not >= 22.13`);
+    expect(result.stderr).toContain(
+      `ensure-node: node@22 gave no Node.js >= 22.13 (node on PATH: ${fake.prefix}/bin/node v22.1.0)`,
+    );
     expect(result.stdout).not.toContain('node=');
   });
 });
