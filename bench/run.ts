@@ -25,6 +25,8 @@ const options: ThroughputOptions = {
 const contenders = ['baseline', 'kaiwa'];
 
 async function main() {
+  // Every bench process, the Lambda bundles' included, runs on this Node.js.
+  console.log(`kaiwa bench on Node.js ${process.version} (${process.execPath})`);
   process.env.LOG_LEVEL ??= 'warn'; // the same for every contender
   // Prompt tokens, not time: measured in this process, before the throughput runs start.
   const toolSelection = await measureToolSelection();
@@ -65,7 +67,7 @@ async function main() {
   console.log(
     `\nmedian of ${options.rounds}: kaiwa ${kaiwa.turnsPerSecond.toFixed(0)} turns/s, baseline ${baseline.turnsPerSecond.toFixed(0)} turns/s; CPU per turn ratio ${cpuRatio.toFixed(2)}×`,
   );
-  // The Lambda bundles: sizes and cold init under Node.js 22 (packaged offline first).
+  // The Lambda bundles: sizes and cold init on this Node.js (packaged offline first).
   const lambdaBundles = await measureLambdaBundles();
   console.log(`\n${formatBundleFigures(lambdaBundles)}`);
   await writeReport(summary, cpuRatio, toolSelection, lambdaBundlesSection(lambdaBundles));

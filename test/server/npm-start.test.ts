@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,10 +7,29 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../support/until.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
+const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  scripts: { start: string };
+  engines: { node: string };
+};
+/** The file `npm start` runs: `tsx <entry>`. */
+const entry = packageJson.scripts.start.replace(/^tsx\s+/, '');
+
+/** A Node.js older than 22 on this machine (Debian's, say), to start kaiwa with. */
+function olderNode(): { path: string; version: string } | undefined {
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    try {
+      const version = execFileSync(candidate, ['-v'], { encoding: 'utf8' }).trim();
+      if (Number(/^v(\d+)/.exec(version)?.[1]) < 22) return { path: candidate, version };
+    } catch {
+      // not installed there
+    }
+  }
+  return undefined;
+}
 
 /** `npm start`'s entry point, run as its own process with a clean environment. */
-function startProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+function startProcess(env: Record<string, string>, node = process.execPath) {
+  const child = spawn(node, ['--import', 'tsx', entry], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,6 +86,22 @@ describe('npm start', () => {
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);
   });
+
+  const older = olderNode();
+  it.skipIf(older === undefined)(
+    'on an older Node.js, says which version it needs in one line and exits 1',
+    async () => {
+      const started = startProcess({ PORT: '0', STORE: 'memory' }, older!.path);
+      children.push(started.child);
+
+      expect(await started.exited).toBe(1);
+      const required = packageJson.engines.node.replace(/^>=\s*/, '>= ');
+      expect(started.output()).toEqual({
+        stdout: '',
+        stderr: `kaiwa needs Node.js ${required} (this is ${older!.version})\n`,
+      });
+    },
+  );
 
   it('fails with one clear line naming the variable when the configuration is invalid', async () => {
     const started = startProcess({ PORT: 'eighty' });
