@@ -45,6 +45,12 @@ export interface SqliteSourceStoreOptions extends SourceStoreOptions {
   readonly claimPruneIntervalMs?: number;
   /** The page size of a new file (bytes; default 1,024 — see docs/persistence.md). */
   readonly pageSize?: number;
+  /**
+   * `NORMAL` (default): a commit survives the process's crash, however it dies; a power cut or
+   * an OS crash can lose the newest commits (never corrupt the file). `FULL`: every commit
+   * waits for the disk (fsync), so it survives a power cut too — at one fsync per write.
+   */
+  readonly synchronous?: 'NORMAL' | 'FULL';
 }
 
 interface HeadRow {
@@ -113,7 +119,10 @@ export class SqliteSourceStore implements SourceStore {
     let database: DatabaseSync | undefined;
     try {
       database = new DatabaseSync(options.file, { timeout: options.busyTimeoutMs ?? 1_000 });
-      prepareDatabase(database, options.pageSize ?? 1024);
+      prepareDatabase(database, {
+        pageSize: options.pageSize ?? 1024,
+        synchronous: options.synchronous ?? 'NORMAL',
+      });
       const store = new SqliteSourceStore(database, releaseLock, options);
       store.recordHolder();
       if (options.importFileStoreFrom !== undefined) {
@@ -136,24 +145,16 @@ export class SqliteSourceStore implements SourceStore {
   accept(item: InboxItem): Promise<boolean> {
     return this.run(() => {
       const now = this.clock.now();
-      // A committed accept is what the webhook's 200 promises LINE, which will not redeliver:
-      // its commit waits for the disk (FULL), so even a power cut keeps it. Checkpoints do not:
-      // a lost one leaves its inbox items, and the turn runs again.
-      this.database.exec('PRAGMA synchronous = FULL');
-      try {
-        const accepted = this.transaction('accept', (step) => {
-          const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
-          if (!claimed) return false;
-          step('claim');
-          this.statements.insertInbox.run(item.source.id, item.eventId, JSON.stringify(item));
-          step('inbox');
-          return true;
-        });
-        if (accepted) this.pruneClaimsNowAndThen(now);
-        return accepted;
-      } finally {
-        this.database.exec('PRAGMA synchronous = NORMAL');
-      }
+      const accepted = this.transaction('accept', (step) => {
+        const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
+        if (!claimed) return false;
+        step('claim');
+        this.statements.insertInbox.run(item.source.id, item.eventId, JSON.stringify(item));
+        step('inbox');
+        return true;
+      });
+      if (accepted) this.pruneClaimsNowAndThen(now);
+      return accepted;
     });
   }
 
