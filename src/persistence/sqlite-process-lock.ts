@@ -36,7 +36,7 @@ export function holdProcessLock(databaseFile: string): () => void {
   if (hold) {
     hold.users++;
   } else {
-    const lock = new DatabaseSync(lockFile, { timeout: 0 });
+    const lock = new DatabaseSync(lockFile); // no busy timeout: a held lock is an answer at once
     try {
       // EXCLUSIVE locking mode keeps the lock the first write takes until the connection closes.
       lock.exec('PRAGMA journal_mode = OFF; PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT');

@@ -118,7 +118,9 @@ export class SqliteSourceStore implements SourceStore {
     }
     let database: DatabaseSync | undefined;
     try {
-      database = new DatabaseSync(options.file, { timeout: options.busyTimeoutMs ?? 1_000 });
+      database = new DatabaseSync(options.file);
+      // The pragma rather than the constructor's `timeout`, which Node.js 22.13–22.15 lack.
+      database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
       prepareDatabase(database, {
         pageSize: options.pageSize ?? 1024,
         synchronous: options.synchronous ?? 'NORMAL',
@@ -384,7 +386,7 @@ export class SqliteSourceStore implements SourceStore {
       step('commit');
       this.database.exec('COMMIT');
     } catch (error) {
-      if (this.database.isTransaction) this.database.exec('ROLLBACK');
+      rollBack(this.database);
       throw error;
     }
     step('committed');
@@ -449,6 +451,15 @@ interface HistoryRow {
   entry: string;
 }
 
+/** Ends a failed transaction; a failed COMMIT or BEGIN may have ended it already. */
+function rollBack(database: DatabaseSync) {
+  try {
+    database.exec('ROLLBACK');
+  } catch {
+    // no transaction was left to roll back
+  }
+}
+
 function* parsedRows(rows: Iterable<HistoryRow>) {
   for (const row of rows) {
     yield {
@@ -488,7 +499,7 @@ function headOf(row: HeadRow): SourceHead {
 /** What a refused process can tell about the holder: the row the holder wrote when it opened. */
 function readHolder(file: string): StoreHolder | undefined {
   try {
-    const database = new DatabaseSync(file, { readOnly: true, timeout: 200 });
+    const database = new DatabaseSync(file, { readOnly: true });
     try {
       const row = database.prepare(`SELECT value FROM meta WHERE key = 'holder'`).get() as
         { value: string } | undefined;
