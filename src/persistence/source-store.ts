@@ -104,7 +104,10 @@ export interface StoredProfile {
   readonly fetchedAt: number;
 }
 
-/** What the inspector lists for every stored source. */
+/**
+ * What the inspector lists for every stored source. A source with inbox items but no head yet
+ * has version 0, no owner, `busy` false and `updatedAt` 0.
+ */
 export interface SourceSummary {
   readonly sourceId: string;
   readonly version: number;
