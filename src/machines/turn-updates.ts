@@ -8,7 +8,7 @@ import {
 } from '../domain/index.js';
 import type { ModelResponse, TokenUsage } from '../model/index.js';
 import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
-import { boundHistory } from './history-bounds.js';
+import { boundHistory } from '../domain/index.js';
 import { recordUsage } from './usage-limits.js';
 
 // Pure context updates of the conversation machine: each takes the context and

@@ -4,7 +4,7 @@ import { readWebhookConfig } from '../../src/aws/lambda-config.js';
 import { loadConfig } from '../../src/config/index.js';
 import { defaults } from '../../src/defaults/defaults.js';
 import { defaultConversationSettings } from '../../src/machines/index.js';
-import { defaultHistoryLimits } from '../../src/machines/history-bounds.js';
+import { defaultHistoryLimits } from '../../src/domain/history-bounds.js';
 import { geminiOptionsFromEnv } from '../../src/model/index.js';
 import { resolveCacheOptions, resolveRetryOptions } from '../../src/model/gemini/gemini-options.js';
 
