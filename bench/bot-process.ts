@@ -1,19 +1,59 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createStore } from '../src/composition/index.js';
 import { loadConfig } from '../src/config/index.js';
-import { MemoryStore } from '../src/persistence/index.js';
+import type { ConversationStore } from '../src/persistence/index.js';
 import { startKaiwa } from '../src/server/kaiwa-runtime.js';
 import { startBaselineBot } from './baseline-bot.js';
 import { EchoReplyModel } from './bench-model.js';
+import { countWrites, type CountedStore, type StoreWriteCounts } from './counted-store.js';
+import { startNaiveBot } from './naive-bot.js';
+import { NaiveHistoryStore } from './naive-history-store.js';
+import { trackWrittenBytes, type WrittenBytes } from './written-bytes.js';
 
-// One contender, in its own process. The parent asks for this process's CPU time over IPC.
+// One contender, in its own process. The parent asks over IPC for this process's CPU time,
+// memory, bytes written and store counters; the load generator and LINE are other processes.
 const contender = process.argv[2];
 const lineUrl = process.env.BENCH_LINE_URL!;
+const dataDir = process.env.BENCH_DATA_DIR!;
 const channelSecret = 'bench-secret';
 const channelAccessToken = 'bench-token';
+const writtenBytes = trackWrittenBytes();
+
+/** What the parent reads before and after each phase. */
+export interface BotSample {
+  readonly type: 'sample';
+  readonly cpu: NodeJS.CpuUsage;
+  readonly rss: number;
+  readonly written: WrittenBytes;
+  readonly store: StoreWriteCounts;
+}
+
+/** kaiwa's write methods: every call is one write (one transaction) of the store. */
+const kaiwaWrites = [
+  'accept',
+  'save',
+  'deleteSource',
+] as const satisfies readonly (keyof ConversationStore)[];
+
+let counted: CountedStore<object> | undefined;
 
 async function start(): Promise<string> {
+  const model = new EchoReplyModel();
   if (contender === 'baseline') {
     const server = await startBaselineBot({ channelSecret, channelAccessToken, lineUrl });
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  if (contender === 'naive') {
+    const store = countWrites(NaiveHistoryStore.open(path.join(dataDir, 'naive.db')), ['save']);
+    counted = store;
+    const server = await startNaiveBot({
+      channelSecret,
+      channelAccessToken,
+      lineUrl,
+      model,
+      store: store.store,
+    });
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
   const config = loadConfig({
@@ -21,16 +61,32 @@ async function start(): Promise<string> {
     LINE_CHANNEL_SECRET: channelSecret,
     LINE_CHANNEL_ACCESS_TOKEN: channelAccessToken,
     LINE_API_BASE_URL: lineUrl,
-    STORE: 'memory',
+    STORE: process.env.BENCH_KAIWA_STORE ?? 'file',
+    DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   });
-  const runtime = await startKaiwa(config, { model: new EchoReplyModel(), store: new MemoryStore() });
+  // The store the configuration selects, as `npm start` builds it, its writes counted.
+  const store = countWrites(await createStore(config), kaiwaWrites);
+  counted = store;
+  const runtime = await startKaiwa(config, { model, store: store.store });
   return runtime.url;
 }
 
-process.on('message', (message: { type: string }) => {
-  if (message.type === 'cpu') {
-    process.send?.({ type: 'cpu', usage: process.cpuUsage(), memory: process.memoryUsage() });
+const noCounts: StoreWriteCounts = { writes: {}, logicalBytes: {} };
+
+process.on('message', (message: { type: string; on?: boolean }) => {
+  if (message.type === 'sample') {
+    const sample: BotSample = {
+      type: 'sample',
+      cpu: process.cpuUsage(),
+      rss: process.memoryUsage.rss(),
+      written: writtenBytes(),
+      store: counted?.counts() ?? noCounts,
+    };
+    process.send?.(sample);
+  } else if (message.type === 'count-bytes') {
+    counted?.countBytes(message.on === true);
+    process.send?.({ type: 'count-bytes' });
   }
 });
 process.on('disconnect', () => process.exit(0));

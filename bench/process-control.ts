@@ -10,7 +10,8 @@ export function forkBench(
   env: Record<string, string> = {},
 ): ChildProcess {
   return fork(path.join(benchDir, module), args, {
-    execArgv: ['--import', 'tsx'],
+    // node:sqlite still warns that it is experimental; the warning says nothing to a benchmark.
+    execArgv: ['--import', 'tsx', '--disable-warning=ExperimentalWarning'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

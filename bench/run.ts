@@ -1,113 +1,102 @@
-import { writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { formatBundleFigures, lambdaBundlesSection, measureLambdaBundles } from './lambda-bundles.js';
+import { updatePerformanceSection } from './performance-doc.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
-import { measureContender, median, type ContenderRun, type ThroughputOptions } from './runtime-throughput.js';
+import { formatRun, formatTargets, runtimeThroughputSection } from './runtime-report.js';
+import { runtimeTargets, type RuntimeSummary } from './runtime-targets.js';
 import {
-  measureToolSelection,
-  reportToolSelection,
-  toolSelectionSection,
-  type ToolSelectionFigures,
-} from './tool-selection.js';
+  measureContender,
+  medianFigures,
+  type ContenderRun,
+  type ThroughputOptions,
+} from './runtime-throughput.js';
+import { measureToolSelection, reportToolSelection, toolSelectionSection } from './tool-selection.js';
 
-// `npm run bench`: kaiwa against a bare express + @line/bot-sdk bot, end to end over HTTP.
-// Writes the figures to docs/PERFORMANCE.md.
+// `npm run bench`: kaiwa against a naive bot and a bare bot, end to end over HTTP; then the
+// tool-selection prompt tokens and the Lambda bundles. Each writes its section of
+// docs/PERFORMANCE.md. `BENCH_QUICK=1`: smaller runtime runs (about 2–3 minutes in all);
+// `BENCH_ONLY=runtime`: the runtime figures alone. Every size can be set: BENCH_SOURCES,
+// BENCH_CONVERSATION_TURNS, BENCH_MEASURED_ROUNDS, BENCH_CONCURRENCY, BENCH_OPEN_LOOP_SECONDS,
+// BENCH_ROUNDS. BENCH_KAIWA_STORE: the store kaiwa runs on (its `STORE`).
 
-const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const options: ThroughputOptions = {
-  turns: numberFrom('BENCH_TURNS', 20_000),
-  warmupTurns: numberFrom('BENCH_WARMUP_TURNS', 3_000),
-  sources: numberFrom('BENCH_SOURCES', 1_000),
-  concurrency: numberFrom('BENCH_CONCURRENCY', 64),
-  rounds: numberFrom('BENCH_ROUNDS', 3),
+const quick = process.env.BENCH_QUICK === '1';
+const numberFrom = (name: string, full: number, short: number) => {
+  const value = Number(process.env[name] ?? (quick ? short : full));
+  if (!(value > 0)) throw new Error(`${name} must be a positive number`);
+  return value;
 };
-const contenders = ['baseline', 'kaiwa'];
+const options: ThroughputOptions = {
+  sources: numberFrom('BENCH_SOURCES', 250, 100),
+  conversationTurns: numberFrom('BENCH_CONVERSATION_TURNS', 40, 40),
+  measuredRounds: numberFrom('BENCH_MEASURED_ROUNDS', 20, 10),
+  concurrency: numberFrom('BENCH_CONCURRENCY', 64, 64),
+  openLoopShare: 0.7,
+  openLoopSeconds: numberFrom('BENCH_OPEN_LOOP_SECONDS', 15, 5),
+  rounds: numberFrom('BENCH_ROUNDS', 3, 1),
+};
+const kaiwaStore = process.env.BENCH_KAIWA_STORE ?? 'file';
+const kaiwaStoreNames: Record<string, string> = {
+  sqlite: 'its embedded SQLite store, `STORE=sqlite`',
+  file: 'the first-wave file store, `STORE=file`',
+  memory: 'the memory store, `STORE=memory`',
+};
+const contenders = ['baseline', 'naive', 'kaiwa'] as const;
 
 async function main() {
   // Every bench process, the Lambda bundles' included, runs on this Node.js.
   console.log(`kaiwa bench on Node.js ${process.version} (${process.execPath})`);
   process.env.LOG_LEVEL ??= 'warn'; // the same for every contender
-  // Prompt tokens, not time: measured in this process, before the throughput runs start.
+  await runtime();
+  if (process.env.BENCH_ONLY === 'runtime') return;
+  // Prompt tokens, not time.
   const toolSelection = await measureToolSelection();
   reportToolSelection(toolSelection);
+  await updatePerformanceSection('tool-selection', toolSelectionSection(toolSelection));
+  // The Lambda bundles: sizes and cold init on this Node.js (packaged offline first).
+  const lambdaBundles = await measureLambdaBundles();
+  console.log(`\n${formatBundleFigures(lambdaBundles)}`);
+  await updatePerformanceSection('lambda-bundles', lambdaBundlesSection(lambdaBundles));
+}
+
+async function runtime() {
+  console.log(`runtime: ${JSON.stringify(options)}, kaiwa on STORE=${kaiwaStore}`);
   const line = forkBench('fake-line-process.ts');
   const { url: lineUrl } = await nextMessage<{ url: string }>(line, 'ready');
   const runs: ContenderRun[] = [];
   try {
     for (let round = 1; round <= options.rounds; round++) {
       for (const contender of round % 2 ? contenders : [...contenders].reverse()) {
-        const run = await measureContender(contender, lineUrl, options);
+        const run = await measureContender(contender, lineUrl, options, { BENCH_KAIWA_STORE: kaiwaStore });
         runs.push(run);
-        console.log(
-          `round ${round} ${contender.padEnd(8)} ${run.turnsPerSecond.toFixed(0).padStart(6)} turns/s  ` +
-            `${run.cpuMicrosPerTurn.toFixed(0).padStart(5)} µs CPU/turn  ${run.rssMiB.toFixed(0)} MiB RSS  failures ${run.failures}`,
-        );
+        console.log(formatRun(round, run));
       }
     }
   } finally {
     await stop(line);
   }
-  const summary = Object.fromEntries(
-    contenders.map((contender) => {
-      const mine = runs.filter((run) => run.contender === contender);
-      return [
-        contender,
-        {
-          turnsPerSecond: median(mine.map((run) => run.turnsPerSecond)),
-          cpuMicrosPerTurn: median(mine.map((run) => run.cpuMicrosPerTurn)),
-          rssMiB: median(mine.map((run) => run.rssMiB)),
-        },
-      ];
+  const runsOf = (contender: (typeof contenders)[number]) =>
+    runs.filter((run) => run.contender === contender);
+  const summary: RuntimeSummary = {
+    kaiwa: medianFigures(runsOf('kaiwa')),
+    naive: medianFigures(runsOf('naive')),
+    baseline: medianFigures(runsOf('baseline')),
+  };
+  const targets = runtimeTargets(summary);
+  console.log(`\nmedians of ${options.rounds} run(s):\n${formatTargets(targets)}\n`);
+  await updatePerformanceSection(
+    'runtime-throughput',
+    runtimeThroughputSection({
+      options,
+      summary,
+      targets,
+      writesByMethod: {
+        kaiwa: runsOf('kaiwa')[0]!,
+        naive: runsOf('naive')[0]!,
+        baseline: runsOf('baseline')[0]!,
+      },
+      kaiwaStore: kaiwaStoreNames[kaiwaStore] ?? `\`STORE=${kaiwaStore}\``,
+      logLevel: process.env.LOG_LEVEL ?? 'warn',
     }),
-  ) as Record<string, { turnsPerSecond: number; cpuMicrosPerTurn: number; rssMiB: number }>;
-  const kaiwa = summary.kaiwa!;
-  const baseline = summary.baseline!;
-  const cpuRatio = kaiwa.cpuMicrosPerTurn / baseline.cpuMicrosPerTurn;
-  console.log(
-    `\nmedian of ${options.rounds}: kaiwa ${kaiwa.turnsPerSecond.toFixed(0)} turns/s, baseline ${baseline.turnsPerSecond.toFixed(0)} turns/s; CPU per turn ratio ${cpuRatio.toFixed(2)}×`,
   );
-  // The Lambda bundles: sizes and cold init on this Node.js (packaged offline first).
-  const lambdaBundles = await measureLambdaBundles();
-  console.log(`\n${formatBundleFigures(lambdaBundles)}`);
-  await writeReport(summary, cpuRatio, toolSelection, lambdaBundlesSection(lambdaBundles));
-}
-
-async function writeReport(
-  summary: Record<string, { turnsPerSecond: number; cpuMicrosPerTurn: number; rssMiB: number }>,
-  cpuRatio: number,
-  toolSelection: ToolSelectionFigures,
-  lambdaBundles: string,
-) {
-  const rows = Object.entries(summary).map(
-    ([contender, figures]) =>
-      `| ${contender} | ${figures.turnsPerSecond.toFixed(0)} | ${figures.cpuMicrosPerTurn.toFixed(0)} | ${figures.rssMiB.toFixed(0)} |`,
-  );
-  const report = `# Performance
-
-Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node.js ${process.version}).
-
-## Runtime throughput: kaiwa against a bare bot
-
-End to end over HTTP on loopback: signed webhooks in, replies out to a fake LINE. The load
-generator and the fake LINE are separate processes; CPU is the bot process's own
-\`process.cpuUsage()\`. The baseline is express + \`@line/bot-sdk\`'s middleware + the same
-zero-latency model, with no actors and no persistence. kaiwa runs with the memory store (a JSON
-round trip on every save and load), one actor per source, every step persisted.
-${options.turns} measured turns after ${options.warmupTurns} warm-up turns, over ${options.sources} sources,
-${options.concurrency} requests in flight, \`LOG_LEVEL=${process.env.LOG_LEVEL}\` for both; median of ${options.rounds} rounds.
-
-| contender | turns/s | CPU µs per turn | RSS MiB |
-|---|---|---|---|
-${rows.join('\n')}
-
-CPU per turn, kaiwa ÷ baseline: **${cpuRatio.toFixed(2)}×** (goal ≤ 1.10×). Goal ≥ 2,000 turns/s for kaiwa on 2 cores.
-
-${toolSelectionSection(toolSelection)}
-
-${lambdaBundles}
-`;
-  await writeFile(path.join(import.meta.dirname, '..', 'docs', 'PERFORMANCE.md'), report);
 }
 
 main().catch((error: unknown) => {
