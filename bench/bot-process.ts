@@ -64,6 +64,8 @@ async function start(): Promise<string> {
     STORE: process.env.BENCH_KAIWA_STORE ?? 'file',
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // Off: the bench's users write faster than people do, and a limited turn makes no model call.
+    KAIWA_MAX_MODEL_CALLS_PER_MINUTE: '0',
   });
   // The store the configuration selects, as `npm start` builds it, its writes counted.
   const store = countWrites(await createStore(config), kaiwaWrites);

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 
 // The benchmark's LINE: answers at once and counts requests by kind. Its own process, so its
 // CPU is not the bot's. Profiles are answered as LINE would, so kaiwa's display-name lookup
-// (once per source, then cached) costs what it costs.
+// (once per source, then cached) costs what it costs. A reply that is not the bench model's
+// answer ("re: …") — a limit notice, an apology — is counted apart: the bench checks there are none.
 let replies = 0;
+let otherReplies = 0;
 let pushes = 0;
 let profiles = 0;
 let other = 0;
@@ -15,9 +17,12 @@ const server = createServer((request, response) => {
     const json = (status: number, payload: unknown) =>
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
     const url = request.url ?? '';
-    if (url === '/stats') return json(200, { replies, pushes, profiles, other });
-    if (url === '/v2/bot/message/reply') replies++;
-    else if (url === '/v2/bot/message/push') pushes++;
+    if (url === '/stats') return json(200, { replies, otherReplies, pushes, profiles, other });
+    if (url === '/v2/bot/message/reply') {
+      replies++;
+      const { messages } = JSON.parse(body) as { messages: { text?: string }[] };
+      if (!messages[0]?.text?.startsWith('re: ')) otherReplies++;
+    } else if (url === '/v2/bot/message/push') pushes++;
     else if (url.startsWith('/v2/bot/profile/')) {
       profiles++;
       return json(200, {

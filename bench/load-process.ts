@@ -45,6 +45,8 @@ export interface LoadResult {
   readonly elapsedMs: number;
   /** Webhook requests answered other than 200. */
   readonly failures: number;
+  /** Replies that were not the model's answer (a limit notice, an apology). */
+  readonly otherReplies: number;
   readonly ackP50Ms: number;
   readonly ackP99Ms: number;
   readonly ackMaxMs: number;
@@ -98,9 +100,13 @@ function webhookBody(label: string, source: number, turn: number) {
   return { body, signature: createHmac('sha256', 'bench-secret').update(body).digest('base64') };
 }
 
-async function lineReplies(lineUrl: string): Promise<number> {
+async function lineStats(lineUrl: string): Promise<{ replies: number; otherReplies: number }> {
   const response = await fetch(`${lineUrl}/stats`);
-  return ((await response.json()) as { replies: number }).replies;
+  return (await response.json()) as { replies: number; otherReplies: number };
+}
+
+async function lineReplies(lineUrl: string): Promise<number> {
+  return (await lineStats(lineUrl)).replies;
 }
 
 async function untilReplies(lineUrl: string, count: number): Promise<void> {
@@ -168,16 +174,19 @@ async function runOpenLoop(load: OpenLoopLoad, acks: number[], started: number):
 
 async function run(load: Load): Promise<LoadResult> {
   const acks: number[] = [];
+  const before = await lineStats(load.lineUrl);
   const started = performance.now();
   const failures =
     load.kind === 'rounds' ? await runRounds(load, acks) : await runOpenLoop(load, acks, started);
   const elapsedMs = performance.now() - started;
+  const after = await lineStats(load.lineUrl);
   acks.sort((a, b) => a - b);
   return {
     type: 'done',
     turns: acks.length,
     elapsedMs,
     failures,
+    otherReplies: after.otherReplies - before.otherReplies,
     ackP50Ms: percentile(acks, 0.5),
     ackP99Ms: percentile(acks, 0.99),
     ackMaxMs: acks.at(-1) ?? Number.NaN,

@@ -26,7 +26,7 @@ export function formatRun(round: number, run: ContenderRun): string {
     `${milliseconds(f.openLoopAckP99Ms)} at ${integer(f.openLoopTurnsPerSecond)}/s  ${integer(f.rssMiB)} MiB  ` +
     `writes/turn ${writes(f.freshWrites)} → ${writes(f.longWrites)} (${byMethod(run.longWritesByMethod)})  ` +
     `logical ${bytes(f.freshLogicalBytes)} → ${bytes(f.longLogicalBytes)}  ` +
-    `physical ${bytes(f.freshPhysicalBytes)} → ${bytes(f.longPhysicalBytes)}  failures ${f.failures}`
+    `physical ${bytes(f.freshPhysicalBytes)} → ${bytes(f.longPhysicalBytes)}  failures ${f.failures}, other replies ${f.otherReplies}`
   );
 }
 
@@ -139,6 +139,11 @@ ${speed.join('\n')}
 ${written.join('\n')}
 
 Store writes by method, per turn: ${methods.join('. ') || 'none'}.
+
+Webhooks not answered 200, and replies other than the model's answer (a limit notice, an
+apology; the fake LINE checks every reply): ${contenders.map(([key]) => `${key} ${summary[key].failures} and ${summary[key].otherReplies}`).join(', ')}.
+kaiwa's per-minute model-call limit is off (\`KAIWA_MAX_MODEL_CALLS_PER_MINUTE=0\`): the load's
+users write faster than people do, and a limited turn would skip its model call.
 
 **Targets** (SPEC.md, "Benchmark targets, measurable"; turns/s is reported, not targeted):
 

@@ -50,6 +50,8 @@ export const FIGURE_NAMES = [
   'longCpuMicros',
   /** Webhook requests not answered 200, over the whole run. */
   'failures',
+  /** Replies other than the model's answer (a limit notice, an apology), over the whole run. */
+  'otherReplies',
 ] as const;
 
 export type FigureName = (typeof FIGURE_NAMES)[number];
@@ -148,6 +150,7 @@ export async function measureContender(
       turnsPerSecond: openLoopTurnsPerSecond,
       turns: Math.max(1, Math.round(openLoopTurnsPerSecond * options.openLoopSeconds)),
     });
+    const loads = [warmup, fresh.result, played, long.result, closed, open];
     return {
       contender,
       figures: {
@@ -167,10 +170,8 @@ export async function measureContender(
         longLogicalBytes: long.phase.logicalBytes,
         longPhysicalBytes: long.phase.physicalBytes,
         longCpuMicros: long.phase.cpuMicros,
-        failures: [warmup, fresh.result, played, long.result, closed, open].reduce(
-          (sum, result) => sum + result.failures,
-          0,
-        ),
+        failures: sum(loads.map((result) => result.failures)),
+        otherReplies: sum(loads.map((result) => result.otherReplies)),
       },
       freshWritesByMethod: fresh.phase.writesByMethod,
       longWritesByMethod: long.phase.writesByMethod,
@@ -188,16 +189,18 @@ function phaseFigures(before: BotSample, after: BotSample, turns: number): Phase
       Object.entries(to).map(([name, value]) => [name, (value - (from[name] ?? 0)) / turns]),
     );
   const writesByMethod = delta(before.store.writes, after.store.writes);
-  const sum = (values: Record<string, number>) =>
-    Object.values(values).reduce((total, value) => total + value, 0);
   const files = (sample: BotSample) => sample.written.total - sample.written.sockets;
   return {
-    writes: sum(writesByMethod),
+    writes: sum(Object.values(writesByMethod)),
     writesByMethod: Object.fromEntries(Object.entries(writesByMethod).filter(([, perTurn]) => perTurn > 0)),
-    logicalBytes: sum(delta(before.store.logicalBytes, after.store.logicalBytes)),
+    logicalBytes: sum(Object.values(delta(before.store.logicalBytes, after.store.logicalBytes))),
     physicalBytes: (files(after) - files(before)) / turns,
     cpuMicros: cpuMicros(before, after) / turns,
   };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 function cpuMicros(before: BotSample, after: BotSample): number {

@@ -33,6 +33,7 @@ describe('the runtime benchmark', () => {
 
       for (const name of FIGURE_NAMES) expect(run.figures[name], name).toSatisfy(Number.isFinite);
       expect(run.figures.failures).toBe(0);
+      expect(run.figures.otherReplies).toBe(0);
       expect(run.figures.turnsPerSecond).toBeGreaterThan(0);
       expect(run.figures.cpuMicrosPerTurn).toBeGreaterThan(0);
       expect(run.figures.openLoopAckP99Ms).toBeGreaterThan(0);
