@@ -1,4 +1,4 @@
-import type { Tool } from '../tool.js';
+import { defineTool } from '../define-tool.js';
 
 export const REPLY_TOOL_NAME = 'reply';
 
@@ -7,7 +7,7 @@ export const REPLY_TOOL_NAME = 'reply';
  * the message; the machine's `reply` service delivers it and records `sent` or an error.
  * A second call in one turn is refused by the machine before it runs.
  */
-export const replyTool: Tool = {
+export const replyTool = defineTool({
   name: REPLY_TOOL_NAME,
   description: 'Send a message to the user in this LINE chat. Nothing reaches the user unless you call this.',
   category: 'conversation',
@@ -34,5 +34,4 @@ export const replyTool: Tool = {
     required: ['status'],
     additionalProperties: false,
   },
-  execute: (args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: args.message as string }),
-};
+}).implement((args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: args.message }));
