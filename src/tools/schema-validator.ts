@@ -1,9 +1,10 @@
 import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import ajvFormats from 'ajv-formats';
 import type { ObjectSchema, SchemaValue } from '../domain/index.js';
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// ajv-formats is CommonJS: under NodeNext its default export is the `default` property
+// of what is imported (the plugin sets it on itself).
+const addFormats = ajvFormats.default;
 
 /** The checked value, typed by its schema, or why it was refused. */
 export type Validation<Value> =

@@ -119,7 +119,7 @@ export interface PreparedTool {
  * compiled from the same schema the code's type was read from.
  */
 export interface Tool extends ToolSpec {
-  prepare(compiler: SchemaCompiler): PreparedTool;
+  readonly prepare: (compiler: SchemaCompiler) => PreparedTool;
 }
 
 /**

@@ -19,13 +19,15 @@ export async function readBodyWithLimit(response: Response, maxBytes: number): P
     throw new ResponseTooLargeError(maxBytes);
   }
   if (!response.body) return '';
-  // The DOM typings leave the chunk type open; fetch bodies are byte streams.
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  // The typings leave the chunk type open; a fetch body is a byte stream, and checked to be one.
+  const body: ReadableStream<unknown> = response.body;
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    if (!(value instanceof Uint8Array)) throw new TypeError('the response body is not a byte stream');
     received += value.byteLength;
     if (received > maxBytes) {
       await reader.cancel();
