@@ -4,6 +4,7 @@ import type { ToolDeclaration } from '../model/index.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-validator.js';
 import type { PreparedTool, Tool, ToolContext, ToolRun } from './tool.js';
 import { ToolDefinitionError } from './tool-definition-error.js';
+import { ToolTimeoutError } from './tool-timeout-error.js';
 
 /** What one call produced, as the machine records it. */
 export interface ToolOutcome {
@@ -120,7 +121,7 @@ export class ToolRegistry {
         context.signal,
       );
     } catch (error) {
-      if (error instanceof ToolTimeoutError)
+      if (ToolTimeoutError.isInstance(error))
         return fail(`tool "${call.name}" timed out after ${timeoutMs} ms`);
       return fail(`tool "${call.name}" failed`, { cause: error });
     }
@@ -169,10 +170,6 @@ function checkSelectionHints(tool: Tool): void {
     );
 }
 
-class ToolTimeoutError extends Error {
-  override readonly name = 'ToolTimeoutError';
-}
-
 /** Runs `work` with its own abort signal, aborted on timeout or when `parent` aborts. */
 async function runWithTimeout<T>(
   work: (signal: AbortSignal) => Promise<T>,
@@ -185,7 +182,7 @@ async function runWithTimeout<T>(
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new ToolTimeoutError(`timed out after ${timeoutMs} ms`);
+      const error = new ToolTimeoutError(timeoutMs);
       controller.abort(error);
       reject(error);
     }, timeoutMs);

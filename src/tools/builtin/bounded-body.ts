@@ -1,10 +1,4 @@
-/** A response body larger than the caller allows; reading stopped at the limit. */
-export class ResponseTooLargeError extends Error {
-  override readonly name = 'ResponseTooLargeError';
-  constructor(readonly maxBytes: number) {
-    super(`the response body is larger than ${maxBytes} bytes`);
-  }
-}
+import { ResponseTooLargeError } from './response-too-large-error.js';
 
 /**
  * Reads a fetch response's body as UTF-8 text, stopping as soon as it passes `maxBytes`,

@@ -1,13 +1,9 @@
 import { defineTool } from '../define-tool.js';
 import type { ToolContext, ToolFailure } from '../tool.js';
-import { readBodyWithLimit, ResponseTooLargeError } from './bounded-body.js';
-import {
-  FORECAST_DAYS,
-  FORECAST_DETAILS,
-  forecastFromJ1,
-  UnexpectedForecastError,
-  WEATHER_REPORT_SCHEMA,
-} from './wttr-forecast.js';
+import { readBodyWithLimit } from './bounded-body.js';
+import { ResponseTooLargeError } from './response-too-large-error.js';
+import { UnexpectedForecastError } from './unexpected-forecast-error.js';
+import { FORECAST_DAYS, FORECAST_DETAILS, forecastFromJ1, WEATHER_REPORT_SCHEMA } from './wttr-forecast.js';
 
 export const WEATHER_TOOL_NAME = 'get_weather';
 
@@ -118,7 +114,7 @@ export function createWeatherTool(options: WeatherToolOptions) {
     try {
       return { forLLM: forecastFromJ1(payload, { location, day, detail }) };
     } catch (error) {
-      if (!(error instanceof UnexpectedForecastError)) throw error;
+      if (!UnexpectedForecastError.isInstance(error)) throw error;
       return failed(
         context,
         { field: error.field },
@@ -145,7 +141,8 @@ function errorForStatus(status: number, location: string): string {
 }
 
 function errorForFailure(error: unknown, signal: AbortSignal, timeoutMs: number): string {
-  if (error instanceof ResponseTooLargeError) return 'the weather service sent a response that was too large';
+  if (ResponseTooLargeError.isInstance(error))
+    return 'the weather service sent a response that was too large';
   if (error instanceof SyntaxError) return 'the weather service sent a response that could not be read';
   if (signal.aborted) {
     const reason: unknown = signal.reason;

@@ -5,6 +5,7 @@ import {
   type ObjectSchema,
   type SchemaValue,
 } from '../../domain/index.js';
+import { UnexpectedForecastError } from './unexpected-forecast-error.js';
 
 /** The days wttr.in's j1 format covers, in the order of its `weather` array. */
 export const FORECAST_DAYS = ['today', 'tomorrow', 'day_after_tomorrow'] as const;
@@ -13,14 +14,6 @@ export type ForecastDay = (typeof FORECAST_DAYS)[number];
 /** How much the report says: `basic` fits a chat answer; `full` adds the 3-hourly forecast. */
 export const FORECAST_DETAILS = ['basic', 'detailed', 'full'] as const;
 export type ForecastDetail = (typeof FORECAST_DETAILS)[number];
-
-/** A j1 payload that lacks a field the report needs, or holds one of the wrong kind. */
-export class UnexpectedForecastError extends Error {
-  override readonly name = 'UnexpectedForecastError';
-  constructor(readonly field: string) {
-    super(`the j1 payload has no usable "${field}"`);
-  }
-}
 
 /** What the model gets back: a few dozen numbers and words instead of wttr.in's ~30 KB. */
 export const WEATHER_REPORT_SCHEMA = {
