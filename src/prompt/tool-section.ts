@@ -3,7 +3,7 @@ import type { Tool, ToolRegistry } from '../tools/index.js';
 import { groupTools, renderToolDetail, titleOf, type ToolGroup } from './tool-text.js';
 
 /**
- * The system prompt's tool section (seed 004, ADR-002), generated from the registry so it
+ * The system prompt's tool section (docs/design-notes.md), generated from the registry so it
  * never drifts from the tools: grouped by category, required tools before optional ones,
  * parameters read from each JSON Schema, usage hints, examples and selection guidance.
  *

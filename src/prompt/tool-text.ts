@@ -2,7 +2,7 @@ import type { ObjectSchema } from '../domain/index.js';
 import type { Tool } from '../tools/index.js';
 
 /**
- * One tool in full (seed 004, ADR-002): description, parameters read from its JSON Schema,
+ * One tool in full (docs/design-notes.md): description, parameters read from its JSON Schema,
  * when to use it and example calls. Used for required tools, complex offered tools and
  * whatever the model asks the tool finder about.
  * @example

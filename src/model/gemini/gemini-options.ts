@@ -4,7 +4,7 @@ import type { Logger } from '../../logging/index.js';
 /** Waits `ms` milliseconds; rejects with the signal's reason when it aborts first. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
-/** Context cache settings (seed 002): the system instruction and every tool declaration, cached. */
+/** Context cache settings: the system instruction and every tool declaration, cached (docs/design-notes.md). */
 export interface GeminiCacheOptions {
   /**
    * Below this estimated size (tokens, estimated as characters / 4) nothing is cached:

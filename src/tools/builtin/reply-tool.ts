@@ -3,7 +3,8 @@ import { defineTool } from '../define-tool.js';
 export const REPLY_TOOL_NAME = 'reply';
 
 /**
- * `reply(message)`: the only way anything reaches the user (seed 000). The tool checks
+ * `reply(message)`: the only way anything reaches the user (docs/design-notes.md, "Replies go
+ * through a tool"). The tool checks
  * the message; the machine's `reply` service delivers it and records `sent` or an error.
  * A second call in one turn is refused by the machine before it runs.
  */

@@ -12,7 +12,7 @@ export interface WeatherToolOptions {
   readonly baseUrl: string;
   /** Injected in tests; the global `fetch` otherwise. */
   readonly fetch?: typeof fetch;
-  /** How long the weather service may take, body included (default 3000 ms, seed 002). */
+  /** How long the weather service may take, body included (default 3000 ms, as for every tool). */
   readonly timeoutMs?: number;
   /** Larger responses are refused (default 1 MiB; a real j1 answer is about 50 KB). */
   readonly maxResponseBytes?: number;
@@ -24,7 +24,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 const REGISTRY_TIMEOUT_MARGIN_MS = 500;
 
 /**
- * `get_weather(location, date?, detail?)` (seed 002): today's, tomorrow's or the next day's
+ * `get_weather(location, date?, detail?)` (docs/design-notes.md): today's, tomorrow's or the next day's
  * weather from wttr.in's `?format=j1`, reduced to a compact report.
  *
  * The location goes into the URL path through `encodeURIComponent`, since the schema's

@@ -37,7 +37,7 @@ type FinderResult = ToolResult<SchemaValue<typeof FINDER_RESPONSE>>;
 
 /**
  * `find_tools(query?, name?)`: the meta-tool that keeps a narrowed tool list from ever
- * cutting the model off (seed 004, ADR-002). Without `name` it lists the optional tools in
+ * cutting the model off (docs/design-notes.md, "Choosing tools per step"). Without `name` it lists the optional tools in
  * one line each (those matching `query` when it matches any); with `name` it returns that
  * tool's full detail and enables it for the next step.
  *
