@@ -100,7 +100,7 @@ export type ToolExecute<ParametersSchema extends ObjectSchema, ResponseSchema ex
   context: ToolContext,
 ) => Promise<ToolResult<SchemaValue<ResponseSchema>>>;
 
-/** Why a run stopped before it produced a result the model may see. */
+/** What one run gave: the result, or which check refused the call or its result, and why. */
 export type ToolRun =
   | { readonly ok: true; readonly result: ToolResult }
   | { readonly ok: false; readonly refused: 'arguments' | 'response'; readonly message: string };
