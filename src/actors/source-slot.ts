@@ -282,7 +282,7 @@ export class SourceSlot {
           this.failures = 0;
           this.releaseFlushWaiters();
         } catch (error) {
-          if (error instanceof VersionConflictError) {
+          if (VersionConflictError.isInstance(error)) {
             void this.reloadAfterConflict(error);
             return;
           }

@@ -75,7 +75,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
   }
   const persona = await loadPersona(config.personaFile);
   const systemPrompt = new SystemPrompt(tools, persona);
-  // Per-step tool selection (seed 004): a stable prefix, then the tools that fit each step.
+  // Per-step tool selection: a stable prefix, then the tools that fit each step (docs/design-notes.md).
   const stepPrompt = new StepPrompt(tools, persona);
   const line = createLineChannel(parts.line, config, clock, logger);
 

@@ -206,7 +206,7 @@ function readGemini(env: Env): GeminiModelOptions | undefined {
   try {
     return geminiOptionsFromEnv(env);
   } catch (error) {
-    if (error instanceof GeminiConfigError) throw new ConfigError(error.variable, error.reason);
+    if (GeminiConfigError.isInstance(error)) throw new ConfigError(error.variable, error.reason);
     throw error;
   }
 }

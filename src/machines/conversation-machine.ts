@@ -20,7 +20,7 @@ import {
   type GenerateInput,
 } from './conversation-types.js';
 import { turnShouldStop } from './stop-conditions.js';
-import { LimitReachedError } from './usage-limits.js';
+import { LimitReachedError } from './limit-reached-error.js';
 import {
   allCallsSettled,
   closeStep,
@@ -79,7 +79,7 @@ export const conversationMachine = setup({
   guards: {
     hasPendingTurn: ({ context }) => context.pending.length > 0,
     turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
-    limitReached: ({ event }) => (event as { error?: unknown }).error instanceof LimitReachedError,
+    limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
     stepSettledWithTexts: ({ context }) =>
       allCallsSettled(context.turn) && textsToDeliver(context.turn).length > 0,

@@ -14,8 +14,8 @@ export const STEP_GUIDANCE_HEADING = '# Tools for this step';
 const FINDER_STEP = `When the message needs a tool that is not offered for this step, call \`${TOOL_FINDER_NAME}\` (a query helps), enable the tool with its \`name\`, and call it on your next step. Check \`${TOOL_FINDER_NAME}\` before telling anyone you cannot do something.`;
 
 /**
- * The tool section of the stable prompt prefix when tools are selected per step (ADR-002
- * phases 2–4): required tools in full, the optional ones only by category, and how the
+ * The tool section of the stable prompt prefix when tools are selected per step
+ * (docs/design-notes.md, "Choosing tools per step"): required tools in full, the optional ones only by category, and how the
  * per-step part and the tool finder work. It depends on the registry alone, never on the
  * conversation, so a context cache holding it keeps hitting while the offered set changes.
  * @example

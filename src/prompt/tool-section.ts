@@ -9,7 +9,7 @@ import {
 } from '../tools/index.js';
 
 /**
- * The system prompt's tool section (seed 004, ADR-002), generated from the registry so it
+ * The system prompt's tool section (docs/design-notes.md), generated from the registry so it
  * never drifts from the tools: grouped by category, required tools before optional ones,
  * parameters read from each JSON Schema, usage hints, examples and selection guidance.
  *

@@ -7,7 +7,7 @@ async function main() {
   try {
     config = loadConfig(process.env, { store: 'file' });
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (ConfigError.isInstance(error)) {
       process.stderr.write(`kaiwa: ${error.message}\n`);
       process.exit(1);
     }

@@ -1,14 +1,23 @@
+import { KaiwaError } from '../errors/index.js';
 import { reasonOf } from './sleep.js';
 
+const marker = Symbol.for('kaiwa.error.DeadlineExceededError');
+
 /** The deadline passed before the work settled. */
-export class DeadlineExceededError extends Error {
-  override readonly name = 'DeadlineExceededError';
+export class DeadlineExceededError extends KaiwaError {
+  private readonly [marker] = true;
+  override readonly name = 'DeadlineExceededError' as const;
 
   constructor(
     /** Epoch ms (on the clock the caller gave) that passed. */
     readonly deadline: number,
   ) {
     super(`the deadline passed (${new Date(deadline).toISOString()})`);
+  }
+
+  /** True for a `DeadlineExceededError` from any copy of kaiwa (see `KaiwaError.isInstance`). */
+  static override isInstance(value: unknown): value is DeadlineExceededError {
+    return KaiwaError.hasMarker(value, marker);
   }
 }
 

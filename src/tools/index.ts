@@ -1,4 +1,19 @@
-export type { Tool, ToolContext, ToolExample, ToolResult } from './tool.js';
+export type {
+  PreparedTool,
+  Tool,
+  ToolContext,
+  ToolError,
+  ToolExample,
+  ToolExecute,
+  ToolFailure,
+  ToolResult,
+  ToolRun,
+  ToolSpec,
+  ToolSuccess,
+  TypedTool,
+} from './tool.js';
+export { defineTool } from './define-tool.js';
+export type { ToolBuilder } from './define-tool.js';
 export { ToolRegistry } from './tool-registry.js';
 export type { CallContext, ToolRegistryOptions } from './tool-registry.js';
 export { ToolDefinitionError } from './tool-definition-error.js';

@@ -1,10 +1,10 @@
 import { defaults } from '../defaults/index.js';
-import type { FunctionCall, JsonObject, ToolOutcome } from '../domain/index.js';
+import type { FunctionCall, JsonObject, ObjectSchema, ToolOutcome } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import type { ToolDeclaration } from '../model/index.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-validator.js';
-import type { Tool, ToolContext, ToolResult } from './tool.js';
+import type { PreparedTool, Tool, ToolContext, ToolRun } from './tool.js';
 import { ToolDefinitionError } from './tool-definition-error.js';
 
 /** The call's surroundings; the registry adds the call id, idempotency key and logger. */
@@ -18,8 +18,7 @@ export interface ToolRegistryOptions {
 
 interface RegisteredTool {
   readonly tool: Tool;
-  readonly parameters: CompiledSchema;
-  readonly response: CompiledSchema;
+  readonly prepared: PreparedTool;
 }
 
 /**
@@ -38,19 +37,23 @@ export class ToolRegistry {
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? defaults.tools.timeoutMs;
   }
 
-  /** Adds a tool. Rejects a duplicate name, an invalid schema, or an example its schema refuses. */
+  /**
+   * Adds a tool made with `defineTool`. Rejects a duplicate name, an invalid schema, or an
+   * example its schema refuses.
+   */
   register(tool: Tool): this {
     if (this.tools.has(tool.name))
       throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
+    // Compiled here first so a bad schema is named; `prepare` then finds both in ajv's cache.
     const parameters = this.compileSchema(tool, 'parameters', tool.parameters);
-    const response = this.compileSchema(tool, 'response', tool.response);
+    this.compileSchema(tool, 'response', tool.response);
     for (const example of tool.examples ?? []) {
       const result = parameters.validate(example.args);
       if (!result.ok)
         throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
     }
     checkSelectionHints(tool);
-    this.tools.set(tool.name, { tool, parameters, response });
+    this.tools.set(tool.name, { tool, prepared: tool.prepare(this.compiler) });
     this.cachedDeclarations = undefined;
     return this;
   }
@@ -89,19 +92,16 @@ export class ToolRegistry {
         `unknown tool "${call.name}"; available tools: ${[...this.tools.keys()].sort().join(', ')}`,
       );
     }
-    const argsCheck = registered.parameters.validate(call.args);
-    if (!argsCheck.ok) return fail(`invalid arguments: ${argsCheck.message}`);
-
-    const { tool } = registered;
+    const { tool, prepared } = registered;
     const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
     const started = context.clock.now();
     // On the real clock: the injected one may stand still (tests, restored turns).
     const deadline = Date.now() + timeoutMs;
-    let result: ToolResult;
+    let run: ToolRun;
     try {
-      result = await withDeadline(
+      run = await withDeadline(
         (signal) =>
-          tool.execute(call.args, {
+          prepared.run(call.args, {
             ...context,
             signal,
             callId: call.id,
@@ -111,39 +111,39 @@ export class ToolRegistry {
         { deadline, signal: context.signal },
       );
     } catch (error) {
-      if (error instanceof DeadlineExceededError && error.deadline === deadline)
+      if (DeadlineExceededError.isInstance(error) && error.deadline === deadline)
         return fail(`tool "${call.name}" timed out after ${timeoutMs} ms`);
       return fail(`tool "${call.name}" failed`, { cause: error });
     }
 
-    if (!result.isError) {
-      const responseCheck = registered.response.validate(result.forLLM);
-      if (!responseCheck.ok) {
-        return fail(`tool "${call.name}" returned an invalid response`, {
-          validation: responseCheck.message,
-        });
-      }
+    if (!run.ok) {
+      return run.refused === 'arguments'
+        ? fail(`invalid arguments: ${run.message}`)
+        : fail(`tool "${call.name}" returned an invalid response`, { validation: run.message });
     }
+    const { result } = run;
     logger.debug('tool call finished', {
       durationMs: context.clock.now() - started,
       isError: !!result.isError,
     });
+    if (result.isError) return { callId: call.id, name: call.name, response: result.forLLM, isError: true };
     return {
       callId: call.id,
       name: call.name,
       response: result.forLLM,
-      isError: !!result.isError,
+      isError: false,
       ...(result.forUser !== undefined && { forUser: result.forUser }),
       ...(result.silent !== undefined && { silent: result.silent }),
       ...(result.async !== undefined && { async: result.async }),
     };
   }
 
-  private compileSchema(tool: Tool, which: string, schema: JsonObject): CompiledSchema {
+  private compileSchema(tool: Tool, which: string, schema: ObjectSchema): CompiledSchema<unknown> {
     try {
-      return this.compiler.compile(schema);
+      return this.compiler.compileUntyped(schema);
     } catch (error) {
-      throw new ToolDefinitionError(tool.name, `invalid ${which} schema: ${(error as Error).message}`);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ToolDefinitionError(tool.name, `invalid ${which} schema: ${reason}`);
     }
   }
 }

@@ -17,7 +17,7 @@ import {
   type SaveRequest,
 } from '../../src/persistence/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
-import { ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
+import { defineTool, ToolRegistry, replyTool, skipTool } from '../../src/tools/index.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { storedHistory } from '../support/host-harness.js';
 import { until } from '../support/until.js';
@@ -44,7 +44,7 @@ class CrashingStore implements ConversationStore {
 
 const USER = 'U' + '7'.repeat(32);
 const lookupRuns: string[] = [];
-const lookup: Tool = {
+const lookup = defineTool({
   name: 'lookup',
   description: 'Looks something up.',
   category: 'test',
@@ -56,11 +56,10 @@ const lookup: Tool = {
     additionalProperties: false,
   },
   response: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
-  execute: (args, context) => {
-    lookupRuns.push(context.idempotencyKey);
-    return Promise.resolve({ forLLM: { answer: `about ${args.q as string}` } });
-  },
-};
+}).implement((args, context) => {
+  lookupRuns.push(context.idempotencyKey);
+  return Promise.resolve({ forLLM: { answer: `about ${args.q}` } });
+});
 
 /** The turn: the model looks something up, then replies — decided from history, as a real model would. */
 const script = () =>

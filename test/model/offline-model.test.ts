@@ -294,7 +294,11 @@ describe('offline model in a conversation with the real tools', () => {
 });
 
 describe('the offline model and reminders', () => {
-  const tools = ['reply', 'set_reminder'].map((name) => ({ name, description: name, parameters: {} }));
+  const tools = ['reply', 'set_reminder'].map((name) => ({
+    name,
+    description: name,
+    parameters: { type: 'object' as const },
+  }));
   const userEntry = (text: string) => ({ role: 'user' as const, eventId: 'e', text, timestamp: 0 });
   const ask = (history: HistoryEntry[]) =>
     new OfflineModel().generate({

@@ -5,7 +5,7 @@ import type { Sleep } from '../../timing/index.js';
 
 export type { Sleep } from '../../timing/index.js';
 
-/** Context cache settings (seed 002): the system instruction and every tool declaration, cached. */
+/** Context cache settings: the system instruction and every tool declaration, cached (docs/design-notes.md). */
 export interface GeminiCacheOptions {
   /**
    * Below this estimated size (tokens, estimated as characters / 4) nothing is cached:

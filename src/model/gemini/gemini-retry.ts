@@ -89,7 +89,7 @@ async function runAttempt<T>(
     return { ok: true, value };
   } catch (error) {
     callerSignal.throwIfAborted();
-    const timedOut = error instanceof DeadlineExceededError;
+    const timedOut = DeadlineExceededError.isInstance(error);
     return { ok: false, error, failure: classifyGeminiFailure(error, observer.last, timedOut) };
   }
 }
