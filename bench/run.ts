@@ -25,9 +25,10 @@ const numberFrom = (name: string, full: number, short: number) => {
   return value;
 };
 const options: ThroughputOptions = {
-  sources: numberFrom('BENCH_SOURCES', 250, 100),
+  sources: numberFrom('BENCH_SOURCES', 400, 100),
   conversationTurns: numberFrom('BENCH_CONVERSATION_TURNS', 40, 40),
-  measuredRounds: numberFrom('BENCH_MEASURED_ROUNDS', 20, 10),
+  // Few rounds, many conversations: the CPU figure stays at conversations of 40 turns or so.
+  measuredRounds: numberFrom('BENCH_MEASURED_ROUNDS', 10, 10),
   concurrency: numberFrom('BENCH_CONCURRENCY', 64, 64),
   openLoopShare: 0.7,
   openLoopSeconds: numberFrom('BENCH_OPEN_LOOP_SECONDS', 15, 5),
