@@ -54,8 +54,13 @@ export interface LoadResult {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
+/**
+ * Posts one webhook; resolves its status, 0 when it failed on the network. A request on a kept-
+ * alive socket that the bot closed as idle at that very moment is sent again on a new one, as
+ * Node.js's documentation advises (`reusedSocket`): the bot never read it.
+ */
 function post(url: string, body: string, signature: string): Promise<number> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const target = new URL(url);
     const outgoing = request(
       {
@@ -73,9 +78,17 @@ function post(url: string, body: string, signature: string): Promise<number> {
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', () => resolve(0));
       },
     );
-    outgoing.on('error', reject);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if (outgoing.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        resolve(post(url, body, signature));
+        return;
+      }
+      console.error(`webhook request failed: ${error.message}`);
+      resolve(0);
+    });
     outgoing.end(body);
   });
 }
