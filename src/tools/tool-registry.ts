@@ -1,5 +1,5 @@
 import { defaults } from '../defaults/index.js';
-import type { FunctionCall, JsonObject, ObjectSchema, ToolOutcome } from '../domain/index.js';
+import type { FunctionCall, ObjectSchema, ToolOutcome } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import type { ToolDeclaration } from '../model/index.js';
