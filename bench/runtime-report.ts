@@ -81,7 +81,6 @@ export function runtimeThroughputSection(report: RuntimeReport): string {
       `${writes(f.freshWrites)} / ${writes(f.longWrites)}`,
       `${bytes(f.freshLogicalBytes)} / ${bytes(f.longLogicalBytes)}`,
       `${bytes(f.freshPhysicalBytes)} / ${bytes(f.longPhysicalBytes)}`,
-      `${integer(f.freshCpuMicros)} / ${integer(f.longCpuMicros)}`,
     ]);
   });
   const methods = contenders
@@ -134,8 +133,8 @@ file and any other file writes; the baseline's figure shows what is left over (I
 |---|---|---|---|---|---|
 ${speed.join('\n')}
 
-| contender | store writes per turn, turn 1 / ${turn + 1} | logical bytes per turn, turn 1 / ${turn + 1} | physical bytes per turn, turn 1 / ${turn + 1} | CPU µs per turn, turn 1 / ${turn + 1} |
-|---|---|---|---|---|
+| contender | store writes per turn, turn 1 / ${turn + 1} | logical bytes per turn, turn 1 / ${turn + 1} | physical bytes per turn, turn 1 / ${turn + 1} |
+|---|---|---|---|
 ${written.join('\n')}
 
 Store writes by method, per turn: ${methods.join('. ') || 'none'}.

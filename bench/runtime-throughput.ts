@@ -38,16 +38,14 @@ export const FIGURE_NAMES = [
   'openLoopAckP99Ms',
   /** Resident memory after the closed loop. */
   'rssMiB',
-  /** Turn 1 of every source: store writes, logical and physical bytes, CPU per turn. */
+  /** Turn 1 of every source: store writes, logical and physical bytes per turn. */
   'freshWrites',
   'freshLogicalBytes',
   'freshPhysicalBytes',
-  'freshCpuMicros',
   /** Turn `conversationTurns` + 1 of every source: the same. */
   'longWrites',
   'longLogicalBytes',
   'longPhysicalBytes',
-  'longCpuMicros',
   /** Webhook requests not answered 200, over the whole run. */
   'failures',
   /** Replies other than the model's answer (a limit notice, an apology), over the whole run. */
@@ -73,7 +71,6 @@ interface PhaseFigures {
   readonly writesByMethod: Record<string, number>;
   readonly logicalBytes: number;
   readonly physicalBytes: number;
-  readonly cpuMicros: number;
 }
 
 /**
@@ -165,11 +162,9 @@ export async function measureContender(
         freshWrites: fresh.phase.writes,
         freshLogicalBytes: fresh.phase.logicalBytes,
         freshPhysicalBytes: fresh.phase.physicalBytes,
-        freshCpuMicros: fresh.phase.cpuMicros,
         longWrites: long.phase.writes,
         longLogicalBytes: long.phase.logicalBytes,
         longPhysicalBytes: long.phase.physicalBytes,
-        longCpuMicros: long.phase.cpuMicros,
         failures: sum(loads.map((result) => result.failures)),
         otherReplies: sum(loads.map((result) => result.otherReplies)),
       },
@@ -195,7 +190,6 @@ function phaseFigures(before: BotSample, after: BotSample, turns: number): Phase
     writesByMethod: Object.fromEntries(Object.entries(writesByMethod).filter(([, perTurn]) => perTurn > 0)),
     logicalBytes: sum(Object.values(delta(before.store.logicalBytes, after.store.logicalBytes))),
     physicalBytes: (files(after) - files(before)) / turns,
-    cpuMicros: cpuMicros(before, after) / turns,
   };
 }
 
