@@ -2,7 +2,7 @@ import type { FunctionCall, HistoryEntry, InboundMessage, Sender } from '../doma
 import type { ModelResponse, TokenUsage } from '../model/index.js';
 import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
-import { boundHistory } from './history-bounds.js';
+import { boundHistory } from '../domain/index.js';
 import { recordUsage } from './usage-limits.js';
 
 // Pure context updates of the conversation machine: each takes the context and
