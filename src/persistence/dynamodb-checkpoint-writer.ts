@@ -5,14 +5,16 @@ import { compressJson } from './dynamodb-compressed-json.js';
 import { paginate, type HistoryPage } from './dynamodb-history-pages.js';
 import { pagesHolding } from './dynamodb-history-reader.js';
 import { dynamoDbItemSize, type ScalarItem } from './dynamodb-item-size.js';
-import { returnedNumber } from './dynamodb-returned-item.js';
+import { lostOwnership, returnedNumber, returnedString } from './dynamodb-returned-item.js';
 import type { DynamoDbSourceStoreLimits } from './dynamodb-source-limits.js';
 import { headKey, pageItem, type StoredItem } from './dynamodb-source-items.js';
 import { CONSUMED_INBOX_SORT_KEY, workShard } from './dynamodb-table.js';
+import type { WriteSteps } from './dynamodb-write-steps.js';
 import { transactWrite, type TableClient, type TransactionUpdate } from './dynamodb-writes.js';
 import { ItemTooLargeError } from './item-too-large-error.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import type { Checkpoint, HistoryRecord } from './source-store.js';
+import { nextLastSeq } from './store-validation.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
 // One checkpoint on DynamoDB (docs/persistence.md, "Checkpoints"). Two shapes:
@@ -36,6 +38,7 @@ export interface CheckpointWriteOptions {
   readonly expiresAt: number | undefined;
   readonly limits: DynamoDbSourceStoreLimits;
   readonly maxItemBytes: number;
+  readonly steps: WriteSteps;
 }
 
 export interface WrittenCheckpoint {
@@ -57,17 +60,16 @@ export async function writeCheckpoint(
   options: CheckpointWriteOptions,
 ): Promise<WrittenCheckpoint> {
   const { sourceId } = checkpoint.ownership;
-  checkAppended(checkpoint, base.lastSeq);
+  const lastSeq = nextLastSeq(sourceId, base.lastSeq, checkpoint.appended);
   const removed = new Set(checkpoint.removedSeqs);
   const tail = [...base.tail.filter((record) => !removed.has(record.seq)), ...checkpoint.appended];
-  const lastSeq = checkpoint.appended.at(-1)?.seq ?? base.lastSeq;
   const removedFromPages = checkpoint.removedSeqs.filter(
     (seq) => seq > base.forgottenThrough && seq <= base.pagedThrough,
   );
   const version = checkpoint.expectedVersion + 1;
   const next = { ...base, version, lastSeq };
 
-  const { limits } = options;
+  const { limits, steps } = options;
   const keepTail =
     checkpoint.consumedKeys.length === 0 &&
     removedFromPages.length === 0 &&
@@ -76,7 +78,7 @@ export async function writeCheckpoint(
   if (keepTail) {
     const update = headUpdate(table.tableName, checkpoint, { ...next, tail }, options);
     try {
-      await table.documents.send(new UpdateCommand(update));
+      await steps.commit(() => table.documents.send(new UpdateCommand(update)));
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw refused(checkpoint, error.Item);
       throw error;
@@ -124,30 +126,35 @@ export async function writeCheckpoint(
   const deleted = consumed.length <= room ? consumed : consumed.slice(0, room - 1);
   const overflowKeys = consumed.slice(deleted.length);
 
-  await Promise.all(before.map((item) => prewritePage(table, checkpoint, item)));
+  for (const item of before) {
+    steps.before('history');
+    await prewritePage(table, checkpoint, item);
+  }
   try {
-    await transactWrite(table.documents, {
-      TransactItems: [
-        { Update: head },
-        ...[...rewrites, ...inTransaction].map((item) => ({
-          Put: { TableName: table.tableName, Item: item },
-        })),
-        ...deleted.map((sk) => ({ Delete: { TableName: table.tableName, Key: { pk: sourceId, sk } } })),
-        ...(overflowKeys.length > 0
-          ? [
-              {
-                Update: {
-                  TableName: table.tableName,
-                  Key: { pk: sourceId, sk: CONSUMED_INBOX_SORT_KEY },
-                  UpdateExpression: 'ADD #keys :keys',
-                  ExpressionAttributeNames: { '#keys': 'keys' },
-                  ExpressionAttributeValues: { ':keys': new Set(overflowKeys) },
+    await steps.commit(() =>
+      transactWrite(table.documents, {
+        TransactItems: [
+          { Update: head },
+          ...[...rewrites, ...inTransaction].map((item) => ({
+            Put: { TableName: table.tableName, Item: item },
+          })),
+          ...deleted.map((sk) => ({ Delete: { TableName: table.tableName, Key: { pk: sourceId, sk } } })),
+          ...(overflowKeys.length > 0
+            ? [
+                {
+                  Update: {
+                    TableName: table.tableName,
+                    Key: { pk: sourceId, sk: CONSUMED_INBOX_SORT_KEY },
+                    UpdateExpression: 'ADD #keys :keys',
+                    ExpressionAttributeNames: { '#keys': 'keys' },
+                    ExpressionAttributeValues: { ':keys': new Set(overflowKeys) },
+                  },
                 },
-              },
-            ]
-          : []),
-      ],
-    });
+              ]
+            : []),
+        ],
+      }),
+    );
   } catch (error) {
     const reason = failedCondition(error, 0);
     if (reason) throw refused(checkpoint, reason.Item);
@@ -187,14 +194,15 @@ function headUpdate(
       `SET ${Object.keys(set)
         .map((name) => `#${name} = :${name}`)
         .join(', ')}` + (removed.length > 0 ? ` REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : ''),
-    ConditionExpression: '#version = :expected AND #fence = :fence',
+    ConditionExpression: '#fence = :fence AND #ownerId = :ownerId AND #version = :expected',
     ExpressionAttributeNames: Object.fromEntries(
-      [...Object.keys(set), ...removed, 'fence'].map((name) => [`#${name}`, name]),
+      [...Object.keys(set), ...removed, 'fence', 'ownerId'].map((name) => [`#${name}`, name]),
     ),
     ExpressionAttributeValues: {
       ...Object.fromEntries(Object.entries(set).map(([name, value]) => [`:${name}`, value])),
       ':expected': checkpoint.expectedVersion,
       ':fence': checkpoint.ownership.fence,
+      ':ownerId': checkpoint.ownership.ownerId,
     },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
@@ -225,29 +233,26 @@ async function prewritePage(table: TableClient, checkpoint: Checkpoint, item: St
     const fence = returnedNumber(error.Item, 'fence');
     const { sourceId } = checkpoint.ownership;
     throw fence !== undefined && fence > checkpoint.ownership.fence
-      ? new OwnershipLostError(sourceId, checkpoint.ownership.fence, fence)
+      ? new OwnershipLostError(
+          sourceId,
+          checkpoint.ownership.fence,
+          fence,
+          returnedString(error.Item, 'ownerId'),
+        )
       : new VersionConflictError(sourceId, checkpoint.expectedVersion, undefined);
   }
 }
 
-/** Why the head refused the write, from the item its condition saw. */
+/** Why the head refused the write, from the item its condition saw: the fence first. */
 function refused(checkpoint: Checkpoint, returned: unknown): Error {
-  const { sourceId, fence } = checkpoint.ownership;
-  const actualFence = returnedNumber(returned, 'fence');
-  if (actualFence !== fence) return new OwnershipLostError(sourceId, fence, actualFence);
-  return new VersionConflictError(sourceId, checkpoint.expectedVersion, returnedNumber(returned, 'version'));
-}
-
-function checkAppended(checkpoint: Checkpoint, lastSeq: number): void {
-  let previous = lastSeq;
-  for (const record of checkpoint.appended) {
-    if (!Number.isSafeInteger(record.seq) || record.seq <= previous) {
-      throw new RangeError(
-        `source ${checkpoint.ownership.sourceId}: history record seq ${record.seq} is not above ${previous}`,
-      );
-    }
-    previous = record.seq;
-  }
+  return (
+    lostOwnership(checkpoint.ownership, returned) ??
+    new VersionConflictError(
+      checkpoint.ownership.sourceId,
+      checkpoint.expectedVersion,
+      returnedNumber(returned, 'version'),
+    )
+  );
 }
 
 function checkSize(sourceId: string, item: StoredItem, maxItemBytes: number): void {

@@ -1,4 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { HistoryWindowCollector } from '../domain/index.js';
 import { HistoryChain, type HistoryPage } from './dynamodb-history-pages.js';
 import { pageFromItem } from './dynamodb-source-items.js';
 import { historySortKey } from './dynamodb-table.js';
@@ -13,32 +14,24 @@ export interface PageChainBounds {
 }
 
 /**
- * The newest history of a source, oldest first: the head's tail, then committed pages read
- * newest first by one `Query` (`ScanIndexForward: false`, strongly consistent) until the
- * window is more than covered, so the bounding that follows cuts where it would cut the whole
- * history. Its `Limit` comes from the window: a simple turn writes one page of about three
- * entries.
+ * Feeds a source's history to `collector` newest first — the head's tail, then committed pages
+ * read by one `Query` (`ScanIndexForward: false`, strongly consistent) — until the collector
+ * has the window. The `Query`'s `Limit` comes from the window: a simple turn writes one page of
+ * about three entries; more pages follow only when the window needs them.
  */
 export async function readNewestHistory(
   table: TableClient,
   stored: PageChainBounds & { readonly tail: readonly HistoryRecord[] },
+  collector: HistoryWindowCollector<HistoryRecord>,
   window: HistoryWindow,
   nowSeconds: number,
-): Promise<HistoryRecord[]> {
-  const newestFirst: HistoryRecord[] = [...stored.tail].reverse();
-  let bytes = 2 + newestFirst.reduce((sum, record) => sum + recordBytes(record), 0);
-  const covered = () => newestFirst.length > window.maxEntries || bytes > window.maxBytes;
-  if (covered()) return newestFirst.reverse();
-
+): Promise<void> {
+  const take = (record: HistoryRecord) =>
+    collector.add(record, record.entry, Buffer.byteLength(JSON.stringify(record.entry), 'utf8'));
+  for (let index = stored.tail.length - 1; index >= 0; index--) if (!take(stored.tail[index]!)) return;
   for await (const page of committedPages(table, stored, nowSeconds, Math.ceil(window.maxEntries / 3) + 2)) {
-    for (let index = page.records.length - 1; index >= 0; index--) {
-      const record = page.records[index]!;
-      newestFirst.push(record);
-      bytes += recordBytes(record);
-    }
-    if (covered()) break;
+    for (let index = page.records.length - 1; index >= 0; index--) if (!take(page.records[index]!)) return;
   }
-  return newestFirst.reverse();
 }
 
 /**
@@ -95,8 +88,4 @@ async function* committedPages(
     if (LastEvaluatedKey === undefined) return;
     exclusiveStartKey = LastEvaluatedKey;
   }
-}
-
-function recordBytes(record: HistoryRecord): number {
-  return Buffer.byteLength(JSON.stringify(record.entry), 'utf8') + 1;
 }

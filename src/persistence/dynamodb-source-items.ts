@@ -29,6 +29,8 @@ export interface StoredHead {
   readonly pagedThrough: number;
   /** Pages up to this `seq` were forgotten (unfollow, leave). */
   readonly forgottenThrough: number;
+  /** A forget that did not fit one transaction left deletes to finish, up to this inbox key. */
+  readonly forgetThrough?: string;
 }
 
 /** The head's owner attributes, flat so that conditions and renewals can address them. */
@@ -74,6 +76,7 @@ export function headFromItem(item: StoredItem): StoredHead {
     tail: item.tail instanceof Uint8Array ? decompressJson<HistoryRecord[]>(item.tail) : [],
     pagedThrough: readNumber(item, 'pagedThrough'),
     forgottenThrough: typeof item.forgottenThrough === 'number' ? item.forgottenThrough : 0,
+    ...(typeof item.forgetThrough === 'string' && { forgetThrough: item.forgetThrough }),
   };
 }
 

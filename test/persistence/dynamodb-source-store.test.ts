@@ -1,35 +1,48 @@
-import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
-import { DynamoDbStore, VersionConflictError } from '../../src/persistence/index.js';
+import {
+  DynamoDbStore,
+  OwnershipLostError,
+  VersionConflictError,
+  type Ownership,
+} from '../../src/persistence/index.js';
 import {
   DynamoDbSourceStore,
   type DynamoDbSourceStoreOptions,
 } from '../../src/persistence/dynamodb-source-store.js';
-import { OwnershipLostError } from '../../src/persistence/ownership-lost-error.js';
-import type { HistoryRecord, Ownership } from '../../src/persistence/source-store.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { InjectedFault } from './crash-scenarios.js';
+import { sourceStoreConformance } from './source-store.conformance.js';
 import {
   checkpointOf,
-  entries,
-  messageFor,
-  modelRecord,
+  exchange,
+  forgetEvent,
+  message,
+  model,
+  neverGone,
   owner,
-  toolRecord,
-  userRecord,
-} from '../support/source-records.js';
+  records,
+  testClock,
+  tool,
+  type TestClock,
+  user,
+  WIDE,
+} from './source-store-fixtures.js';
 
 let local: DynamoDbLocal;
-const wide = { maxEntries: 200, maxBytes: 128 * 1024 };
-const alwaysAlive = () => false;
 
-async function freshStore(options: Partial<DynamoDbSourceStoreOptions> = {}) {
+async function freshStore(options: Partial<DynamoDbSourceStoreOptions> & { clock?: TestClock } = {}) {
   const tableName = await local.createTable();
-  return { tableName, store: new DynamoDbSourceStore({ client: local.client, tableName, ...options }) };
+  const clock = options.clock ?? testClock();
+  const open = (more: Partial<DynamoDbSourceStoreOptions> = {}) =>
+    new DynamoDbSourceStore({ client: local.client, tableName, clock, ...options, ...more });
+  return { tableName, clock, open, store: open() };
 }
 
-async function sortKeys(tableName: string, sourceId: string, client: DynamoDBClient = local.client) {
-  const { Items } = await client.send(
+/** The sort keys of a source's items, in table order. */
+async function sortKeys(tableName: string, sourceId: string) {
+  const { Items } = await local.client.send(
     new QueryCommand({
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk',
@@ -40,30 +53,41 @@ async function sortKeys(tableName: string, sourceId: string, client: DynamoDBCli
   return (Items ?? []).map((item) => item.sk!.S!);
 }
 
-async function owned(store: DynamoDbSourceStore, sourceId = 'U1', name = 'a'): Promise<Ownership> {
-  const ownership = await store.acquire(sourceId, owner(name), alwaysAlive);
+async function owned(store: DynamoDbSourceStore, sourceId = 'U-a', name = 'alice'): Promise<Ownership> {
+  const ownership = await store.acquire(sourceId, owner(name, testClock()), neverGone);
   if (!ownership) throw new Error('not acquired');
   return ownership;
 }
 
-/** Writes `turns` simple reply turns the way the runtime does; returns the records written. */
-async function writeTurns(
-  store: DynamoDbSourceStore,
-  ownership: Ownership,
-  turns: number,
-  from = { version: 0, seq: 0 },
+/** A store whose writes fail at the named step, as a crash there would leave them. */
+function faultAt(
+  open: (options: Partial<DynamoDbSourceStoreOptions>) => DynamoDbSourceStore,
+  faulty: string,
 ) {
-  let { version, seq } = from;
-  const records: HistoryRecord[] = [];
-  for (let turn = 0; turn < turns; turn++) {
-    const asked = [userRecord(seq + 1), modelRecord(seq + 2, { signatureBytes: 64 })];
-    version = await store.checkpoint(checkpointOf(ownership, version, { appended: asked, busy: true }));
-    const closed = [toolRecord(seq + 3)];
-    version = await store.checkpoint(checkpointOf(ownership, version, { appended: closed }));
-    records.push(...asked, ...closed);
-    seq += 3;
+  return open({
+    onWriteStep: (step) => {
+      if (step === faulty) throw new InjectedFault(step);
+    },
+  });
+}
+
+/** Writes `turns` reply turns as the runtime does: intent (consuming a key), then the sent marker. */
+async function writeTurns(store: DynamoDbSourceStore, ownership: Ownership, turns: number) {
+  let version = ownership.version;
+  for (let turn = 1; turn <= turns; turn++) {
+    const [asked, answered, closed] = records(3 * turn - 2, exchange(turn, 'σ'.repeat(64)));
+    version = await store.checkpoint(
+      checkpointOf(ownership, {
+        expectedVersion: version,
+        appended: [asked!, answered!],
+        consumedKeys: [`gone-${turn}`],
+      }),
+    );
+    version = await store.checkpoint(
+      checkpointOf(ownership, { expectedVersion: version, appended: [closed!] }),
+    );
   }
-  return { version, seq, records };
+  return version;
 }
 
 // Without Java a developer's run skips these; under CI=true they run and fail instead.
@@ -75,420 +99,334 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
     await local?.stop();
   });
 
-  describe('inbox', () => {
-    it('claims an event once, orders by event timestamp, and counts attempts', async () => {
-      const { store } = await freshStore();
-      const later = messageFor('U1', 'b', 2_000);
-      const earlier = messageFor('U1', 'a', 1_000);
-
-      expect(await store.accept(later)).toBe(true);
-      expect(await store.accept(earlier)).toBe(true);
-      expect(await store.accept(earlier)).toBe(false);
-      const inbox = await store.inbox('U1');
-      await store.countAttempt('U1', inbox[0]!.key);
-
-      expect((await store.inbox('U1')).map(({ item, attempts }) => [item.eventId, attempts])).toEqual([
-        ['a', 1],
-        ['b', 0],
-      ]);
-      expect(await store.inbox('U1', 1)).toHaveLength(1);
-    });
+  sourceStoreConformance('dynamodb', async (options) => {
+    const tableName = await local.createTable();
+    return {
+      open: (instance) =>
+        Promise.resolve(
+          new DynamoDbSourceStore({ client: local.client, tableName, ...options, ...instance }),
+        ),
+    };
   });
 
-  describe('ownership', () => {
-    it('gives a source to one owner at a time, with a new fence on every acquire', async () => {
-      const { store } = await freshStore();
-      const first = await owned(store, 'U1', 'a');
-
-      expect(await store.acquire('U1', owner('b'), alwaysAlive)).toBeUndefined();
-      await store.release(first);
-      const second = await owned(store, 'U1', 'b');
-
-      expect(first).toMatchObject({ sourceId: 'U1', ownerId: 'a-owner', fence: 1, version: 0 });
-      expect(second).toMatchObject({ ownerId: 'b-owner', fence: 2 });
-    });
-
-    it('takes over when the lease ran out or the owner is gone, and fences the old owner out', async () => {
-      let now = 1_000_000;
-      const { store } = await freshStore({ now: () => now });
-      const stale = await store.acquire('U1', owner('a', { heartbeatAt: now, leaseMs: 10_000 }), alwaysAlive);
-      const dead = await store.acquire('U2', owner('a', { heartbeatAt: now, leaseMs: 10_000 }), alwaysAlive);
-
-      now += 10_001;
-      const afterLease = await store.acquire('U1', owner('b', { heartbeatAt: now }), alwaysAlive);
-      const afterDeath = await store.acquire(
-        'U2',
-        owner('b', { heartbeatAt: now }),
-        (o) => o.ownerId === 'a-owner',
-      );
-
-      expect(afterLease?.fence).toBe(2);
-      expect(afterDeath?.fence).toBe(2);
-      await expect(store.renew(stale!, now)).rejects.toBeInstanceOf(OwnershipLostError);
-      await expect(store.checkpoint(checkpointOf(dead!, 0))).rejects.toBeInstanceOf(OwnershipLostError);
-      await store.release(stale!); // lost already: nothing happens
-      expect((await store.listSources()).find((source) => source.sourceId === 'U1')?.owner?.ownerId).toBe(
-        'b-owner',
-      );
-    });
-
-    it('renews the lease, so a live owner is not taken over', async () => {
-      let now = 1_000_000;
-      const { store } = await freshStore({ now: () => now });
-      const ownership = await store.acquire(
-        'U1',
-        owner('a', { heartbeatAt: now, leaseMs: 10_000 }),
-        alwaysAlive,
-      );
-      now += 8_000;
-      await store.renew(ownership!, now);
-      now += 8_000;
-
-      expect(await store.acquire('U1', owner('b', { heartbeatAt: now }), alwaysAlive)).toBeUndefined();
-    });
-  });
-
-  describe('checkpoints and loads', () => {
-    it('returns nothing for a source never checkpointed, even after an acquire', async () => {
-      const { store } = await freshStore();
-      expect(await store.load('U-none', wide)).toEqual({ head: undefined, history: [] });
-      await owned(store, 'U1');
-      expect(await store.load('U1', wide)).toEqual({ head: undefined, history: [] });
-    });
-
-    it('loads back the head and the history written over many turns, oldest first', async () => {
-      const { store } = await freshStore();
-      const ownership = await owned(store);
-      const { version, records } = await writeTurns(store, ownership, 5);
-
-      const loaded = await store.load('U1', wide);
-
-      expect(loaded.head).toMatchObject({
-        sourceId: 'U1',
-        version,
-        fence: 1,
-        machineVersion: 2,
-        lastSeq: 15,
-        busy: false,
-        snapshot: { status: 'active', value: 'idle', context: { note: `v${version}` } },
-        owner: { ownerId: 'a-owner' },
-      });
-      expect(loaded.history).toEqual(records);
-    });
-
-    it('writes a turn as one page and keeps the closing entry in the head until the next turn', async () => {
+  describe('dynamodb specifics', () => {
+    it('writes a turn as one history page and keeps its closing entry in the head until the next turn', async () => {
       const { tableName, store } = await freshStore();
       const ownership = await owned(store);
-      await store.accept(messageFor('U1', 'e1', 1));
-      const [waiting] = await store.inbox('U1');
+      const [asked, answered, closed] = records(1, exchange(1));
 
-      let version = await store.checkpoint(
-        checkpointOf(ownership, 0, {
-          appended: [userRecord(1), modelRecord(2)],
-          consumedKeys: [waiting!.key],
-          busy: true,
-        }),
+      const first = await store.checkpoint(
+        checkpointOf(ownership, { appended: [asked!, answered!], consumedKeys: ['x'] }),
       );
-      expect(await sortKeys(tableName, 'U1')).toEqual(['H#000000000002', 'HEAD']);
-      version = await store.checkpoint(checkpointOf(ownership, version, { appended: [toolRecord(3)] }));
-      expect(await sortKeys(tableName, 'U1')).toEqual(['H#000000000002', 'HEAD']);
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'HEAD']);
+      const second = await store.checkpoint(
+        checkpointOf(ownership, { expectedVersion: first, appended: [closed!] }),
+      );
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'HEAD']);
       await store.checkpoint(
-        checkpointOf(ownership, version, {
-          appended: [userRecord(4), modelRecord(5)],
-          busy: true,
-          consumedKeys: ['INBOX#none'],
+        checkpointOf(ownership, {
+          expectedVersion: second,
+          appended: records(4, [user('next')]),
+          consumedKeys: ['y'],
         }),
       );
 
-      expect(await sortKeys(tableName, 'U1')).toEqual(['H#000000000002', 'H#000000000005', 'HEAD']);
-      expect((await store.load('U1', wide)).history.map((record) => record.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'H#000000000004', 'HEAD']);
+      expect((await store.load('U-a', WIDE)).history).toEqual(records(1, [...exchange(1), user('next')]));
     });
 
-    it('refuses a stale version with the version that won, and a moved fence as lost ownership', async () => {
-      const { store } = await freshStore();
+    it('refuses lost ownership and conflicts on a store instance that remembers no head', async () => {
+      const { store, open } = await freshStore();
       const ownership = await owned(store);
-      await store.accept(messageFor('U1', 'e1', 1));
-      const [waiting] = await store.inbox('U1');
-      await store.checkpoint(checkpointOf(ownership, 0, { appended: [userRecord(1)] }));
-      await store.checkpoint(checkpointOf(ownership, 1, {}));
+      await store.checkpoint(checkpointOf(ownership, { appended: records(1, [user('one')]) }));
+      const other = open();
 
-      const stale = store.checkpoint(checkpointOf(ownership, 1, { consumedKeys: [waiting!.key] }));
-      await expect(stale).rejects.toBeInstanceOf(VersionConflictError);
-      await expect(stale).rejects.toMatchObject({ expectedVersion: 1, actualVersion: 2 });
-
-      await store.release(ownership);
-      const other = await owned(store, 'U1', 'b');
-      const fenced = store.checkpoint(checkpointOf(ownership, 2, { consumedKeys: [waiting!.key] }));
-      await expect(fenced).rejects.toBeInstanceOf(OwnershipLostError);
-      await expect(fenced).rejects.toMatchObject({ fence: 1, actualFence: other.fence });
-      expect(await store.inbox('U1')).toHaveLength(1);
-    });
-
-    it('refuses lost ownership and conflicts from another store instance too (no remembered head)', async () => {
-      const { tableName, store } = await freshStore();
-      const ownership = await owned(store);
-      await store.checkpoint(checkpointOf(ownership, 0, { appended: [userRecord(1)] }));
-      const other = new DynamoDbSourceStore({ client: local.client, tableName });
-
-      await expect(other.checkpoint(checkpointOf(ownership, 0))).rejects.toBeInstanceOf(VersionConflictError);
-      await expect(other.checkpoint(checkpointOf({ ...ownership, fence: 7 }, 1))).rejects.toBeInstanceOf(
-        OwnershipLostError,
-      );
-      expect(await other.checkpoint(checkpointOf(ownership, 1, { appended: [toolRecord(2)] }))).toBe(2);
-      expect((await store.load('U1', wide)).history.map((record) => record.seq)).toEqual([1, 2]);
-    });
-
-    it('rejects records that do not continue above the last saved seq, writing nothing', async () => {
-      const { store } = await freshStore();
-      const ownership = await owned(store);
-      await store.checkpoint(checkpointOf(ownership, 0, { appended: [userRecord(1), toolRecord(2)] }));
-
+      await expect(other.checkpoint(checkpointOf(ownership))).rejects.toBeInstanceOf(VersionConflictError);
       await expect(
-        store.checkpoint(checkpointOf(ownership, 1, { appended: [userRecord(2)] })),
-      ).rejects.toThrow(/seq 2 is not above 2/);
-      expect((await store.load('U1', wide)).head?.version).toBe(1);
-    });
-
-    it('loads only the newest window, starting at a user entry', async () => {
-      const { store } = await freshStore();
-      const ownership = await owned(store);
-      const { records } = await writeTurns(store, ownership, 30);
-
-      const loaded = await store.load('U1', { maxEntries: 10, maxBytes: 128 * 1024 });
-
-      expect(loaded.history).toEqual(records.slice(-9));
-      expect(loaded.history[0]!.entry.role).toBe('user');
+        other.checkpoint(checkpointOf({ ...ownership, fence: 7 }, { expectedVersion: 1 })),
+      ).rejects.toBeInstanceOf(OwnershipLostError);
+      expect(
+        await other.checkpoint(
+          checkpointOf(ownership, { expectedVersion: 1, appended: records(2, [user('two')]) }),
+        ),
+      ).toBe(2);
+      expect((await store.load('U-a', WIDE)).history).toEqual(records(1, [user('one'), user('two')]));
     });
 
     it('removes taken-back entries from the head and from written pages', async () => {
       const { store } = await freshStore();
       const ownership = await owned(store);
-      let { version } = await writeTurns(store, ownership, 3);
-      version = await store.checkpoint(checkpointOf(ownership, version, { appended: [userRecord(10)] }));
+      let version = await writeTurns(store, ownership, 3);
+      version = await store.checkpoint(
+        checkpointOf(ownership, { expectedVersion: version, appended: records(10, [user('x')]) }),
+      );
 
-      version = await store.checkpoint(checkpointOf(ownership, version, { removedSeqs: [10] }));
-      await store.checkpoint(checkpointOf(ownership, version, { removedSeqs: [4, 1] }));
+      version = await store.checkpoint(
+        checkpointOf(ownership, { expectedVersion: version, removedSeqs: [10] }),
+      );
+      await store.checkpoint(checkpointOf(ownership, { expectedVersion: version, removedSeqs: [4] }));
 
-      expect((await store.load('U1', wide)).history.map((record) => record.seq)).toEqual([
-        2, 3, 5, 6, 7, 8, 9,
-      ]);
+      expect((await store.load('U-a', WIDE)).history.map(({ seq }) => seq)).toEqual([1, 2, 3, 5, 6, 7, 8, 9]);
     });
-  });
 
-  describe('forget', () => {
-    it('keeps a tombstone head, deletes history, profiles and the inbox up to the forget item only', async () => {
-      const { tableName, store } = await freshStore();
+    it('reads the window with a Query that stops at the window, whatever the length of the conversation', async () => {
+      const { store } = await freshStore();
       const ownership = await owned(store);
-      await store.accept(messageFor('U1', 'before', 1));
-      await store.accept({
-        kind: 'forget',
-        eventId: 'unfollow',
-        source: { kind: 'user', id: 'U1' },
-        timestamp: 2,
-        reason: 'unfollow',
+      await writeTurns(store, ownership, 40);
+
+      const { history } = await store.load('U-a', { maxEntries: 10, maxBytes: 1_000_000 });
+
+      expect(history.map(({ seq }) => seq)).toEqual([112, 113, 114, 115, 116, 117, 118, 119, 120]);
+      expect(history[0]!.entry.role).toBe('user');
+    });
+
+    describe('checkpoints larger than one transaction', () => {
+      const small = { transactionActions: 5, pageJsonBytes: 400 };
+
+      it('deletes consumed items past the transaction right after it, and hides them until then', async () => {
+        const { store, open } = await freshStore({ limits: small });
+        for (let n = 0; n < 12; n++) await store.accept(message('U-a', `m${n}`));
+        const kept = message('U-a', 'kept');
+        await store.accept(kept);
+        const consumed = (await store.inbox('U-a')).slice(0, 12);
+        const ownership = await owned(store);
+        const checkpoint = checkpointOf(ownership, {
+          appended: records(1, [user('all twelve')]),
+          consumedKeys: consumed.map(({ key }) => key),
+          busy: true,
+        });
+
+        // A crash after the commit, before the deletes: the inbox shows the write done already.
+        await expect(faultAt(open, 'checkpoint:inbox').checkpoint(checkpoint)).rejects.toBeInstanceOf(
+          InjectedFault,
+        );
+        expect((await open().inbox('U-a')).map(({ item }) => item)).toEqual([kept]);
+        expect((await store.load('U-a', WIDE)).head?.version).toBe(1);
+
+        // Reading the inbox finished the deletes: only the kept item is left in the table.
+        const waiting = await open().inbox('U-a');
+        expect(waiting.map(({ item }) => item)).toEqual([kept]);
+        expect((await store.sourcesWithWork()).sort()).toEqual(['U-a']);
       });
-      await store.accept(messageFor('U1', 'after', 3));
-      const { version } = await writeTurns(store, ownership, 2);
-      await store.saveProfile(ownership, { userId: 'U1', displayName: 'Aiko', fetchedAt: 5 });
-      const forgetKey = (await store.inbox('U1')).find(({ item }) => item.eventId === 'unfollow')!.key;
 
-      await store.forget(ownership, forgetKey);
+      it('writes pages that do not fit first; a crash before the head leaves them unseen', async () => {
+        const { store, open } = await freshStore({ limits: small });
+        const ownership = await owned(store);
+        await store.checkpoint(
+          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['x'] }),
+        );
+        const big = records(
+          4,
+          [1, 2, 3, 4, 5, 6, 7, 8].map((n) => user(`${n}: ${'long text '.repeat(30)}`)),
+        );
+        const checkpoint = checkpointOf(ownership, {
+          expectedVersion: 1,
+          appended: big,
+          consumedKeys: ['y'],
+        });
+        const steps: string[] = [];
 
-      expect((await store.inbox('U1')).map(({ item }) => item.eventId)).toEqual(['after']);
-      expect(await store.profiles('U1')).toEqual([]);
-      expect((await sortKeys(tableName, 'U1')).filter((key) => !key.startsWith('INBOX#'))).toEqual(['HEAD']);
-      const tombstone = (await store.load('U1', wide)).head;
-      expect(tombstone).toMatchObject({
-        version,
-        fence: ownership.fence,
-        lastSeq: 6,
-        owner: { ownerId: 'a-owner' },
+        await expect(faultAt(open, 'checkpoint:commit').checkpoint(checkpoint)).rejects.toBeInstanceOf(
+          InjectedFault,
+        );
+        expect(await open().load('U-a', WIDE)).toMatchObject({
+          head: { version: 1, lastSeq: 3 },
+          history: records(1, exchange(1)),
+        });
+
+        await open({ onWriteStep: (step) => steps.push(step) }).checkpoint(checkpoint);
+        expect(steps.filter((step) => step === 'checkpoint:history').length).toBeGreaterThan(0);
+        expect((await open().load('U-a', WIDE)).history).toEqual([...records(1, exchange(1)), ...big]);
       });
-      expect(tombstone?.snapshot).toBeUndefined();
 
-      // The conversation starts again; seqs are never reused.
-      await store.checkpoint(
-        checkpointOf(ownership, version, { appended: [userRecord(7)], consumedKeys: ['x'] }),
-      );
-      expect((await store.load('U1', wide)).history.map((record) => record.seq)).toEqual([7]);
+      it("never lets a stale owner's page written ahead replace a newer owner's page", async () => {
+        const { store, clock, open } = await freshStore({ limits: small });
+        const stale = await owned(store);
+        await store.load('U-a', WIDE); // it remembers the head at version 0: no read before writing
+        clock.advance(60_000);
+        const current = (await store.acquire('U-a', owner('bob', clock), neverGone))!;
+        const big = records(
+          1,
+          [1, 2, 3, 4, 5, 6].map((n) => user(`${n}: ${'long text '.repeat(30)}`)),
+        );
+        await open().checkpoint(checkpointOf(current, { appended: big, consumedKeys: ['x'] }));
+
+        const staleRecords = big.map((record) => ({ ...record, entry: user(`stale ${'text '.repeat(80)}`) }));
+        const refused = store.checkpoint(
+          checkpointOf(stale, { appended: staleRecords, consumedKeys: ['x'] }),
+        );
+
+        await expect(refused).rejects.toMatchObject({ name: 'OwnershipLostError', currentFence: 2 });
+        expect((await open().load('U-a', WIDE)).history).toEqual(big);
+      });
+
+      it('forgets more than one transaction holds: every reader sees all of it, even after a crash', async () => {
+        const { tableName, store, open } = await freshStore({ limits: small });
+        for (let n = 0; n < 6; n++) await store.accept(message('U-a', `m${n}`));
+        const forget = forgetEvent('U-a');
+        await store.accept(forget);
+        const after = message('U-a', 'after');
+        await store.accept(after);
+        const ownership = await owned(store);
+        await writeTurns(store, ownership, 4);
+        for (const userId of ['U1', 'U2', 'U3']) await store.saveProfile(ownership, { userId, fetchedAt: 1 });
+        const throughKey = (await store.inbox('U-a')).find(
+          ({ item }) => item.eventId === forget.eventId,
+        )!.key;
+
+        await expect(faultAt(open, 'forget:finish').forget(ownership, throughKey)).rejects.toBeInstanceOf(
+          InjectedFault,
+        );
+
+        const reader = open();
+        expect(await reader.profiles('U-a')).toEqual([]);
+        expect((await reader.inbox('U-a')).map(({ item }) => item)).toEqual([after]);
+        expect(await reader.load('U-a', WIDE)).toMatchObject({
+          head: { version: 9, lastSeq: 12 },
+          history: [],
+        });
+        expect(await sortKeys(tableName, 'U-a')).toEqual(['HEAD', expect.stringMatching(/^INBOX#/)]);
+      });
     });
 
-    it('fences a forget out when ownership moved on', async () => {
-      const { store } = await freshStore();
-      const ownership = await owned(store);
-      await store.release(ownership);
-      await owned(store, 'U1', 'b');
+    describe('time to live', () => {
+      it('sets expiresAt on the head, pages and profiles when configured', async () => {
+        const clock = testClock(1_700_000_000_000);
+        const { tableName, store } = await freshStore({ clock, conversationTtlMs: 30 * 86_400_000 });
+        const ownership = await owned(store);
+        await store.checkpoint(
+          checkpointOf(ownership, { appended: records(1, [user('hi')]), consumedKeys: ['x'] }),
+        );
+        await store.saveProfile(ownership, { userId: 'Ua', fetchedAt: 1 });
 
-      await expect(store.forget(ownership, 'INBOX#~')).rejects.toBeInstanceOf(OwnershipLostError);
-    });
-  });
+        const { Items } = await local.client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': { S: 'U-a' } },
+          }),
+        );
+        const expiresAt = String(1_700_000_000 + 30 * 86_400);
+        expect(Items?.map((item) => [item.sk?.S, item.expiresAt?.N])).toEqual([
+          ['H#000000000001', expiresAt],
+          ['HEAD', expiresAt],
+          ['P#Ua', expiresAt],
+        ]);
+      });
 
-  describe('profiles and listings', () => {
-    it('stores profiles as items of their own, under the fence', async () => {
-      const { store } = await freshStore();
-      const ownership = await owned(store);
-      await store.saveProfile(ownership, { userId: 'Ua', displayName: 'Aiko', fetchedAt: 1 });
-      await store.saveProfile(ownership, { userId: 'Ub', fetchedAt: 2 });
-      await store.saveProfile(ownership, { userId: 'Ua', displayName: 'Aiko S.', fetchedAt: 3 });
-      await store.release(ownership);
-      await owned(store, 'U1', 'b');
+      it('reads no page past its expiry, even before DynamoDB deleted it', async () => {
+        const clock = testClock();
+        const { store } = await freshStore({ clock, conversationTtlMs: 86_400_000 });
+        const ownership = await owned(store);
+        const version = await store.checkpoint(
+          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['x'] }),
+        );
+        clock.advance(2 * 86_400_000);
+        await store.checkpoint(
+          checkpointOf(ownership, {
+            expectedVersion: version,
+            appended: records(4, exchange(2)),
+            consumedKeys: ['y'],
+          }),
+        );
 
-      await expect(store.saveProfile(ownership, { userId: 'Uc', fetchedAt: 4 })).rejects.toBeInstanceOf(
-        OwnershipLostError,
-      );
-      expect(await store.profiles('U1')).toEqual([
-        { userId: 'Ua', displayName: 'Aiko S.', fetchedAt: 3 },
-        { userId: 'Ub', fetchedAt: 2 },
-      ]);
-    });
-
-    it('lists sources with work through the sparse index, and every source for the inspector', async () => {
-      const { store } = await freshStore();
-      await store.accept(messageFor('U1', 'e1', 1));
-      const ownership = await owned(store, 'U2');
-      const version = await store.checkpoint(checkpointOf(ownership, 0, { busy: true }));
-      expect((await store.sourcesWithWork()).sort()).toEqual(['U1', 'U2']);
-
-      await store.checkpoint(checkpointOf(ownership, version, { busy: false }));
-      expect(await store.sourcesWithWork()).toEqual(['U1']);
-      expect((await store.listSources()).sort((a, b) => a.sourceId.localeCompare(b.sourceId))).toEqual([
-        {
-          sourceId: 'U2',
-          version: 2,
-          owner: expect.objectContaining({ ownerId: 'a-owner' }) as unknown,
-          busy: false,
-          inboxSize: 0,
-          updatedAt: expect.any(Number) as unknown,
-        },
-      ]);
-    });
-  });
-
-  describe('time to live', () => {
-    it('sets expiresAt on the head, pages and profiles when configured', async () => {
-      const now = 1_700_000_000_000;
-      const { tableName, store } = await freshStore({ conversationTtlMs: 30 * 86_400_000, now: () => now });
-      const ownership = await owned(store);
-      await store.checkpoint(checkpointOf(ownership, 0, { appended: [userRecord(1)], consumedKeys: ['x'] }));
-      await store.saveProfile(ownership, { userId: 'Ua', fetchedAt: 1 });
-
-      const { Items } = await local.client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: 'U1' } },
-        }),
-      );
-      expect(Items?.map((item) => [item.sk?.S, item.expiresAt?.N])).toEqual([
-        ['H#000000000001', String(now / 1000 + 30 * 86_400)],
-        ['HEAD', String(now / 1000 + 30 * 86_400)],
-        ['P#Ua', String(now / 1000 + 30 * 86_400)],
-      ]);
+        expect((await store.load('U-a', WIDE)).history).toEqual(records(4, exchange(2)));
+      });
     });
 
-    it('reads no page past its expiry, even before DynamoDB deleted it', async () => {
-      let now = 1_700_000_000_000;
-      const { store } = await freshStore({ conversationTtlMs: 86_400_000, now: () => now });
-      const ownership = await owned(store);
-      const version = await store.checkpoint(
-        checkpointOf(ownership, 0, { appended: [userRecord(1), modelRecord(2)], consumedKeys: ['x'] }),
-      );
-      now += 2 * 86_400_000;
-      await store.checkpoint(
-        checkpointOf(ownership, version, { appended: [userRecord(3), modelRecord(4)], consumedKeys: ['y'] }),
-      );
-
-      expect((await store.load('U1', wide)).history.map((record) => record.seq)).toEqual([3, 4]);
-    });
-  });
-
-  describe('migration from the first wave', () => {
-    it('splits a CONVERSATION item written by the old store into a head, pages and profiles on first load', async () => {
-      const { tableName, store } = await freshStore();
-      const old = new DynamoDbStore({ client: local.client, tableName });
-      const history: HistoryEntry[] = entries([
-        userRecord(1, 'こんにちは'),
-        modelRecord(2, { signatureBytes: 100 }),
-        toolRecord(3),
-        userRecord(4),
-      ]);
+    describe('migration from the first wave', () => {
+      const history: HistoryEntry[] = [
+        user('こんにちは'),
+        model('t1', ['c1'], 'σ'.repeat(100)),
+        tool('t1', ['c1']),
+        user('more'),
+      ];
       const snapshot: JsonObject = {
         status: 'active',
         value: 'idle',
         context: {
-          source: { kind: 'user', id: 'U1' },
+          source: { kind: 'user', id: 'U-a' },
           settings: { maxModelCalls: 3 },
           history: history as unknown as JsonObject[],
           profiles: { Ua: { displayName: 'Aiko', fetchedAt: 7 } },
           recentEventIds: ['event-1'],
         },
       };
-      await old.accept(messageFor('U1', 'waiting', 9));
-      await old.save({
-        sourceId: 'U1',
-        expectedVersion: 0,
-        machineVersion: 1,
-        snapshot,
-        busy: true,
-        consumedEventIds: [],
+
+      it('splits a CONVERSATION item written by the old store into a head, pages and profiles on first load', async () => {
+        const { tableName, store } = await freshStore();
+        const old = new DynamoDbStore({ client: local.client, tableName });
+        const waiting = message('U-a', 'waiting');
+        await old.accept(waiting);
+        await old.save({
+          sourceId: 'U-a',
+          expectedVersion: 0,
+          machineVersion: 1,
+          snapshot,
+          busy: true,
+          consumedEventIds: [],
+        });
+        await old.save({
+          sourceId: 'U-a',
+          expectedVersion: 1,
+          machineVersion: 1,
+          snapshot,
+          busy: true,
+          consumedEventIds: [],
+        });
+
+        const loaded = await store.load('U-a', WIDE);
+
+        expect(loaded.head).toMatchObject({ version: 2, machineVersion: 1, busy: true, lastSeq: 4 });
+        expect(loaded.head?.snapshot).toEqual({
+          status: 'active',
+          value: 'idle',
+          context: { source: { kind: 'user', id: 'U-a' }, recentEventIds: ['event-1'] },
+        });
+        expect(loaded.history).toEqual(records(1, history));
+        expect(await store.profiles('U-a')).toEqual([{ userId: 'Ua', displayName: 'Aiko', fetchedAt: 7 }]);
+        expect(await sortKeys(tableName, 'U-a')).toEqual([
+          'H#000000000004',
+          'HEAD',
+          expect.stringMatching(/^INBOX#/),
+          'P#Ua',
+        ]);
+        expect(await store.sourcesWithWork()).toEqual(['U-a']);
+        expect((await store.inbox('U-a')).map(({ item }) => item.eventId)).toEqual([waiting.eventId]);
+
+        // The migrated source carries on: version 2, seqs above 4.
+        const ownership = await owned(store);
+        expect(
+          await store.checkpoint(
+            checkpointOf(ownership, { expectedVersion: 2, appended: records(5, [user('next')]) }),
+          ),
+        ).toBe(3);
+        expect((await store.load('U-a', WIDE)).history.map(({ seq }) => seq)).toEqual([1, 2, 3, 4, 5]);
       });
-      await old.save({
-        sourceId: 'U1',
-        expectedVersion: 1,
-        machineVersion: 1,
-        snapshot,
-        busy: true,
-        consumedEventIds: [],
+
+      it('migrates a source acquired before its first load, keeping its owner and fence', async () => {
+        const { tableName, store } = await freshStore();
+        await new DynamoDbStore({ client: local.client, tableName }).save({
+          sourceId: 'U-a',
+          expectedVersion: 0,
+          machineVersion: 1,
+          snapshot,
+          busy: false,
+          consumedEventIds: [],
+        });
+        const ownership = await owned(store);
+
+        const loaded = await store.load('U-a', WIDE);
+
+        expect(loaded.head).toMatchObject({
+          version: 1,
+          fence: ownership.fence,
+          owner: { ownerId: 'alice-owner' },
+          lastSeq: 4,
+        });
+        expect(loaded.history).toEqual(records(1, history));
+        expect(await store.checkpoint(checkpointOf(ownership, { expectedVersion: 1 }))).toBe(2);
       });
-
-      const loaded = await store.load('U1', wide);
-
-      expect(loaded.head).toMatchObject({ version: 2, machineVersion: 1, busy: true, lastSeq: 4 });
-      expect(loaded.head?.snapshot).toEqual({
-        status: 'active',
-        value: 'idle',
-        context: { source: { kind: 'user', id: 'U1' }, recentEventIds: ['event-1'] },
-      });
-      expect(entries(loaded.history)).toEqual(history);
-      expect(loaded.history.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
-      expect(await store.profiles('U1')).toEqual([{ userId: 'Ua', displayName: 'Aiko', fetchedAt: 7 }]);
-      expect(await sortKeys(tableName, 'U1')).toEqual([
-        'H#000000000004',
-        'HEAD',
-        expect.stringMatching(/^INBOX#/),
-        'P#Ua',
-      ]);
-      expect(await store.sourcesWithWork()).toEqual(['U1']);
-
-      // The migrated source carries on: the next checkpoint continues at version 2, seq 5.
-      const ownership = await owned(store);
-      expect(await store.checkpoint(checkpointOf(ownership, 2, { appended: [modelRecord(5)] }))).toBe(3);
-      expect((await store.load('U1', wide)).history.map((record) => record.seq)).toEqual([1, 2, 3, 4, 5]);
-    });
-
-    it('migrates a source that was acquired before its first load, keeping the owner and fence', async () => {
-      const { tableName, store } = await freshStore();
-      const old = new DynamoDbStore({ client: local.client, tableName });
-      await old.save({
-        sourceId: 'U1',
-        expectedVersion: 0,
-        machineVersion: 1,
-        snapshot: { value: 'idle', context: { history: [] } },
-        busy: false,
-        consumedEventIds: [],
-      });
-      const ownership = await owned(store);
-
-      const loaded = await store.load('U1', wide);
-
-      expect(loaded.head).toMatchObject({
-        version: 1,
-        fence: ownership.fence,
-        owner: { ownerId: 'a-owner' },
-        lastSeq: 0,
-      });
-      expect(loaded.history).toEqual([]);
-      expect(await store.checkpoint(checkpointOf(ownership, 1))).toBe(2);
     });
   });
 });
