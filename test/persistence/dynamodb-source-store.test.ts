@@ -239,6 +239,45 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         expect((await open().load('U-a', WIDE)).history).toEqual([...records(1, exchange(1)), ...big]);
       });
 
+      it('never reads a page an interrupted checkpoint left, even once the history grows past it', async () => {
+        const { store, open } = await freshStore({ limits: small });
+        const ownership = await owned(store);
+        const long = records(
+          1,
+          [1, 2, 3, 4, 5, 6, 7, 8].map((n) => user(`${n}: ${'long text '.repeat(30)}`)),
+        );
+        const interrupted = faultAt(open, 'checkpoint:commit');
+        await expect(
+          interrupted.checkpoint(checkpointOf(ownership, { appended: long, consumedKeys: ['x'] })),
+        ).rejects.toBeInstanceOf(InjectedFault);
+
+        const short = records(
+          1,
+          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((n) => user(`s${n}`)),
+        );
+        let version = 0;
+        for (const part of [short.slice(0, 1), short.slice(1, 4), short.slice(4)]) {
+          version = await store.checkpoint(
+            checkpointOf(ownership, { expectedVersion: version, appended: part, consumedKeys: ['y'] }),
+          );
+        }
+
+        expect((await open().load('U-a', WIDE)).history).toEqual(short);
+      });
+
+      it('refuses a checkpoint after a release, even with the head remembered', async () => {
+        const { store, open } = await freshStore();
+        const ownership = await owned(store);
+        await store.load('U-a', WIDE);
+        await open().release(ownership); // SIGTERM's release, racing a late checkpoint
+
+        await expect(store.checkpoint(checkpointOf(ownership))).rejects.toMatchObject({
+          name: 'OwnershipLostError',
+          currentFence: 1,
+          currentOwnerId: undefined,
+        });
+      });
+
       it("never lets a stale owner's page written ahead replace a newer owner's page", async () => {
         const { store, clock, open } = await freshStore({ limits: small });
         const stale = await owned(store);
