@@ -3,6 +3,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { failedCondition } from './dynamodb-cancellation.js';
 import { compressJson } from './dynamodb-compressed-json.js';
 import { paginate, type HistoryPage } from './dynamodb-history-pages.js';
+import { checkInboxKey } from './dynamodb-inbox.js';
 import { pagesHolding } from './dynamodb-history-reader.js';
 import { dynamoDbItemSize, type ScalarItem } from './dynamodb-item-size.js';
 import { lostOwnership, returnedNumber, returnedString } from './dynamodb-returned-item.js';
@@ -109,7 +110,8 @@ export async function writeCheckpoint(
   // The newest pages go in the transaction; older ones that do not fit are written first,
   // each unseen until the head's `pagedThrough` covers it (a crash in between leaves them off
   // the chain). One action stays free for a delete or the list of consumed keys.
-  const consumed = checkpoint.consumedKeys;
+  const consumed = [...new Set(checkpoint.consumedKeys)];
+  consumed.forEach(checkInboxKey);
   let room = limits.transactionActions - 1 - rewrites.length - (consumed.length > 0 ? 1 : 0);
   let bytes = dynamoDbItemSize(head.ExpressionAttributeValues as ScalarItem) + sumSizes(rewrites);
   const inTransaction: StoredItem[] = [];

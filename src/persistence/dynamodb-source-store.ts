@@ -1,16 +1,10 @@
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-  paginateQuery,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { HistoryWindowCollector, type Clock, type InboxItem } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
 import { writeCheckpoint, type CheckpointBase } from './dynamodb-checkpoint-writer.js';
 import { finishForget, forgetSource } from './dynamodb-forget.js';
+import { acceptItem, checkInboxKey, countInboxAttempt, deleteConsumed, readInbox } from './dynamodb-inbox.js';
 import { readNewestHistory } from './dynamodb-history-reader.js';
 import { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
 import { toEpochSeconds } from './dynamodb-items.js';
@@ -26,25 +20,20 @@ import { listSources, sourcesWithWork } from './dynamodb-source-listing.js';
 import {
   headFromItem,
   headKey,
-  inboxItemFromStored,
-  inboxStoredItem,
   profileFromItem,
   profileItem,
   type StoredHead,
   type StoredItem,
 } from './dynamodb-source-items.js';
 import {
-  CLAIM_SORT_KEY,
-  CONSUMED_INBOX_SORT_KEY,
   CONVERSATION_SORT_KEY,
   HEAD_SORT_KEY,
   PROFILE_PREFIX,
-  claimPartitionKey,
   inboxSortKey,
   padNumber,
 } from './dynamodb-table.js';
 import { writeSteps } from './dynamodb-write-steps.js';
-import { batchDelete, transactWrite, type TableClient } from './dynamodb-writes.js';
+import { transactWrite, type TableClient } from './dynamodb-writes.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
   DEFAULT_CLAIM_TTL_MS,
@@ -112,103 +101,22 @@ export class DynamoDbSourceStore implements SourceStore {
     this.onWriteStep = options.onWriteStep ?? (() => {});
   }
 
-  async accept(item: InboxItem): Promise<boolean> {
+  accept(item: InboxItem): Promise<boolean> {
     const now = this.clock.now();
-    try {
-      await writeSteps(this.onWriteStep, 'accept').commit(() =>
-        transactWrite(this.table.documents, {
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.table.tableName,
-                Item: {
-                  pk: claimPartitionKey(item.eventId),
-                  sk: CLAIM_SORT_KEY,
-                  claimedAt: now,
-                  expiresAt: toEpochSeconds(now + this.claimTtlMs),
-                },
-                // An expired claim that TTL has not deleted yet counts as gone.
-                ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
-                ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt' },
-                ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
-              },
-            },
-            {
-              Put: {
-                TableName: this.table.tableName,
-                Item: inboxStoredItem(item, {
-                  sortKey: inboxSortKey(item.timestamp, this.arrivalKey(now), item.eventId),
-                  now,
-                }),
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (failedCondition(error, 0)) return false;
-      throw error;
-    }
+    return acceptItem(this.table, item, {
+      now,
+      claimTtlMs: this.claimTtlMs,
+      sortKey: inboxSortKey(item.timestamp, this.arrivalKey(now), item.eventId),
+      steps: writeSteps(this.onWriteStep, 'accept'),
+    });
   }
 
-  async inbox(sourceId: string, limit = Infinity): Promise<StoredInboxItem[]> {
-    // One range from the head to the last inbox item: `HEAD`, `INBOX` (consumed keys), `INBOX#…`.
-    let head: StoredHead | undefined;
-    let consumed = new Set<string>();
-    const waiting: StoredInboxItem[] = [];
-    const pages = paginateQuery(
-      { client: this.table.documents, ...(Number.isFinite(limit) && { pageSize: limit + 2 }) },
-      {
-        TableName: this.table.tableName,
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :head AND :inboxEnd',
-        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-        ExpressionAttributeValues: {
-          ':pk': sourceId,
-          ':head': HEAD_SORT_KEY,
-          ':inboxEnd': `${CONSUMED_INBOX_SORT_KEY}$`,
-        },
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        if (item.sk === HEAD_SORT_KEY) head = headFromItem(item);
-        else if (item.sk === CONSUMED_INBOX_SORT_KEY)
-          consumed = (item.keys as Set<string> | undefined) ?? consumed;
-        else if (
-          !consumed.has(String(item.sk)) &&
-          !(head?.forgetThrough !== undefined && String(item.sk) <= head.forgetThrough)
-        ) {
-          waiting.push(inboxItemFromStored(item));
-        }
-      }
-      if (waiting.length >= limit) break;
-    }
-    // Writes that committed but stopped before their last deletes: finish them.
-    if (head?.forgetThrough !== undefined) await finishForget(this.table, sourceId, head.forgetThrough);
-    if (consumed.size > 0) await this.deleteConsumed(sourceId, [...consumed]);
-    return waiting.slice(0, limit);
+  inbox(sourceId: string, limit = Infinity): Promise<StoredInboxItem[]> {
+    return readInbox(this.table, sourceId, limit);
   }
 
-  async countAttempt(sourceId: string, key: string): Promise<void> {
-    try {
-      await writeSteps(this.onWriteStep, 'countAttempt').commit(() =>
-        this.table.documents.send(
-          new UpdateCommand({
-            TableName: this.table.tableName,
-            Key: { pk: sourceId, sk: key },
-            UpdateExpression: 'ADD #attempts :one',
-            ConditionExpression: 'attribute_exists(#pk)',
-            ExpressionAttributeNames: { '#attempts': 'attempts', '#pk': 'pk' },
-            ExpressionAttributeValues: { ':one': 1 },
-          }),
-        ),
-      );
-    } catch (error) {
-      // Consumed meanwhile (or another source's key): nothing to count.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+  countAttempt(sourceId: string, key: string): Promise<void> {
+    return countInboxAttempt(this.table, sourceId, key, writeSteps(this.onWriteStep, 'countAttempt'));
   }
 
   acquire(
@@ -253,12 +161,13 @@ export class DynamoDbSourceStore implements SourceStore {
     this.heads.set(sourceId, written.base);
     if (written.overflowKeys.length > 0) {
       steps.after('inbox');
-      await this.deleteConsumed(sourceId, written.overflowKeys);
+      await deleteConsumed(this.table, sourceId, written.overflowKeys);
     }
     return checkpoint.expectedVersion + 1;
   }
 
   async forget(ownership: Ownership, throughKey: string): Promise<void> {
+    checkInboxKey(throughKey);
     this.heads.delete(ownership.sourceId);
     await forgetSource(this.table, ownership, throughKey, {
       now: this.clock.now(),
@@ -396,38 +305,6 @@ export class DynamoDbSourceStore implements SourceStore {
     if (this.heads.size >= MAX_REMEMBERED_HEADS) this.heads.delete(this.heads.keys().next().value!);
     this.heads.set(sourceId, base);
     return base;
-  }
-
-  /** Deletes inbox items a committed checkpoint consumed, then forgets their keys. */
-  private async deleteConsumed(sourceId: string, keys: readonly string[]): Promise<void> {
-    const list = { pk: sourceId, sk: CONSUMED_INBOX_SORT_KEY };
-    await batchDelete(
-      this.table.documents,
-      this.table.tableName,
-      keys.map((sk) => ({ pk: sourceId, sk })),
-    );
-    await this.table.documents.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: list,
-        UpdateExpression: 'DELETE #keys :keys',
-        ExpressionAttributeNames: { '#keys': 'keys' },
-        ExpressionAttributeValues: { ':keys': new Set(keys) },
-      }),
-    );
-    try {
-      await this.table.documents.send(
-        new DeleteCommand({
-          TableName: this.table.tableName,
-          Key: list,
-          ConditionExpression: 'attribute_not_exists(#keys)',
-          ExpressionAttributeNames: { '#keys': 'keys' },
-        }),
-      );
-    } catch (error) {
-      // Another checkpoint listed more keys meanwhile: they are its to finish.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
   }
 
   private nowSeconds(): number {

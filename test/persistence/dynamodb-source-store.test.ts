@@ -80,7 +80,7 @@ async function writeTurns(store: DynamoDbSourceStore, ownership: Ownership, turn
       checkpointOf(ownership, {
         expectedVersion: version,
         appended: [asked!, answered!],
-        consumedKeys: [`gone-${turn}`],
+        consumedKeys: [`INBOX#gone-${turn}`],
       }),
     );
     version = await store.checkpoint(
@@ -116,7 +116,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
       const [asked, answered, closed] = records(1, exchange(1));
 
       const first = await store.checkpoint(
-        checkpointOf(ownership, { appended: [asked!, answered!], consumedKeys: ['x'] }),
+        checkpointOf(ownership, { appended: [asked!, answered!], consumedKeys: ['INBOX#x'] }),
       );
       expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'HEAD']);
       const second = await store.checkpoint(
@@ -127,7 +127,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         checkpointOf(ownership, {
           expectedVersion: second,
           appended: records(4, [user('next')]),
-          consumedKeys: ['y'],
+          consumedKeys: ['INBOX#y'],
         }),
       );
 
@@ -213,7 +213,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         const { store, open } = await freshStore({ limits: small });
         const ownership = await owned(store);
         await store.checkpoint(
-          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['x'] }),
+          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['INBOX#x'] }),
         );
         const big = records(
           4,
@@ -222,7 +222,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         const checkpoint = checkpointOf(ownership, {
           expectedVersion: 1,
           appended: big,
-          consumedKeys: ['y'],
+          consumedKeys: ['INBOX#y'],
         });
         const steps: string[] = [];
 
@@ -248,7 +248,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         );
         const interrupted = faultAt(open, 'checkpoint:commit');
         await expect(
-          interrupted.checkpoint(checkpointOf(ownership, { appended: long, consumedKeys: ['x'] })),
+          interrupted.checkpoint(checkpointOf(ownership, { appended: long, consumedKeys: ['INBOX#x'] })),
         ).rejects.toBeInstanceOf(InjectedFault);
 
         const short = records(
@@ -258,7 +258,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         let version = 0;
         for (const part of [short.slice(0, 1), short.slice(1, 4), short.slice(4)]) {
           version = await store.checkpoint(
-            checkpointOf(ownership, { expectedVersion: version, appended: part, consumedKeys: ['y'] }),
+            checkpointOf(ownership, { expectedVersion: version, appended: part, consumedKeys: ['INBOX#y'] }),
           );
         }
 
@@ -288,11 +288,11 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
           1,
           [1, 2, 3, 4, 5, 6].map((n) => user(`${n}: ${'long text '.repeat(30)}`)),
         );
-        await open().checkpoint(checkpointOf(current, { appended: big, consumedKeys: ['x'] }));
+        await open().checkpoint(checkpointOf(current, { appended: big, consumedKeys: ['INBOX#x'] }));
 
         const staleRecords = big.map((record) => ({ ...record, entry: user(`stale ${'text '.repeat(80)}`) }));
         const refused = store.checkpoint(
-          checkpointOf(stale, { appended: staleRecords, consumedKeys: ['x'] }),
+          checkpointOf(stale, { appended: staleRecords, consumedKeys: ['INBOX#x'] }),
         );
 
         await expect(refused).rejects.toMatchObject({ name: 'OwnershipLostError', currentFence: 2 });
@@ -334,7 +334,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         const { tableName, store } = await freshStore({ clock, conversationTtlMs: 30 * 86_400_000 });
         const ownership = await owned(store);
         await store.checkpoint(
-          checkpointOf(ownership, { appended: records(1, [user('hi')]), consumedKeys: ['x'] }),
+          checkpointOf(ownership, { appended: records(1, [user('hi')]), consumedKeys: ['INBOX#x'] }),
         );
         await store.saveProfile(ownership, { userId: 'Ua', fetchedAt: 1 });
 
@@ -358,14 +358,14 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         const { store } = await freshStore({ clock, conversationTtlMs: 86_400_000 });
         const ownership = await owned(store);
         const version = await store.checkpoint(
-          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['x'] }),
+          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['INBOX#x'] }),
         );
         clock.advance(2 * 86_400_000);
         await store.checkpoint(
           checkpointOf(ownership, {
             expectedVersion: version,
             appended: records(4, exchange(2)),
-            consumedKeys: ['y'],
+            consumedKeys: ['INBOX#y'],
           }),
         );
 

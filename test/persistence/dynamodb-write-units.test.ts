@@ -7,12 +7,11 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoDbClient } from '../../src/persistence/index.js';
-import { DynamoDbSourceStore } from '../../src/persistence/dynamodb-source-store.js';
+import { createDynamoDbClient, DynamoDbSourceStore } from '../../src/persistence/index.js';
 import { startCapacityProxy, type CapacityProxy } from '../support/dynamodb-capacity-proxy.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { lineUserId, replyTurn } from '../support/reply-turn.js';
-import { owner } from '../support/source-records.js';
+import { owner } from './source-store-fixtures.js';
 
 // The write units of a simple reply turn on DynamoDB, counted by a proxy that bills them as
 // DynamoDB does (test/support/dynamodb-capacity-proxy.ts). SPEC's target: at most 20 WCU per
@@ -145,7 +144,8 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB write units, counted as Dyna
       const accept = await units(() => store.accept(message));
       let ownership = undefined as Awaited<ReturnType<typeof store.acquire>>;
       const acquire = await units(
-        async () => (ownership = await store.acquire(sourceId, owner('host'), () => false)),
+        async () =>
+          (ownership = await store.acquire(sourceId, owner('host', { now: Date.now }), () => false)),
       );
       if (ownership === undefined) throw new Error('not acquired');
       const [waiting] = await store.inbox(sourceId);

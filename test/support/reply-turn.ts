@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { InboundMessage, JsonObject } from '../../src/domain/index.js';
 import type { HistoryRecord } from '../../src/persistence/source-store.js';
-import { randomBase64 } from './source-records.js';
 
 // A simple reply turn as the runtime persists it: the LINE message in the inbox, the durable
 // intent (the user entry, the model's `reply` call with its thought signature, and a head
@@ -29,6 +28,8 @@ export function replyTurn(options: {
   readonly turn: number;
   readonly firstSeq: number;
   readonly signatureBytes: number;
+  /** The answer's text; default a short English sentence. */
+  readonly answer?: string;
 }): ReplyTurn {
   const { sourceId, turn, firstSeq } = options;
   const source = { kind: 'user' as const, id: sourceId };
@@ -45,7 +46,7 @@ export function replyTurn(options: {
     replyToken: randomBytes(16).toString('hex'),
     quoteToken: randomBytes(96).toString('base64url'),
   };
-  const answer = `Tomorrow looks dry in Osaka, with clouds in the afternoon. (${turn})`;
+  const answer = options.answer ?? `Tomorrow looks dry in Osaka, with clouds in the afternoon. (${turn})`;
   const callId = `${eventId}#1.0`;
   const args: JsonObject = { message: answer };
   const usage = { promptTokens: 1_850, outputTokens: 42, cachedTokens: 1_024 };
@@ -148,4 +149,11 @@ export function replyTurn(options: {
     intent: { snapshot: intent, records: [user, model] },
     sent: { snapshot: idle, records: [tool] },
   };
+}
+
+/** `length` characters of base64 (what Gemini's thoughtSignature is), from random bytes. */
+export function randomBase64(length: number): string {
+  return randomBytes(Math.ceil((length * 3) / 4) + 3)
+    .toString('base64')
+    .slice(0, length);
 }
