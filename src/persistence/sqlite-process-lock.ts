@@ -1,5 +1,7 @@
-import { DatabaseSync } from 'node:sqlite';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { StoreHolder } from './store-in-use-error.js';
 
 // One process per SQLite file (docs/persistence.md). The lock is SQLite's own exclusive lock on a
 // side file, `<db>.lock`, held for the life of the process: the kernel drops it when the process
@@ -36,7 +38,7 @@ export function holdProcessLock(databaseFile: string): () => void {
   if (hold) {
     hold.users++;
   } else {
-    const lock = new DatabaseSync(lockFile, { timeout: 0 });
+    const lock = new DatabaseSync(lockFile); // no busy timeout: a held lock is an answer at once
     try {
       // EXCLUSIVE locking mode keeps the lock the first write takes until the connection closes.
       lock.exec('PRAGMA journal_mode = OFF; PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT');
@@ -62,4 +64,28 @@ export function holdProcessLock(databaseFile: string): () => void {
 export function isBusy(error: unknown): boolean {
   const code = (error as { errcode?: number }).errcode;
   return code !== undefined && [5, 6].includes(code & 0xff);
+}
+
+/** Records this process as the file's holder, for the message a refused second process prints. */
+export function recordHolder(database: DatabaseSync): void {
+  const holder: StoreHolder = { pid: process.pid, host: hostname(), since: Date.now() };
+  database
+    .prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('holder', ?)`)
+    .run(JSON.stringify(holder));
+}
+
+/** What a refused process can tell about the holder: the row the holder wrote when it opened. */
+export function readHolder(file: string): StoreHolder | undefined {
+  try {
+    const database = new DatabaseSync(file, { readOnly: true });
+    try {
+      const row = database.prepare(`SELECT value FROM meta WHERE key = 'holder'`).get() as
+        { value: string } | undefined;
+      return row && (JSON.parse(row.value) as StoreHolder);
+    } finally {
+      database.close();
+    }
+  } catch {
+    return undefined; // the message still says the file is in use
+  }
 }

@@ -58,14 +58,17 @@ CREATE TABLE profiles (
 `;
 
 /**
- * Sets the connection up (WAL, `synchronous = NORMAL`, the page size of a new file) and
- * creates the tables of a new file, in one transaction.
+ * Sets the connection up (WAL, `synchronous`, the page size of a new file) and creates the
+ * tables of a new file, in one transaction.
  */
-export function prepareDatabase(database: DatabaseSync, pageSize: number): void {
+export function prepareDatabase(
+  database: DatabaseSync,
+  options: { readonly pageSize: number; readonly synchronous: 'NORMAL' | 'FULL' },
+): void {
   // The page size only applies to a file without tables yet, and must come before WAL.
-  database.exec(`PRAGMA page_size = ${pageSize}`);
+  database.exec(`PRAGMA page_size = ${Math.trunc(options.pageSize)}`);
   database.exec('PRAGMA journal_mode = WAL');
-  database.exec('PRAGMA synchronous = NORMAL');
+  database.exec(`PRAGMA synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
   database.exec('BEGIN IMMEDIATE');
   try {
     const { user_version: version } = database.prepare('PRAGMA user_version').get() as {

@@ -1,12 +1,10 @@
-import { hostname } from 'node:os';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import {
   collectHistoryWindow,
   systemClock,
   type Clock,
   type HistoryEntry,
   type InboxItem,
-  type JsonObject,
 } from '../domain/index.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
@@ -16,7 +14,6 @@ import {
   type HistoryWindow,
   type LoadedSource,
   type Ownership,
-  type SourceHead,
   type SourceOwner,
   type SourceStore,
   type SourceStoreOptions,
@@ -24,10 +21,25 @@ import {
   type StoredInboxItem,
   type StoredProfile,
 } from './source-store.js';
-import { holdProcessLock, isBusy, ProcessLockBusyError } from './sqlite-process-lock.js';
+import {
+  holdProcessLock,
+  isBusy,
+  ProcessLockBusyError,
+  readHolder,
+  recordHolder,
+} from './sqlite-process-lock.js';
 import { prepareDatabase } from './sqlite-schema.js';
+import {
+  headOf,
+  ownerOf,
+  prepareStatements,
+  type HeadRow,
+  type HistoryRow,
+  type InboxRow,
+  type SqliteStatements,
+} from './sqlite-statements.js';
 import { importFileStore, type FileStoreImport } from './file-store-import.js';
-import { StoreInUseError, type StoreHolder } from './store-in-use-error.js';
+import { StoreInUseError } from './store-in-use-error.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
@@ -45,26 +57,13 @@ export interface SqliteSourceStoreOptions extends SourceStoreOptions {
   readonly claimPruneIntervalMs?: number;
   /** The page size of a new file (bytes; default 1,024 — see docs/persistence.md). */
   readonly pageSize?: number;
+  /**
+   * `NORMAL` (default): a commit survives the process's crash, however it dies; a power cut or
+   * an OS crash can lose the newest commits (never corrupt the file). `FULL`: every commit
+   * waits for the disk (fsync), so it survives a power cut too — at one fsync per write.
+   */
+  readonly synchronous?: 'NORMAL' | 'FULL';
 }
-
-interface HeadRow {
-  source_id: string;
-  version: number;
-  fence: number;
-  owner_id: string | null;
-  owner_host: string | null;
-  owner_pid: number | null;
-  heartbeat_at: number | null;
-  lease_ms: number | null;
-  machine_version: number;
-  snapshot: string | null;
-  last_seq: number;
-  busy: number;
-  updated_at: number;
-}
-
-const HEAD_COLUMNS =
-  'source_id, version, fence, owner_id, owner_host, owner_pid, heartbeat_at, lease_ms, machine_version, snapshot, last_seq, busy, updated_at';
 
 /**
  * The embedded store of `npm start` (docs/persistence.md): one SQLite file in WAL mode through
@@ -77,7 +76,7 @@ export class SqliteSourceStore implements SourceStore {
   /** What the first-wave import brought in, when this open ran it. */
   imported: FileStoreImport | undefined;
 
-  private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly statements: SqliteStatements;
   private readonly clock: Clock;
   private readonly claimTtlMs: number;
   private readonly claimPruneIntervalMs: number;
@@ -112,10 +111,15 @@ export class SqliteSourceStore implements SourceStore {
     }
     let database: DatabaseSync | undefined;
     try {
-      database = new DatabaseSync(options.file, { timeout: options.busyTimeoutMs ?? 1_000 });
-      prepareDatabase(database, options.pageSize ?? 1024);
+      database = new DatabaseSync(options.file);
+      // The pragma rather than the constructor's `timeout`, which Node.js 22.13–22.15 lack.
+      database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
+      prepareDatabase(database, {
+        pageSize: options.pageSize ?? 1024,
+        synchronous: options.synchronous ?? 'NORMAL',
+      });
       const store = new SqliteSourceStore(database, releaseLock, options);
-      store.recordHolder();
+      recordHolder(database);
       if (options.importFileStoreFrom !== undefined) {
         store.imported = await importFileStore(
           options.importFileStoreFrom,
@@ -136,24 +140,16 @@ export class SqliteSourceStore implements SourceStore {
   accept(item: InboxItem): Promise<boolean> {
     return this.run(() => {
       const now = this.clock.now();
-      // A committed accept is what the webhook's 200 promises LINE, which will not redeliver:
-      // its commit waits for the disk (FULL), so even a power cut keeps it. Checkpoints do not:
-      // a lost one leaves its inbox items, and the turn runs again.
-      this.database.exec('PRAGMA synchronous = FULL');
-      try {
-        const accepted = this.transaction('accept', (step) => {
-          const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
-          if (!claimed) return false;
-          step('claim');
-          this.statements.insertInbox.run(item.source.id, item.eventId, JSON.stringify(item));
-          step('inbox');
-          return true;
-        });
-        if (accepted) this.pruneClaimsNowAndThen(now);
-        return accepted;
-      } finally {
-        this.database.exec('PRAGMA synchronous = NORMAL');
-      }
+      const accepted = this.transaction('accept', (step) => {
+        const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
+        if (!claimed) return false;
+        step('claim');
+        this.statements.insertInbox.run(item.source.id, item.eventId, JSON.stringify(item));
+        step('inbox');
+        return true;
+      });
+      if (accepted) this.pruneClaimsNowAndThen(now);
+      return accepted;
     });
   }
 
@@ -383,7 +379,7 @@ export class SqliteSourceStore implements SourceStore {
       step('commit');
       this.database.exec('COMMIT');
     } catch (error) {
-      if (this.database.isTransaction) this.database.exec('ROLLBACK');
+      rollBack(this.database);
       throw error;
     }
     step('committed');
@@ -414,14 +410,6 @@ export class SqliteSourceStore implements SourceStore {
     );
   }
 
-  /** Records this process as the file's holder, for the message a refused second process prints. */
-  private recordHolder() {
-    const holder: StoreHolder = { pid: process.pid, host: hostname(), since: Date.now() };
-    this.database
-      .prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('holder', ?)`)
-      .run(JSON.stringify(holder));
-  }
-
   private pruneClaimsNowAndThen(now: number) {
     if (now - this.lastClaimPrune >= this.claimPruneIntervalMs) this.pruneClaims(now);
   }
@@ -437,15 +425,13 @@ export class SqliteSourceStore implements SourceStore {
   }
 }
 
-interface InboxRow {
-  position: number;
-  item: string;
-  attempts: number;
-}
-
-interface HistoryRow {
-  seq: number;
-  entry: string;
+/** Ends a failed transaction; a failed COMMIT or BEGIN may have ended it already. */
+function rollBack(database: DatabaseSync) {
+  try {
+    database.exec('ROLLBACK');
+  } catch {
+    // no transaction was left to roll back
+  }
 }
 
 function* parsedRows(rows: Iterable<HistoryRow>) {
@@ -456,103 +442,4 @@ function* parsedRows(rows: Iterable<HistoryRow>) {
       bytes: Buffer.byteLength(row.entry, 'utf8'),
     };
   }
-}
-
-function ownerOf(row: HeadRow): SourceOwner | undefined {
-  if (row.owner_id === null) return undefined;
-  return {
-    ownerId: row.owner_id,
-    host: row.owner_host ?? '',
-    pid: row.owner_pid ?? 0,
-    heartbeatAt: row.heartbeat_at ?? 0,
-    leaseMs: row.lease_ms ?? 0,
-  };
-}
-
-function headOf(row: HeadRow): SourceHead {
-  const owner = ownerOf(row);
-  return {
-    sourceId: row.source_id,
-    version: row.version,
-    fence: row.fence,
-    ...(owner && { owner }),
-    machineVersion: row.machine_version,
-    ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as JsonObject }),
-    lastSeq: row.last_seq,
-    busy: row.busy === 1,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** What a refused process can tell about the holder: the row the holder wrote when it opened. */
-function readHolder(file: string): StoreHolder | undefined {
-  try {
-    const database = new DatabaseSync(file, { readOnly: true, timeout: 200 });
-    try {
-      const row = database.prepare(`SELECT value FROM meta WHERE key = 'holder'`).get() as
-        { value: string } | undefined;
-      return row && (JSON.parse(row.value) as StoreHolder);
-    } finally {
-      database.close();
-    }
-  } catch {
-    return undefined; // the message still says the file is in use
-  }
-}
-
-function prepareStatements(database: DatabaseSync) {
-  const prepare = (sql: string): StatementSync => database.prepare(sql);
-  return {
-    // A claim is new, or replaces one that expired; `changes` says which.
-    claim: prepare(
-      `INSERT INTO claims (event_id, expires_at) VALUES (?, ?)
-       ON CONFLICT (event_id) DO UPDATE SET expires_at = excluded.expires_at WHERE claims.expires_at <= ?`,
-    ),
-    pruneClaims: prepare('DELETE FROM claims WHERE expires_at <= ?'),
-    insertInbox: prepare('INSERT INTO inbox (source_id, event_id, item) VALUES (?, ?, ?)'),
-    inbox: prepare(
-      'SELECT position, item, attempts FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
-    ),
-    countAttempt: prepare('UPDATE inbox SET attempts = attempts + 1 WHERE source_id = ? AND position = ?'),
-    deleteInboxItem: prepare('DELETE FROM inbox WHERE source_id = ? AND position = ?'),
-    deleteInboxThrough: prepare('DELETE FROM inbox WHERE source_id = ? AND position <= ?'),
-    head: prepare(`SELECT ${HEAD_COLUMNS} FROM heads WHERE source_id = ?`),
-    insertHead: prepare(
-      `INSERT INTO heads (source_id, version, fence, machine_version, last_seq, busy, updated_at)
-       VALUES (?, 0, 0, 0, 0, 0, ?)`,
-    ),
-    takeOwnership: prepare(
-      `UPDATE heads SET fence = ?, owner_id = ?, owner_host = ?, owner_pid = ?, heartbeat_at = ?, lease_ms = ?
-       WHERE source_id = ?`,
-    ),
-    renew: prepare('UPDATE heads SET heartbeat_at = ? WHERE source_id = ? AND fence = ? AND owner_id = ?'),
-    release: prepare(
-      `UPDATE heads SET owner_id = NULL, owner_host = NULL, owner_pid = NULL, heartbeat_at = NULL, lease_ms = NULL
-       WHERE source_id = ? AND fence = ? AND owner_id = ?`,
-    ),
-    writeHead: prepare(
-      `UPDATE heads SET version = ?, machine_version = ?, snapshot = ?, last_seq = ?, busy = ?, updated_at = ?
-       WHERE source_id = ?`,
-    ),
-    tombstone: prepare(
-      'UPDATE heads SET version = version + 1, snapshot = NULL, busy = 0, updated_at = ? WHERE source_id = ?',
-    ),
-    insertHistory: prepare('INSERT INTO history (source_id, seq, entry) VALUES (?, ?, ?)'),
-    historyNewestFirst: prepare('SELECT seq, entry FROM history WHERE source_id = ? ORDER BY seq DESC'),
-    deleteHistoryEntry: prepare('DELETE FROM history WHERE source_id = ? AND seq = ?'),
-    deleteHistory: prepare('DELETE FROM history WHERE source_id = ?'),
-    profiles: prepare('SELECT profile FROM profiles WHERE source_id = ?'),
-    saveProfile: prepare(
-      `INSERT INTO profiles (source_id, user_id, profile) VALUES (?, ?, ?)
-       ON CONFLICT (source_id, user_id) DO UPDATE SET profile = excluded.profile`,
-    ),
-    deleteProfiles: prepare('DELETE FROM profiles WHERE source_id = ?'),
-    sourcesWithWork: prepare('SELECT source_id FROM heads WHERE busy = 1 UNION SELECT source_id FROM inbox'),
-    listSources: prepare(
-      `SELECT ids.source_id, ${HEAD_COLUMNS.replace('source_id, ', '')},
-         (SELECT count(*) FROM inbox WHERE inbox.source_id = ids.source_id) AS inbox_size
-       FROM (SELECT source_id FROM heads UNION SELECT source_id FROM inbox) AS ids
-       LEFT JOIN heads ON heads.source_id = ids.source_id`,
-    ),
-  };
 }

@@ -201,6 +201,18 @@ describe('sqlite source store specifics', () => {
     await store.close();
   });
 
+  it('creates a WAL file with 1 KiB pages (fewer bytes per write, docs/persistence.md)', async () => {
+    const file = await freshFile();
+    const store = await openSqliteSourceStore({ file });
+    await store.accept(message('U-a', 'hi'));
+
+    const reader = new DatabaseSync(file, { readOnly: true });
+    const pragma = (name: string) => Object.values(reader.prepare(`PRAGMA ${name}`).get()!)[0];
+    expect([pragma('journal_mode'), pragma('page_size')]).toEqual(['wal', 1024]);
+    reader.close();
+    await store.close();
+  });
+
   it('refuses a file written by a newer schema', async () => {
     const file = await freshFile();
     await (await openSqliteSourceStore({ file })).close();
