@@ -8,7 +8,6 @@ import { acceptItem, checkInboxKey, countInboxAttempt, deleteConsumed, readInbox
 import { readNewestHistory } from './dynamodb-history-reader.js';
 import { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
 import { toEpochSeconds } from './dynamodb-items.js';
-import { splitLegacyConversation } from './dynamodb-legacy-conversation.js';
 import { migrateLegacyConversation } from './dynamodb-legacy-migration.js';
 import { acquireHead, releaseHead, renewHead } from './dynamodb-ownership.js';
 import { lostOwnership } from './dynamodb-returned-item.js';
@@ -266,11 +265,11 @@ export class DynamoDbSourceStore implements SourceStore {
       if (stored !== undefined && !isUntouched(stored)) return stored;
       const legacy = await this.getItem(sourceId, CONVERSATION_SORT_KEY);
       if (legacy === undefined) return stored;
-      const migrated = await migrateLegacyConversation(this.table, splitLegacyConversation(legacy), {
-        sourceId,
+      const migrated = await migrateLegacyConversation(this.table, legacy, {
         fence: stored?.head.fence ?? 0,
         expiresAt: this.expiresAt(),
         pageJsonBytes: this.limits.pageJsonBytes,
+        transactionActions: this.limits.transactionActions,
       });
       if (!migrated && attempt >= 3)
         throw new Error(`source ${sourceId}: its first-wave conversation keeps changing`);

@@ -380,6 +380,8 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         tool('t1', ['c1']),
         user('more'),
       ];
+      const queued = message('U-a', 'queued in the snapshot');
+      const takenIn = message('U-a', 'taken in, its delete interrupted');
       const snapshot: JsonObject = {
         status: 'active',
         value: 'idle',
@@ -388,14 +390,16 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
           settings: { maxModelCalls: 3 },
           history: history as unknown as JsonObject[],
           profiles: { Ua: { displayName: 'Aiko', fetchedAt: 7 } },
-          recentEventIds: ['event-1'],
+          pending: [[queued as unknown as JsonObject]],
+          recentEventIds: [takenIn.eventId, queued.eventId],
         },
       };
 
-      it('splits a CONVERSATION item written by the old store into a head, pages and profiles on first load', async () => {
+      it('splits a CONVERSATION item written by the old store into a head, pages, profiles and inbox items on first load', async () => {
         const { tableName, store } = await freshStore();
         const old = new DynamoDbStore({ client: local.client, tableName });
         const waiting = message('U-a', 'waiting');
+        await old.accept(takenIn);
         await old.accept(waiting);
         await old.save({
           sourceId: 'U-a',
@@ -420,7 +424,11 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         expect(loaded.head?.snapshot).toEqual({
           status: 'active',
           value: 'idle',
-          context: { source: { kind: 'user', id: 'U-a' }, recentEventIds: ['event-1'] },
+          context: {
+            source: { kind: 'user', id: 'U-a' },
+            pending: [],
+            recentEventIds: [takenIn.eventId, queued.eventId],
+          },
         });
         expect(loaded.history).toEqual(records(1, history));
         expect(await store.profiles('U-a')).toEqual([{ userId: 'Ua', displayName: 'Aiko', fetchedAt: 7 }]);
@@ -428,10 +436,12 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
           'H#000000000004',
           'HEAD',
           expect.stringMatching(/^INBOX#/),
+          expect.stringMatching(/^INBOX#/),
           'P#Ua',
         ]);
         expect(await store.sourcesWithWork()).toEqual(['U-a']);
-        expect((await store.inbox('U-a')).map(({ item }) => item.eventId)).toEqual([waiting.eventId]);
+        // The queued message is back in the inbox, ahead; the one taken in already is gone.
+        expect((await store.inbox('U-a')).map(({ item }) => item)).toEqual([queued, waiting]);
 
         // The migrated source carries on: version 2, seqs above 4.
         const ownership = await owned(store);
