@@ -89,3 +89,30 @@ async function* committedPages(
     exclusiveStartKey = LastEvaluatedKey;
   }
 }
+
+/** The sort keys of every history page that ends below `seq` (committed or not). */
+export async function pageKeysBelow(table: TableClient, sourceId: string, seq: number): Promise<string[]> {
+  const keys: string[] = [];
+  if (seq <= 1) return keys;
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const { Items, LastEvaluatedKey } = await table.documents.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :last',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: {
+          ':pk': sourceId,
+          ':first': historySortKey(0),
+          ':last': historySortKey(seq - 1),
+        },
+        ProjectionExpression: '#sk',
+        ConsistentRead: true,
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    );
+    for (const item of Items ?? []) keys.push(String(item.sk));
+    exclusiveStartKey = LastEvaluatedKey;
+  } while (exclusiveStartKey !== undefined);
+  return keys;
+}

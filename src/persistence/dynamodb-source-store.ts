@@ -5,7 +5,7 @@ import { failedCondition } from './dynamodb-cancellation.js';
 import { writeCheckpoint, type CheckpointBase } from './dynamodb-checkpoint-writer.js';
 import { finishForget, forgetSource } from './dynamodb-forget.js';
 import { acceptItem, checkInboxKey, countInboxAttempt, deleteConsumed, readInbox } from './dynamodb-inbox.js';
-import { readNewestHistory } from './dynamodb-history-reader.js';
+import { pageKeysBelow, readNewestHistory } from './dynamodb-history-reader.js';
 import { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
 import { toEpochSeconds } from './dynamodb-items.js';
 import { migrateLegacyConversation } from './dynamodb-legacy-migration.js';
@@ -32,7 +32,7 @@ import {
   padNumber,
 } from './dynamodb-table.js';
 import { writeSteps } from './dynamodb-write-steps.js';
-import { transactWrite, type TableClient } from './dynamodb-writes.js';
+import { batchDelete, transactWrite, type TableClient } from './dynamodb-writes.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
   DEFAULT_CLAIM_TTL_MS,
@@ -225,6 +225,28 @@ export class DynamoDbSourceStore implements SourceStore {
       if (reason) throw lostOwnership(ownership, reason.Item) ?? error;
       throw error;
     }
+  }
+
+  /**
+   * Deletes the history pages that lie wholly below the window a load would return: old
+   * entries leave this way when the table keeps no TTL (`conversationTtlMs` 0), from an
+   * operator's job, never from a turn. With a TTL, DynamoDB deletes old pages for free.
+   * Returns how many pages went.
+   */
+  async compactHistory(sourceId: string, window: HistoryWindow): Promise<number> {
+    const stored = await this.readHead(sourceId);
+    if (stored === undefined) return 0;
+    const collector = new HistoryWindowCollector<HistoryRecord>(window);
+    await readNewestHistory(this.table, { ...stored, sourceId }, collector, window, this.nowSeconds());
+    const oldestKept = collector.window()[0]?.seq;
+    if (oldestKept === undefined) return 0;
+    const keys = await pageKeysBelow(this.table, sourceId, oldestKept);
+    await batchDelete(
+      this.table.documents,
+      this.table.tableName,
+      keys.map((sk) => ({ pk: sourceId, sk })),
+    );
+    return keys.length;
   }
 
   sourcesWithWork(): Promise<string[]> {

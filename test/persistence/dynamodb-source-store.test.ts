@@ -180,6 +180,22 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
       expect(history[0]!.entry.role).toBe('user');
     });
 
+    it('compacts old pages off the hot path when there is no TTL, keeping the window', async () => {
+      const { tableName, store } = await freshStore();
+      const ownership = await owned(store);
+      await writeTurns(store, ownership, 10);
+      const window = { maxEntries: 7, maxBytes: 1_000_000 };
+      const before = await store.load('U-a', window);
+
+      const deleted = await store.compactHistory('U-a', window);
+
+      expect(before.history.map(({ seq }) => seq)).toEqual([25, 26, 27, 28, 29, 30]);
+      expect(deleted).toBe(8);
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000026', 'H#000000000029', 'HEAD']);
+      expect(await store.load('U-a', window)).toEqual(before);
+      expect((await store.load('U-a', WIDE)).history).toEqual(before.history);
+    });
+
     describe('checkpoints larger than one transaction', () => {
       const small = { transactionActions: 5, pageJsonBytes: 400 };
 
