@@ -72,16 +72,17 @@ export function paginate(
   let currentBytes = 2;
   let fromSeq = range.fromSeq;
   for (const record of records) {
-    const bytes = Buffer.byteLength(JSON.stringify(record), 'utf8') + 1;
-    if (current.length > 0 && currentBytes + bytes > maxJsonBytes) {
+    const bytes = Buffer.byteLength(JSON.stringify(record), 'utf8');
+    // A record after the first also brings the comma before it.
+    if (current.length > 0 && currentBytes + 1 + bytes > maxJsonBytes) {
       const throughSeq = current.at(-1)!.seq;
       pages.push({ fromSeq, throughSeq, records: current });
       fromSeq = throughSeq + 1;
       current = [];
       currentBytes = 2;
     }
+    currentBytes += bytes + (current.length > 0 ? 1 : 0);
     current.push(record);
-    currentBytes += bytes;
   }
   pages.push({ fromSeq, throughSeq: range.throughSeq, records: current });
   return pages;

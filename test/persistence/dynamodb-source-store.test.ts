@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
 import {
   DynamoDbStore,
+  ItemTooLargeError,
   OwnershipLostError,
   VersionConflictError,
   type Ownership,
@@ -12,6 +13,7 @@ import {
   type DynamoDbSourceStoreOptions,
 } from '../../src/persistence/dynamodb-source-store.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { randomBase64 } from '../support/reply-turn.js';
 import { InjectedFault } from './crash-scenarios.js';
 import { sourceStoreConformance } from './source-store.conformance.js';
 import {
@@ -178,6 +180,21 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
 
       expect(history.map(({ seq }) => seq)).toEqual([112, 113, 114, 115, 116, 117, 118, 119, 120]);
       expect(history[0]!.entry.role).toBe('user');
+    });
+
+    it('refuses a head over 350 KB before writing anything', async () => {
+      const { store } = await freshStore();
+      const ownership = await owned(store);
+      // Base64 of random bytes deflates to three quarters: 480 KB of it stays over the limit.
+      const snapshot = { value: 'idle', context: { note: randomBase64(480 * 1024) } };
+
+      const refused = store.checkpoint(
+        checkpointOf(ownership, { snapshot, appended: records(1, [user('hi')]) }),
+      );
+
+      await expect(refused).rejects.toBeInstanceOf(ItemTooLargeError);
+      await expect(refused).rejects.toMatchObject({ sourceId: 'U-a', limitBytes: 350 * 1024 });
+      expect(await store.load('U-a', WIDE)).toMatchObject({ head: { version: 0, lastSeq: 0 }, history: [] });
     });
 
     it('compacts old pages off the hot path when there is no TTL, keeping the window', async () => {
