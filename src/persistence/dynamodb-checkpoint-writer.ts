@@ -62,6 +62,8 @@ export async function writeCheckpoint(
 ): Promise<WrittenCheckpoint> {
   const { sourceId } = checkpoint.ownership;
   const lastSeq = nextLastSeq(sourceId, base.lastSeq, checkpoint.appended);
+  const consumed = [...new Set(checkpoint.consumedKeys)];
+  consumed.forEach(checkInboxKey);
   const removed = new Set(checkpoint.removedSeqs);
   const tail = [...base.tail.filter((record) => !removed.has(record.seq)), ...checkpoint.appended];
   const removedFromPages = checkpoint.removedSeqs.filter(
@@ -72,7 +74,7 @@ export async function writeCheckpoint(
 
   const { limits, steps } = options;
   const keepTail =
-    checkpoint.consumedKeys.length === 0 &&
+    consumed.length === 0 &&
     removedFromPages.length === 0 &&
     tail.length <= limits.tailRecords &&
     Buffer.byteLength(JSON.stringify(tail), 'utf8') <= limits.tailJsonBytes;
@@ -95,7 +97,7 @@ export async function writeCheckpoint(
   const rewritten =
     removedFromPages.length > 0
       ? (
-          await pagesHolding(table, { sourceId, ...base }, removedFromPages, Math.ceil(options.now / 1000))
+          await pagesHolding(table, { sourceId, ...base }, removedFromPages, Math.floor(options.now / 1000))
         ).map((page): HistoryPage => ({
           ...page,
           records: page.records.filter((record) => !removed.has(record.seq)),
@@ -107,27 +109,13 @@ export async function writeCheckpoint(
   const newPages = pages.map((page) => pageItem(sourceId, page, { ...stamp, expiresAt: options.expiresAt }));
   for (const item of [...rewrites, ...newPages]) checkSize(sourceId, item, options.maxItemBytes);
 
-  // The newest pages go in the transaction; older ones that do not fit are written first,
-  // each unseen until the head's `pagedThrough` covers it (a crash in between leaves them off
-  // the chain). One action stays free for a delete or the list of consumed keys.
-  const consumed = [...new Set(checkpoint.consumedKeys)];
-  consumed.forEach(checkInboxKey);
-  let room = limits.transactionActions - 1 - rewrites.length - (consumed.length > 0 ? 1 : 0);
-  let bytes = dynamoDbItemSize(head.ExpressionAttributeValues as ScalarItem) + sumSizes(rewrites);
-  const inTransaction: StoredItem[] = [];
-  const before: StoredItem[] = [];
-  for (const item of [...newPages].reverse()) {
-    const size = dynamoDbItemSize(item as ScalarItem);
-    if (room > 0 && bytes + size <= limits.transactionBytes) {
-      inTransaction.unshift(item);
-      room--;
-      bytes += size;
-    } else before.unshift(item);
-  }
-  if (consumed.length > 0) room++;
-  const deleted = consumed.length <= room ? consumed : consumed.slice(0, room - 1);
-  const overflowKeys = consumed.slice(deleted.length);
-
+  const { inTransaction, before, deleted, overflowKeys } = fitTransaction({
+    pages: newPages,
+    consumed,
+    fixedActions: 1 + rewrites.length,
+    fixedBytes: dynamoDbItemSize(head.ExpressionAttributeValues as ScalarItem) + sumSizes(rewrites),
+    limits,
+  });
   for (const item of before) {
     steps.before('history');
     await prewritePage(table, checkpoint, item);
@@ -163,6 +151,38 @@ export async function writeCheckpoint(
     throw error;
   }
   return { base: written, overflowKeys };
+}
+
+/**
+ * What of a checkpoint goes in its transaction (100 actions, 4 MB). The newest pages go in it;
+ * older ones that do not fit are written first, each unseen until the head's `pagedThrough`
+ * covers it (a crash in between leaves them off the chain). Consumed keys fill the room left;
+ * the rest are listed in the transaction and deleted after it, so one action stays free for
+ * a delete or that list.
+ */
+function fitTransaction(plan: {
+  readonly pages: readonly StoredItem[];
+  readonly consumed: readonly string[];
+  readonly fixedActions: number;
+  readonly fixedBytes: number;
+  readonly limits: Pick<DynamoDbSourceStoreLimits, 'transactionActions' | 'transactionBytes'>;
+}) {
+  const { consumed, limits } = plan;
+  let room = limits.transactionActions - plan.fixedActions - (consumed.length > 0 ? 1 : 0);
+  let bytes = plan.fixedBytes;
+  const inTransaction: StoredItem[] = [];
+  const before: StoredItem[] = [];
+  for (const item of [...plan.pages].reverse()) {
+    const size = dynamoDbItemSize(item as ScalarItem);
+    if (room > 0 && bytes + size <= limits.transactionBytes) {
+      inTransaction.unshift(item);
+      room--;
+      bytes += size;
+    } else before.unshift(item);
+  }
+  if (consumed.length > 0) room++;
+  const deleted = consumed.length <= room ? consumed : consumed.slice(0, room - 1);
+  return { inTransaction, before, deleted, overflowKeys: consumed.slice(deleted.length) };
 }
 
 /** The conditional update of the head: the new state, under the fence and the expected version. */
