@@ -53,8 +53,20 @@ export interface KaiwaConfig {
     readonly groupAnswer: 'all' | 'mention';
     /** The name that addresses the bot in a group under `mention`. */
     readonly botName: string;
+    /** Every Messaging API call ends after this long (ms) without a complete answer. */
+    readonly requestTimeoutMs: number;
     /** Images larger than this are not given to the model. */
     readonly mediaMaxBytes: number;
+    /** One content download, body included, ends after this long (ms). */
+    readonly mediaTimeoutMs: number;
+    /** Content downloads at once; the others wait (bounds the memory images take). */
+    readonly mediaConcurrency: number;
+    /** Bytes of loaded images kept for the next model call of a turn. */
+    readonly mediaCacheBytes: number;
+    /** How long (ms) a loaded image is kept. */
+    readonly mediaCacheTtlMs: number;
+    /** Media types given to the model (`image/jpeg`, …); anything else is left out. */
+    readonly mediaTypes: readonly string[];
     /** Unfollow and leave: delete the source's history, profiles and inbox, or keep them. */
     readonly forgetPolicy: 'delete' | 'keep';
   };
@@ -127,10 +139,19 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       loadingSeconds: readLoadingSeconds(env),
       groupAnswer: readChoice(env, 'KAIWA_GROUP_ANSWER', ['all', 'mention'] as const, 'all'),
       botName: readString(env, 'KAIWA_BOT_NAME') ?? 'kaiwa',
+      requestTimeoutMs: readInteger(env, 'KAIWA_LINE_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
       mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', 10 * 1024 * 1024, {
         min: 1024,
         max: 20 * 1024 * 1024,
       }),
+      mediaTimeoutMs: readInteger(env, 'KAIWA_MEDIA_TIMEOUT_MS', 20_000, { min: 100, max: 300_000 }),
+      mediaConcurrency: readInteger(env, 'KAIWA_MEDIA_CONCURRENCY', 4, { min: 1, max: 64 }),
+      mediaCacheBytes: readInteger(env, 'KAIWA_MEDIA_CACHE_BYTES', 32 * 1024 * 1024, {
+        min: 0,
+        max: 1024 * 1024 * 1024,
+      }),
+      mediaCacheTtlMs: readInteger(env, 'KAIWA_MEDIA_CACHE_TTL_MS', 120_000, { min: 1000, max: 3_600_000 }),
+      mediaTypes: readMediaTypes(env),
       forgetPolicy: readChoice(env, 'KAIWA_FORGET_POLICY', ['delete', 'keep'] as const, 'delete'),
     },
     turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', 120_000, { min: 1000, max: 3_600_000 }),
@@ -161,6 +182,37 @@ function readTimeZone(env: Env, name: string, fallback: string): string {
     throw new ConfigError(name, `must be an IANA time zone such as "Asia/Tokyo" (got "${raw}")`);
   }
   return raw;
+}
+
+/** Image types `KAIWA_MEDIA_TYPES` may list: those whose bytes kaiwa can recognise. */
+export const MEDIA_TYPE_CHOICES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/heic',
+  'image/heif',
+] as const;
+
+/**
+ * The image types given to the model by default: those Gemini documents for image input that
+ * LINE serves. GIF is not among Gemini's documented types, so it is opt-in (docs/security.md).
+ */
+export const DEFAULT_MEDIA_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/webp'];
+
+/** `KAIWA_MEDIA_TYPES`: a comma-separated list from {@link MEDIA_TYPE_CHOICES}. */
+function readMediaTypes(env: Env): readonly string[] {
+  const raw = readString(env, 'KAIWA_MEDIA_TYPES');
+  if (raw === undefined) return DEFAULT_MEDIA_TYPES;
+  const types = raw
+    .split(',')
+    .map((type) => type.trim().toLowerCase())
+    .filter(Boolean);
+  const choices: readonly string[] = MEDIA_TYPE_CHOICES;
+  if (types.length === 0 || types.some((type) => !choices.includes(type))) {
+    throw new ConfigError('KAIWA_MEDIA_TYPES', `must list types from ${choices.join(', ')} (got "${raw}")`);
+  }
+  return types;
 }
 
 /** LINE accepts a loading animation of 5 to 60 seconds, in steps of 5. */
