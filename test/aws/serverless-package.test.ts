@@ -278,7 +278,9 @@ describe('npm run package: the CloudFormation template', () => {
       ),
     ) as { inputs: Record<string, unknown> };
     const inputs = Object.keys(meta.inputs);
-    expect(inputs.filter((input) => /@google\/genai|express|yaml|line-schemas|xstate/.test(input))).toEqual([]);
+    expect(inputs.filter((input) => /@google\/genai|express|yaml|line-schemas|xstate/.test(input))).toEqual(
+      [],
+    );
     expect(inputs.some((input) => input.includes('src/line/webhook-handling.ts'))).toBe(true);
     // Every event is checked against LINE's webhook schema, carried as converted JSON (docs/security.md).
     expect(inputs.some((input) => input.includes('src/line/openapi/webhook-schema.json'))).toBe(true);
