@@ -1,21 +1,20 @@
-// `npm run line-schemas`: converts src/line/openapi/webhook.yml into the JSON Schema the webhook
-// edge validates every event against (src/line/openapi/webhook-schema.json). Run it after copying a
-// new webhook.yml; test/line/webhook-event-validator.test.ts fails while the JSON is stale.
+// `npm run line-schemas`: compiles src/line/openapi/webhook.yml into the standalone validator the
+// webhook edge checks every event with (src/line/openapi/webhook-event-validate.js). Run it after
+// copying a new webhook.yml; test/line/webhook-event-validator.test.ts fails while the file is stale.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as prettier from 'prettier';
-import { convertWebhookSchema } from '../src/line/openapi/line-schemas.js';
+import {
+  WEBHOOK_VALIDATOR_FILE,
+  webhookValidatorSource,
+} from '../src/line/openapi/webhook-validator-source.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const target = path.join(root, 'src/line/openapi/webhook-schema.json');
 
-convertWebhookSchema().then(
-  async (schema) => {
-    // Formatted as `prettier --check .` expects, so the lint stays green.
-    const options = (await prettier.resolveConfig(target)) ?? {};
-    await writeFile(target, await prettier.format(JSON.stringify(schema), { ...options, parser: 'json' }));
-    process.stdout.write(`wrote ${path.relative(root, target)}\n`);
+webhookValidatorSource().then(
+  async (source) => {
+    await writeFile(path.join(root, WEBHOOK_VALIDATOR_FILE), source);
+    process.stdout.write(`wrote ${WEBHOOK_VALIDATOR_FILE}\n`);
   },
   (error: unknown) => {
     process.stderr.write(`line-schemas: ${error instanceof Error ? error.message : String(error)}\n`);

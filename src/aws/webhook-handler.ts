@@ -4,7 +4,6 @@ import { ConfigError } from '../config/config-error.js';
 import { readString } from '../config/env-readers.js';
 import type { InboxItem } from '../domain/index.js';
 import type { GroupAnswerPolicy } from '../line/webhook-events.js';
-import { WebhookEventValidator } from '../line/webhook-event-validator.js';
 import { handleWebhook } from '../line/webhook-handling.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ConversationStore } from '../persistence/conversation-store.js';
@@ -128,10 +127,6 @@ export function webhookDependenciesFromEnv(
 }
 
 let composed: Promise<WebhookHandlerDependencies> | undefined;
-
-// LINE's webhook schema, compiled in the Lambda init phase rather than while LINE waits for the
-// first answer; `handleWebhook` checks every event against it.
-WebhookEventValidator.shared();
 
 /** The Lambda entry point (`src/aws/webhook-handler.handler`): composed once per container. */
 export const handler = createWebhookHandler(() => {

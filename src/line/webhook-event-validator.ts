@@ -1,13 +1,9 @@
 import type { webhook } from '@line/bot-sdk';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import type { SourceKind } from '../domain/index.js';
 import { exceedsBounds, pointerSegment, type JsonBounds } from './json-bounds.js';
 import { isLineId } from './line-ids.js';
-import { webhookSchema, type WebhookSchemaFile } from './openapi/webhook-schema.js';
-
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+import * as generated from './openapi/webhook-event-validate.js';
 
 /**
  * LINE's events are shallow (a mention is five levels down) and short (a text is at most 5,000
@@ -40,45 +36,42 @@ const sourceIdProperty: Record<SourceKind, 'userId' | 'groupId' | 'roomId'> = {
   room: 'roomId',
 };
 
+/** What the validator is built from: `webhook-event-validate.js`, or a stand-in in a test. */
+export interface CompiledWebhookSchema {
+  readonly validate: { (data: unknown): boolean; errors?: ErrorObject[] | null };
+  readonly eventTypes: readonly string[];
+  readonly messageTypes: readonly string[];
+  readonly sourceTypes: readonly string[];
+}
+
 /**
  * Checks each webhook event against LINE's webhook schema (`webhook.yml`, discriminators
- * binding) before kaiwa trusts any of it: bounded in depth and size first, then ajv, then the
- * source ids that become store keys. Compiled once; a check is a few microseconds.
+ * binding) before kaiwa trusts any of it: bounded in depth and size first, then the schema, then
+ * the source ids that become store keys. The schema is compiled ahead of time by ajv
+ * (`npm run line-schemas` → `openapi/webhook-event-validate.js`), so no request — and no Lambda
+ * cold start — waits for a compile; a check is a few microseconds.
  *
  * @example
- * const validator = WebhookEventValidator.shared();
- * const verdict = validator.check(body.events[0]);
+ * const verdict = WebhookEventValidator.shared().check(body.events[0]);
  * if (verdict.kind === 'valid') accept(verdict.event);
  */
 export class WebhookEventValidator {
   private static instance: WebhookEventValidator | undefined;
+  private readonly validate: CompiledWebhookSchema['validate'];
   private readonly eventTypes: ReadonlySet<string>;
   private readonly messageTypes: ReadonlySet<string>;
   private readonly sourceTypes: ReadonlySet<string>;
 
-  private constructor(
-    private readonly validate: ValidateFunction,
-    schema: WebhookSchemaFile,
-  ) {
+  constructor(schema: CompiledWebhookSchema = generated) {
+    this.validate = schema.validate;
     this.eventTypes = new Set(schema.eventTypes);
     this.messageTypes = new Set(schema.messageTypes);
     this.sourceTypes = new Set(schema.sourceTypes);
   }
 
-  /** Compiles the bundled schema (a few hundred milliseconds: do it at start-up). */
-  static compile(schema: WebhookSchemaFile = webhookSchema): WebhookEventValidator {
-    const ajv = addFormats(
-      // First error only: the event is skipped either way, and its first problem is what gets logged.
-      new Ajv({ strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true }),
-    );
-    for (const format of schema.formats) if (ajv.formats[format] === undefined) ajv.addFormat(format, true);
-    ajv.addSchema(schema.document);
-    return new WebhookEventValidator(ajv.compile({ $ref: 'webhook#/definitions/Event' }), schema);
-  }
-
-  /** One validator per process, compiled on first use. */
+  /** One validator per process. */
   static shared(): WebhookEventValidator {
-    WebhookEventValidator.instance ??= WebhookEventValidator.compile();
+    WebhookEventValidator.instance ??= new WebhookEventValidator();
     return WebhookEventValidator.instance;
   }
 

@@ -26,7 +26,6 @@ export interface WebhookRouterOptions {
  * LINE's webhook schema are skipped (logged), never stored.
  */
 export function webhookRouter(options: WebhookRouterOptions): Router {
-  // Compiled now, at start-up, rather than while LINE waits for the first answer.
   const validator = options.validator ?? WebhookEventValidator.shared();
   const router = express.Router();
   router.post(

@@ -3,7 +3,6 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { OpenApiSchemaConverter, type JsonSchema } from './openapi-to-json-schema.js';
-import type { WebhookSchemaFile } from './webhook-schema.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -146,49 +145,6 @@ interface OpenApiDocument {
 async function readDocument(file: LineSchemaFile): Promise<OpenApiDocument> {
   const text = await readFile(new URL(`./${file}.yml`, import.meta.url), 'utf8');
   return parse(text) as OpenApiDocument;
-}
-
-/**
- * The webhook schema as the edge validator loads it (`webhook-schema.json`): `webhook.yml`
- * converted once, ahead of time, so neither the server nor a Lambda bundle reads YAML at run time.
- * `npm run line-schemas` writes it; `test/line/webhook-event-validator.test.ts` fails when it is stale.
- */
-export async function convertWebhookSchema(): Promise<WebhookSchemaFile> {
-  const document = await readDocument('webhook');
-  const converter = new OpenApiSchemaConverter(document.components?.schemas, 'webhook');
-  const converted = converter.document();
-  const schemas = (document.components?.schemas ?? {}) as Record<string, { discriminator?: unknown }>;
-  const mappedValues = (name: string) => {
-    const discriminator = schemas[name]?.discriminator;
-    const mapping = isRecord(discriminator) && isRecord(discriminator.mapping) ? discriminator.mapping : {};
-    return Object.keys(mapping);
-  };
-  return {
-    source: 'src/line/openapi/webhook.yml (converted by scripts/line-schemas.ts; do not edit)',
-    formats: [...converter.formats].sort(),
-    eventTypes: mappedValues('Event'),
-    messageTypes: mappedValues('MessageContent'),
-    sourceTypes: mappedValues('Source'),
-    document: withoutAnnotations(converted),
-  };
-}
-
-/** Descriptions and titles help a reader of the YAML, not the validator: they stay out of the bundle. */
-function withoutAnnotations(schema: JsonSchema): JsonSchema {
-  const result: JsonSchema = {};
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (keyword === 'description' || keyword === 'title') continue;
-    if ((keyword === 'properties' || keyword === 'definitions') && isRecord(value)) {
-      result[keyword] = Object.fromEntries(
-        Object.entries(value).map(([name, sub]) => [name, isRecord(sub) ? withoutAnnotations(sub) : sub]),
-      );
-    } else if (Array.isArray(value)) {
-      result[keyword] = value.map((item: unknown) => (isRecord(item) ? withoutAnnotations(item) : item));
-    } else {
-      result[keyword] = isRecord(value) ? withoutAnnotations(value) : value;
-    }
-  }
-  return result;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
