@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LineTransport } from '../../src/line/line-transport.js';
-import { DownloadSlots, LineMedia, MediaCache } from '../../src/line/media/index.js';
+import { DownloadSlots, LineMedia, looksLike, MediaCache } from '../../src/line/media/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { pngBytes, startHostileServer, type HostileBehaviour } from '../support/hostile-http-server.js';
 
@@ -178,5 +178,22 @@ describe('DownloadSlots', () => {
       slots.run(new AbortController().signal, () => Promise.reject(new Error('boom'))),
     ).rejects.toThrow('boom');
     expect(slots.active).toBe(0);
+  });
+});
+
+describe('looksLike', () => {
+  const bytes = (text: string) => Buffer.from(text, 'latin1');
+  it.each([
+    ['image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]), true],
+    ['image/png', pngBytes(16), true],
+    ['image/gif', bytes('GIF89a....'), true],
+    ['image/webp', bytes('RIFF\0\0\0\0WEBPVP8 '), true],
+    ['image/heic', bytes('\0\0\0\x18ftypheic'), true],
+    ['image/png', bytes('<html><body>'), false],
+    ['image/jpeg', pngBytes(16), false],
+    ['image/svg+xml', bytes('<svg xmlns="http://www.w3.org/2000/svg"/>'), false],
+    ['image/png', Buffer.alloc(0), false],
+  ])('%s: %j → %s', (type, content, expected) => {
+    expect(looksLike(type, content)).toBe(expected);
   });
 });
