@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { formatBundleFigures, lambdaBundlesSection, measureLambdaBundles } from './lambda-bundles.js';
+import { existingPerformanceSection } from './performance-doc.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
 import { measureContender, median, type ContenderRun, type ThroughputOptions } from './runtime-throughput.js';
 import {
@@ -106,6 +107,8 @@ CPU per turn, kaiwa ÷ baseline: **${cpuRatio.toFixed(2)}×** (goal ≤ 1.10×).
 ${toolSelectionSection(toolSelection)}
 
 ${lambdaBundles}
+
+${await existingPerformanceSection('hostile-input')}
 `;
   await writeFile(path.join(import.meta.dirname, '..', 'docs', 'PERFORMANCE.md'), report);
 }
