@@ -54,8 +54,20 @@ export interface KaiwaConfig {
     readonly groupAnswer: 'all' | 'mention';
     /** The name that addresses the bot in a group under `mention`. */
     readonly botName: string;
+    /** Every Messaging API call ends after this long (ms) without a complete answer. */
+    readonly requestTimeoutMs: number;
     /** Images larger than this are not given to the model. */
     readonly mediaMaxBytes: number;
+    /** One content download, body included, ends after this long (ms). */
+    readonly mediaTimeoutMs: number;
+    /** Content downloads at once; the others wait (bounds the memory images take). */
+    readonly mediaConcurrency: number;
+    /** Bytes of loaded images kept for the next model call of a turn. */
+    readonly mediaCacheBytes: number;
+    /** How long (ms) a loaded image is kept. */
+    readonly mediaCacheTtlMs: number;
+    /** Media types given to the model (`image/jpeg`, …); anything else is left out. */
+    readonly mediaTypes: readonly string[];
     /** Unfollow and leave: delete the source's history, profiles and inbox, or keep them. */
     readonly forgetPolicy: 'delete' | 'keep';
   };
@@ -163,10 +175,31 @@ export function loadConfig(
         defaults.line.groupAnswer,
       ),
       botName: readString(env, 'KAIWA_BOT_NAME') ?? defaults.line.botName,
+      requestTimeoutMs: readInteger(env, 'KAIWA_LINE_TIMEOUT_MS', defaults.line.requestTimeoutMs, {
+        min: 100,
+        max: 120_000,
+      }),
       mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', defaults.line.mediaMaxBytes, {
         min: 1024,
         max: 20 * 1024 * 1024,
       }),
+      mediaTimeoutMs: readInteger(env, 'KAIWA_MEDIA_TIMEOUT_MS', defaults.line.mediaTimeoutMs, {
+        min: 100,
+        max: 300_000,
+      }),
+      mediaConcurrency: readInteger(env, 'KAIWA_MEDIA_CONCURRENCY', defaults.line.mediaConcurrency, {
+        min: 1,
+        max: 64,
+      }),
+      mediaCacheBytes: readInteger(env, 'KAIWA_MEDIA_CACHE_BYTES', defaults.line.mediaCacheBytes, {
+        min: 0,
+        max: 1024 * 1024 * 1024,
+      }),
+      mediaCacheTtlMs: readInteger(env, 'KAIWA_MEDIA_CACHE_TTL_MS', defaults.line.mediaCacheTtlMs, {
+        min: 1000,
+        max: 3_600_000,
+      }),
+      mediaTypes: readMediaTypes(env),
       forgetPolicy: readChoice(
         env,
         'KAIWA_FORGET_POLICY',
@@ -217,6 +250,37 @@ function readTimeZone(env: Env, name: string, fallback: string): string {
     throw new ConfigError(name, `must be an IANA time zone such as "Asia/Tokyo" (got "${raw}")`);
   }
   return raw;
+}
+
+/** Image types `KAIWA_MEDIA_TYPES` may list: those whose bytes kaiwa can recognise. */
+export const MEDIA_TYPE_CHOICES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/heic',
+  'image/heif',
+] as const;
+
+/**
+ * The image types given to the model by default: those Gemini documents for image input that
+ * LINE serves. GIF is not among Gemini's documented types, so it is opt-in (docs/security.md).
+ */
+export const DEFAULT_MEDIA_TYPES: readonly string[] = defaults.line.mediaTypes;
+
+/** `KAIWA_MEDIA_TYPES`: a comma-separated list from {@link MEDIA_TYPE_CHOICES}. */
+function readMediaTypes(env: Env): readonly string[] {
+  const raw = readString(env, 'KAIWA_MEDIA_TYPES');
+  if (raw === undefined) return DEFAULT_MEDIA_TYPES;
+  const types = raw
+    .split(',')
+    .map((type) => type.trim().toLowerCase())
+    .filter(Boolean);
+  const choices: readonly string[] = MEDIA_TYPE_CHOICES;
+  if (types.length === 0 || types.some((type) => !choices.includes(type))) {
+    throw new ConfigError('KAIWA_MEDIA_TYPES', `must list types from ${choices.join(', ')} (got "${raw}")`);
+  }
+  return types;
 }
 
 /** LINE accepts a loading animation of 5 to 60 seconds, in steps of 5. */

@@ -48,8 +48,20 @@ const values = {
     groupAnswer: 'all',
     /** `KAIWA_BOT_NAME`: the project's name, until a channel names its bot. */
     botName: 'kaiwa',
+    /** `KAIWA_LINE_TIMEOUT_MS`: LINE answers in well under a second; 10 s ends a stalled call long before Node's 300 s. */
+    requestTimeoutMs: 10_000,
     /** `KAIWA_MEDIA_MAX_BYTES`: Gemini takes 20 MB of inline data per request; 10 MiB leaves room for the rest. */
     mediaMaxBytes: 10 * 1024 * 1024,
+    /** `KAIWA_MEDIA_TIMEOUT_MS`: the whole download, body included: 10 MiB at a slow 4 Mbit/s takes 20 s. */
+    mediaTimeoutMs: 20_000,
+    /** `KAIWA_MEDIA_CONCURRENCY`: downloads at once per process, so 40 chats' images cannot take 400 MB together. */
+    mediaConcurrency: 4,
+    /** `KAIWA_MEDIA_CACHE_BYTES`: a turn's images survive its few model calls; 32 MiB bounds the memory. */
+    mediaCacheBytes: 32 * 1024 * 1024,
+    /** `KAIWA_MEDIA_CACHE_TTL_MS`: a turn's model calls happen within a couple of minutes. */
+    mediaCacheTtlMs: 120_000,
+    /** `KAIWA_MEDIA_TYPES`: the image types Gemini's documentation lists (GIF, HEIC, HEIF on request). */
+    mediaTypes: ['image/jpeg', 'image/png', 'image/webp'],
     /** `KAIWA_FORGET_POLICY`: someone who unfollows or removes the bot expects their data gone. */
     forgetPolicy: 'delete',
     /** Attempts of one reply or push on 429 and 5xx, the first included. */

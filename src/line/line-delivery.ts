@@ -4,11 +4,15 @@ import type { Clock } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { DeliveryPort, DeliveryReceipt, DeliveryRequest } from '../machines/index.js';
 import { backoffDelay, sleep, type BackoffPolicy } from '../timing/index.js';
+import type { LineTransport } from './line-transport.js';
 import { retryKeyFor } from './retry-key.js';
 import { splitForLine } from './split-text.js';
 
 export interface LineDeliveryOptions {
+  /** A client whose calls go through `transport` (`createMessagingApiClient`). */
   readonly client: messagingApi.MessagingApiClient;
+  /** Gives each call the turn's abort signal. */
+  readonly transport: LineTransport;
   readonly clock: Clock;
   readonly logger: Logger;
   /** A reply token is used only while younger than this (ms from the event's timestamp). */
@@ -49,11 +53,13 @@ export class LineDelivery implements DeliveryPort {
         await this.withRetries(
           () => this.options.client.replyMessage({ replyToken: request.replyToken!, messages }),
           signal,
+          // A spent or expired token is an answer the push below handles, not a failure.
+          [400],
         );
         logger.info('reply sent', { method: 'reply', messages: messages.length });
         return { method: 'reply' };
       } catch (error) {
-        if (!isRejectedReplyToken(error)) throw withRequestId(error);
+        if (!isRejectedReplyToken(error)) throw error;
         logger.warn('reply token rejected; pushing instead', { requestId: requestIdOf(error) });
       }
     }
@@ -63,6 +69,7 @@ export class LineDelivery implements DeliveryPort {
       await this.withRetries(
         () => this.options.client.pushMessage({ to: request.source.id, messages }, retryKey),
         signal,
+        [409],
       );
     } catch (error) {
       if (isMonthlyQuota(error)) {
@@ -73,7 +80,7 @@ export class LineDelivery implements DeliveryPort {
         });
       }
       // 409: a push with this retry key was accepted before — the message is already there.
-      if (!(error instanceof HTTPFetchError && error.status === 409)) throw withRequestId(error);
+      if (!(error instanceof HTTPFetchError && error.status === 409)) throw error;
       logger.info('push already delivered (409 for its retry key)', { retryKey });
       return { method: 'push' };
     }
@@ -94,11 +101,18 @@ export class LineDelivery implements DeliveryPort {
     return issuedAt !== undefined && this.options.clock.now() - issuedAt < this.replyTokenTtlMs;
   }
 
-  /** Retries 429 (except the monthly quota) and 5xx with jittered backoff; an abort ends the wait. */
-  private async withRetries<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  /**
+   * Retries 429 (except the monthly quota) and 5xx with jittered backoff. Each attempt carries
+   * the turn's signal; `expectedStatuses` are answers the caller handles (logged at debug).
+   */
+  private async withRetries<T>(
+    call: () => Promise<T>,
+    signal: AbortSignal,
+    expectedStatuses: readonly number[],
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await call();
+        return await this.options.transport.within({ signal, expectedStatuses }, call);
       } catch (error) {
         if (attempt >= this.maxAttempts || !isRetryable(error) || signal.aborted) throw error;
         const delay = backoffDelay(attempt, this.backoff);
@@ -131,15 +145,4 @@ function isRejectedReplyToken(error: unknown): boolean {
 
 function requestIdOf(error: unknown): string | undefined {
   return error instanceof HTTPFetchError ? (error.headers.get('x-line-request-id') ?? undefined) : undefined;
-}
-
-/** Keeps LINE's request id on the error so the final failure log can name it. */
-function withRequestId(error: unknown): unknown {
-  if (error instanceof HTTPFetchError) {
-    return Object.assign(new Error(`LINE API ${error.status}: ${String(error.body)}`), {
-      status: error.status,
-      requestId: requestIdOf(error),
-    });
-  }
-  return error;
 }

@@ -3,6 +3,7 @@ import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { AcceptResult } from '../persistence/index.js';
 import type { GroupAnswerPolicy } from './webhook-events.js';
+import { WebhookEventValidator } from './webhook-event-validator.js';
 import { handleWebhook, MAX_WEBHOOK_BYTES, BODY_TOO_LARGE } from './webhook-handling.js';
 
 export interface WebhookRouterOptions {
@@ -12,14 +13,18 @@ export interface WebhookRouterOptions {
   readonly accept: (items: InboxItem[]) => Promise<AcceptResult>;
   readonly groupPolicy: GroupAnswerPolicy;
   readonly logger: Logger;
+  /** LINE's webhook schema; defaults to the process's shared validator. */
+  readonly validator?: WebhookEventValidator;
 }
 
 /**
  * `POST /webhook`: 401 without a valid `x-line-signature` (HMAC-SHA256 of the raw body,
  * compared in constant time), 413 over 1 MiB, 400 for malformed JSON, 500 when the events
- * could not be stored (LINE redelivers), otherwise 200 once they are durable.
+ * could not be stored (LINE redelivers), otherwise 200 once they are durable. Events that break
+ * LINE's webhook schema are skipped (logged), never stored.
  */
 export function webhookRouter(options: WebhookRouterOptions): Router {
+  const validator = options.validator ?? WebhookEventValidator.shared();
   const router = express.Router();
   router.post(
     '/webhook',
@@ -45,6 +50,7 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
           accept: options.accept,
           groupPolicy: options.groupPolicy,
           logger: options.logger,
+          validator,
         },
       );
       response.status(result.status).json(result.body);

@@ -8,6 +8,9 @@ export { FileStore } from './file-store.js';
 export type { FileStoreOptions } from './file-store.js';
 export { DynamoDbStore } from './dynamodb-store.js';
 export type { DynamoDbStoreOptions } from './dynamodb-store.js';
+export { DynamoDbSourceStore } from './dynamodb-source-store.js';
+export type { DynamoDbSourceStoreOptions } from './dynamodb-source-store.js';
+export type { DynamoDbSourceStoreLimits } from './dynamodb-source-limits.js';
 export { createDynamoDbClient } from './dynamodb-client.js';
 export type { DynamoDbClientSettings } from './dynamodb-client.js';
 export {

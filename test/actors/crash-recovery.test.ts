@@ -1,4 +1,3 @@
-import { messagingApi } from '@line/bot-sdk';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../src/actors/index.js';
 import type { InboxItem } from '../../src/domain/index.js';
 import { LineDelivery } from '../../src/line/line-delivery.js';
+import { LineTransport } from '../../src/line/line-transport.js';
+import { createMessagingApiClient } from '../../src/line/sdk-http-client.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelPort } from '../../src/model/index.js';
@@ -77,7 +78,8 @@ let line: Awaited<ReturnType<typeof startFakeLine>>;
 afterEach(() => line?.close());
 
 function hostOn(store: ConversationStore, model: ModelPort) {
-  const client = new messagingApi.MessagingApiClient({
+  const transport = new LineTransport({ logger: silentLogger });
+  const client = createMessagingApiClient(transport, {
     channelAccessToken: line.emulator.channelAccessToken,
     baseURL: line.url,
   });
@@ -88,7 +90,7 @@ function hostOn(store: ConversationStore, model: ModelPort) {
     services: {
       model,
       tools,
-      delivery: new LineDelivery({ client, clock, logger: silentLogger }),
+      delivery: new LineDelivery({ client, transport, clock, logger: silentLogger }),
       systemInstruction: () => 'test',
       clock,
       logger: silentLogger,

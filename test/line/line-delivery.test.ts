@@ -1,6 +1,7 @@
-import { messagingApi } from '@line/bot-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LineDelivery } from '../../src/line/line-delivery.js';
+import { LineTransport } from '../../src/line/line-transport.js';
+import { createMessagingApiClient } from '../../src/line/sdk-http-client.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { createLogger } from '../../src/logging/index.js';
 import type { DeliveryRequest } from '../../src/machines/index.js';
@@ -21,14 +22,17 @@ beforeEach(async () => {
 afterEach(() => line.close());
 
 function delivery(backoff: BackoffPolicy = { baseMs: 1, maxMs: 5 }) {
-  const client = new messagingApi.MessagingApiClient({
+  const logger = createLogger({ level: 'debug', write: (entry) => logLines.push(entry) });
+  const transport = new LineTransport({ logger });
+  const client = createMessagingApiClient(transport, {
     channelAccessToken: line.emulator.channelAccessToken,
     baseURL: line.url,
   });
   return new LineDelivery({
     client,
+    transport,
     clock,
-    logger: createLogger({ level: 'debug', write: (entry) => logLines.push(entry) }),
+    logger,
     backoff,
   });
 }

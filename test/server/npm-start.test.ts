@@ -4,6 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { signBody } from '../../src/line/emulator/webhook-sender.js';
+import { startFakeLine } from '../support/fake-line-server.js';
+import { startHostileServer } from '../support/hostile-http-server.js';
 import { until } from '../support/until.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -44,8 +47,10 @@ function startProcess(env: Record<string, string>, node = process.execPath) {
 
 const children: ChildProcess[] = [];
 const directories: string[] = [];
+const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
+  await Promise.all(closers.splice(0).map((close) => close()));
   await Promise.all(
     directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
   );
@@ -112,5 +117,79 @@ describe('npm start', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('PORT');
     expect(stderr).not.toContain('    at ');
+  });
+});
+
+describe('npm start on a hostile network', () => {
+  it('stays up when the content server drops the connection mid-image, and answers the next message', async () => {
+    const secret = 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5';
+    const line = await startFakeLine();
+    const content = await startHostileServer(() => ({
+      kind: 'drop-mid-body',
+      contentType: 'image/jpeg',
+      declaredBytes: 4 * 1024 * 1024,
+      sentBytes: 256 * 1024,
+    }));
+    closers.push(() => line.close(), content.close);
+    const started = startProcess({
+      PORT: '0',
+      STORE: 'memory',
+      LOG_LEVEL: 'info',
+      LINE_CHANNEL_SECRET: secret,
+      LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
+      LINE_API_BASE_URL: line.url,
+      LINE_DATA_API_BASE_URL: content.url,
+    });
+    children.push(started.child);
+    const url = await until(
+      () =>
+        /"message":"kaiwa is listening".*?"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(
+          started.output().stdout,
+        )?.[1],
+    );
+    const userId = 'U' + 'f'.repeat(32);
+    const post = (event: Record<string, unknown>) => {
+      const body = JSON.stringify({ destination: 'U' + '0'.repeat(32), events: [event] });
+      return fetch(`${url}/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-line-signature': signBody(body, secret) },
+        body,
+      });
+    };
+    const base = (id: string) => ({
+      mode: 'active',
+      timestamp: Date.now(),
+      source: { type: 'user', userId },
+      webhookEventId: `01HBLACKBOXNETWORK0000000${id}`,
+      deliveryContext: { isRedelivery: false },
+      replyToken: line.emulator.issueReplyToken(userId),
+    });
+
+    const image = await post({
+      ...base('1'),
+      type: 'message',
+      message: { type: 'image', id: '424242', quoteToken: 'q-image', contentProvider: { type: 'line' } },
+    });
+    expect(image.status).toBe(200);
+    await until(() => content.requests.length > 0);
+    // The turn goes on without the image: it is answered, and the process is still there.
+    await until(() => line.requestsTo('/v2/bot/message/reply').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(started.child.exitCode).toBeNull();
+
+    const text = await post({
+      ...base('2'),
+      type: 'message',
+      message: { type: 'text', id: '424243', quoteToken: 'q-text', text: 'still there?' },
+    });
+    expect(text.status).toBe(200);
+    const reply = await until(() => line.requestsTo('/v2/bot/message/reply')[1]);
+    expect(JSON.stringify(reply.body)).toContain('still there?');
+    expect(started.child.exitCode).toBeNull();
+    expect(started.output().stdout).toContain('"message":"image left out"');
+    expect(started.output().stdout).not.toContain('unhandled promise rejection');
+
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
   });
 });
