@@ -64,8 +64,12 @@ export interface KaiwaConfig {
   readonly toolTimeoutMs: number;
   readonly idleEvictionMs: number;
   readonly shutdownDeadlineMs: number;
-  /** The live inspector (`INSPECT_TOKEN`) and the opt-in link to Stately's hosted one. */
-  readonly inspect: { readonly token: string | undefined; readonly stately: boolean };
+  /** The live inspector (`INSPECT_TOKEN`, its sessions) and the opt-in link to Stately's hosted one. */
+  readonly inspect: {
+    readonly token: string | undefined;
+    readonly sessionLifetimeMs: number;
+    readonly stately: boolean;
+  };
 }
 
 /**
@@ -195,10 +199,28 @@ export function loadConfig(
       max: 600_000,
     }),
     inspect: {
-      token: readString(env, 'INSPECT_TOKEN'),
+      token: readInspectToken(env),
+      sessionLifetimeMs: readInteger(env, 'KAIWA_INSPECT_SESSION_MS', defaults.server.inspectSessionMs, {
+        min: 60_000,
+        max: 30 * 86_400_000,
+      }),
       stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', defaults.server.statelyInspect),
     },
   };
+}
+
+/** Long enough that it cannot be guessed or tried out (docs/security.md, "Inspector"). */
+export const MIN_INSPECT_TOKEN_LENGTH = 32;
+
+function readInspectToken(env: Env): string | undefined {
+  const token = readString(env, 'INSPECT_TOKEN');
+  if (token !== undefined && token.length < MIN_INSPECT_TOKEN_LENGTH) {
+    throw new ConfigError(
+      'INSPECT_TOKEN',
+      `must be at least ${MIN_INSPECT_TOKEN_LENGTH} characters (got ${token.length}); make one with: openssl rand -hex 32`,
+    );
+  }
+  return token;
 }
 
 function readGemini(env: Env): GeminiModelOptions | undefined {

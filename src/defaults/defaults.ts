@@ -15,6 +15,8 @@ const values = {
     shutdownDeadlineMs: 10_000,
     /** `KAIWA_STATELY_INSPECT`: off, because it streams conversations to a hosted service. */
     statelyInspect: false,
+    /** `KAIWA_INSPECT_SESSION_MS`: a working day; the token is asked for again the next morning. */
+    inspectSessionMs: 12 * 3_600_000,
   },
 
   store: {

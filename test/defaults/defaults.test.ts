@@ -34,6 +34,7 @@ const configurable: Record<string, string | number> = {
   LOG_LEVEL: defaults.server.logLevel,
   KAIWA_SHUTDOWN_DEADLINE_MS: defaults.server.shutdownDeadlineMs,
   KAIWA_STATELY_INSPECT: String(defaults.server.statelyInspect),
+  KAIWA_INSPECT_SESSION_MS: defaults.server.inspectSessionMs,
   LINE_API_BASE_URL: defaults.line.apiBaseUrl,
   LINE_DATA_API_BASE_URL: defaults.line.dataApiBaseUrl,
   KAIWA_REPLY_TOKEN_TTL_MS: defaults.line.replyTokenTtlMs,
@@ -122,7 +123,10 @@ describe('defaults', () => {
       port: defaults.server.port,
       logLevel: defaults.server.logLevel,
       shutdownDeadlineMs: defaults.server.shutdownDeadlineMs,
-      inspect: { stately: defaults.server.statelyInspect },
+      inspect: {
+        stately: defaults.server.statelyInspect,
+        sessionLifetimeMs: defaults.server.inspectSessionMs,
+      },
       line: { apiBaseUrl: defaults.line.apiBaseUrl, dataApiBaseUrl: defaults.line.dataApiBaseUrl },
       lineBehaviour: {
         replyTokenTtlMs: defaults.line.replyTokenTtlMs,
