@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isValidTimeZone } from '../domain/index.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 import { GeminiConfigError, geminiOptionsFromEnv, type GeminiModelOptions } from '../model/gemini/index.js';
@@ -17,6 +18,8 @@ export type LineChannelConfig =
 
 export interface KaiwaConfig {
   readonly port: number;
+  /** `HOST`: the address the local server listens on (loopback in emulator mode by default). */
+  readonly host: string;
   readonly line: LineChannelConfig & { readonly apiBaseUrl: string; readonly dataApiBaseUrl: string };
   /** Gemini when a key or Vertex AI is configured; the offline model otherwise. */
   readonly model: 'gemini' | 'offline';
@@ -95,6 +98,10 @@ export function loadConfig(
   const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
   return {
     port: readInteger(env, 'PORT', defaults.server.port, { min: 0, max: 65535 }),
+    host: readHost(
+      env,
+      line.mode === 'emulator' ? defaults.server.emulatorHost : defaults.server.channelHost,
+    ),
     line: {
       ...line,
       apiBaseUrl: readUrl(env, 'LINE_API_BASE_URL', defaults.line.apiBaseUrl),
@@ -207,6 +214,18 @@ export function loadConfig(
       stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', defaults.server.statelyInspect),
     },
   };
+}
+
+/** An IP address (`0.0.0.0`, `::`, `127.0.0.1`, `::1`, an interface's) or `localhost`. */
+function readHost(env: Env, fallback: string): string {
+  const host = readString(env, 'HOST') ?? fallback;
+  if (host !== 'localhost' && isIP(host) === 0) {
+    throw new ConfigError(
+      'HOST',
+      `must be an IP address such as 127.0.0.1 or 0.0.0.0, or localhost (got "${host}")`,
+    );
+  }
+  return host;
 }
 
 /** Long enough that it cannot be guessed or tried out (docs/security.md, "Inspector"). */

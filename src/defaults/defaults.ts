@@ -6,6 +6,13 @@ const values = {
   server: {
     /** `PORT`: the usual port of a local Node.js server. */
     port: 3000,
+    /**
+     * `HOST` in emulator mode: loopback only — the emulator and the inspector have no login, so
+     * nothing beyond this machine may reach them (docs/security.md, "Local emulator").
+     */
+    emulatorHost: '127.0.0.1',
+    /** `HOST` with a LINE channel: every interface, as a server behind a proxy or in a container needs. */
+    channelHost: '0.0.0.0',
     /** `LOG_LEVEL`: one line per webhook and turn; message text appears only at `debug`. */
     logLevel: 'info',
     /**

@@ -16,6 +16,7 @@ import type { ModelPort } from '../model/index.js';
 import type { ConversationStore } from '../persistence/index.js';
 import type { Tool } from '../tools/index.js';
 import { LocalReminderScheduler } from '../reminders/index.js';
+import { localHostOnly } from './local-host-only.js';
 
 /** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
 export interface RuntimeOverrides {
@@ -37,7 +38,8 @@ export interface KaiwaRuntime {
 
 /**
  * Starts kaiwa as one process: the express app (webhook, emulator), the actor host and the
- * store. In emulator mode it plays LINE itself and listens on 127.0.0.1 only.
+ * store. In emulator mode it plays LINE itself, listens on 127.0.0.1 (`HOST`) and answers only
+ * requests addressed to a local name.
  */
 export async function startKaiwa(
   config: KaiwaConfig,
@@ -63,13 +65,17 @@ export async function startKaiwa(
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
   const server = createServer();
-  const bindAddress = emulator ? '127.0.0.1' : '0.0.0.0';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, bindAddress, () => resolve());
+    server.listen(config.port, config.host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const { port, address } = server.address() as AddressInfo;
+  const url = `http://${urlHost(address)}:${port}`;
+  if (emulator && !isLoopback(address)) {
+    logger.warn('emulator mode listens beyond this machine: the emulator and inspector have no login', {
+      host: config.host,
+    });
+  }
 
   // In emulator mode this server plays LINE: the Messaging API and the content API are its own.
   // Tools, system prompt, LINE channel and host wiring are shared with the Lambda worker.
@@ -94,6 +100,8 @@ export async function startKaiwa(
 
   const app = express();
   app.disable('x-powered-by');
+  // Before every route: the emulator's pages, its LINE API, the webhook and the inspector.
+  if (emulator) app.use(localHostOnly({ port, listenAddress: config.host, logger }));
   app.get('/healthz', (_request, response) => {
     response.json({
       status: 'ok',
@@ -151,6 +159,17 @@ export async function startKaiwa(
       await closed;
     },
   };
+}
+
+/** How this process calls itself: a wildcard address is reached on loopback. */
+function urlHost(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.');
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -31,6 +31,8 @@ function readmeDefaults(): Map<string, string> {
 /** Every variable with a default value: the README must show exactly this value. */
 const configurable: Record<string, string | number> = {
   PORT: defaults.server.port,
+  // emulator mode / with a LINE channel
+  HOST: `${defaults.server.emulatorHost} / ${defaults.server.channelHost}`,
   LOG_LEVEL: defaults.server.logLevel,
   KAIWA_SHUTDOWN_DEADLINE_MS: defaults.server.shutdownDeadlineMs,
   KAIWA_STATELY_INSPECT: String(defaults.server.statelyInspect),
@@ -121,6 +123,7 @@ describe('defaults', () => {
   it('is what the configuration reads when nothing is set', () => {
     expect(loadConfig({})).toMatchObject({
       port: defaults.server.port,
+      host: defaults.server.emulatorHost,
       logLevel: defaults.server.logLevel,
       shutdownDeadlineMs: defaults.server.shutdownDeadlineMs,
       inspect: {
