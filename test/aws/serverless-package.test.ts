@@ -391,7 +391,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
       expect(reminder).toMatchObject({ result: { accepted: true } });
       const store = new DynamoDbStore({ client: local.client, tableName: table });
       expect(await store.inbox(userId)).toMatchObject([
-        { eventId: 'reminder:r1', text: '[reminder due] drink water' },
+        { eventId: `reminder:${userId}:r1`, text: '[reminder due] drink water' },
       ]);
       // Secrets came from SSM, decrypted, at run time.
       expect(ssm.calls.every((call) => call.withDecryption)).toBe(true);
