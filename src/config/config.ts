@@ -6,6 +6,7 @@ import type { QueuePolicy } from '../machines/index.js';
 import { ConfigError } from './config-error.js';
 import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
+import { readBotUserId, readStaleEventMs } from './webhook-checks-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
 export const STORE_KINDS = ['memory', 'file', 'dynamodb'] as const;
@@ -61,6 +62,10 @@ export interface KaiwaConfig {
     readonly mediaMaxBytes: number;
     /** Unfollow and leave: delete the source's history, profiles and inbox, or keep them. */
     readonly forgetPolicy: 'delete' | 'keep';
+    /** Messages older than this when the webhook accepts them are kept as context, never answered. */
+    readonly staleEventMs: number;
+    /** `LINE_BOT_USER_ID`: the webhook's expected `destination`; unset → asked of LINE (`getBotInfo`). */
+    readonly botUserId: string | undefined;
   };
   /** A turn's model calls, retries included, end this long after it started. */
   readonly turnDeadlineMs: number;
@@ -184,6 +189,8 @@ export function loadConfig(
         ['delete', 'keep'] as const,
         defaults.line.forgetPolicy,
       ),
+      staleEventMs: readStaleEventMs(env),
+      botUserId: readBotUserId(env),
     },
     turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.host.turnDeadlineMs, {
       min: 1000,

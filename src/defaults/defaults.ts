@@ -59,6 +59,13 @@ const values = {
     botName: 'kaiwa',
     /** `KAIWA_MEDIA_MAX_BYTES`: Gemini takes 20 MB of inline data per request; 10 MiB leaves room for the rest. */
     mediaMaxBytes: 10 * 1024 * 1024,
+    /**
+     * `KAIWA_STALE_EVENT_MS`: an answer hours late, by push, costs quota and surprises more than it
+     * helps; three hours ride out an outage of kaiwa or LINE's own redelivery.
+     */
+    staleEventMs: 3 * 3_600_000,
+    /** A webhook waits this long for the bot's user id at most, inside LINE's 2 s. */
+    botInfoWaitMs: 800,
     /** `KAIWA_FORGET_POLICY`: someone who unfollows or removes the bot expects their data gone. */
     forgetPolicy: 'delete',
     /** Attempts of one reply or push on 429 and 5xx, the first included. */

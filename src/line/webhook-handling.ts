@@ -1,6 +1,8 @@
 import { validateSignature } from '@line/bot-sdk';
 import type { InboxItem } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
+import { markStale } from './event-freshness.js';
 import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
 
 /**
@@ -27,6 +29,16 @@ export interface WebhookHandlingOptions {
   readonly accept: (items: InboxItem[]) => Promise<{ accepted: number; duplicates: number }>;
   readonly groupPolicy: GroupAnswerPolicy;
   readonly logger: Logger;
+  /**
+   * The bot's own user id (cached `getBotInfo`; the emulator's bot in emulator mode): a body whose
+   * `destination` differs is acknowledged and nothing in it is processed. Undefined (not known,
+   * or no way to know) leaves the body unchecked.
+   */
+  readonly botUserId?: () => Promise<string | undefined>;
+  /** Messages older than this when accepted are stored as quiet context, never answered (ms). */
+  readonly staleEventMs?: number;
+  /** The clock staleness is judged on. */
+  readonly now?: () => number;
 }
 
 /** The answer to a body over {@link MAX_WEBHOOK_BYTES}. */
@@ -39,7 +51,8 @@ export const BODY_TOO_LARGE = {
  * `POST /webhook` without a framework, shared by the express router and the Lambda handler:
  * 401 without a valid `x-line-signature` (HMAC-SHA256 of the raw body, compared in constant
  * time), 413 over 1 MiB, 400 for malformed JSON, 500 when the events could not be stored
- * (LINE redelivers), otherwise 200 once they are durable.
+ * (LINE redelivers), otherwise 200 once they are durable. A body for another bot is answered 200
+ * and dropped; stale messages are stored quiet (docs/security.md).
  */
 export async function handleWebhook(
   request: WebhookRequest,
@@ -54,17 +67,30 @@ export async function handleWebhook(
     return { status: 401, body: { message: 'invalid x-line-signature' } };
   }
   let events: unknown[];
+  let destination: unknown;
   try {
-    const parsed = JSON.parse(request.rawBody.toString('utf8')) as { events?: unknown };
+    const parsed = JSON.parse(request.rawBody.toString('utf8')) as {
+      events?: unknown;
+      destination?: unknown;
+    };
     if (!Array.isArray(parsed.events)) throw new Error('events is not an array');
     events = parsed.events;
+    destination = parsed.destination;
   } catch (error) {
     return { status: 400, body: { message: `malformed webhook body: ${(error as Error).message}` } };
   }
-  const messages = toInboxItems(events, options.groupPolicy, options.logger);
+  if (events.length > 0 && (await isMisdirected(destination, options))) return MISDIRECTED;
+  const { items: messages, stale } = markStale(toInboxItems(events, options.groupPolicy, options.logger), {
+    now: (options.now ?? Date.now)(),
+    maxAgeMs: options.staleEventMs ?? defaults.line.staleEventMs,
+  });
   try {
     const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
-    options.logger.info('webhook accepted', { events: events.length, ...result });
+    options.logger.info('webhook accepted', {
+      events: events.length,
+      ...result,
+      ...(stale > 0 && { stale }),
+    });
   } catch (error) {
     options.logger.error('webhook events could not be stored; LINE will redeliver', {
       error,
@@ -73,4 +99,26 @@ export async function handleWebhook(
     return { status: 500, body: { message: 'could not store the events' } };
   }
   return { status: 200, body: {} };
+}
+
+/**
+ * Acknowledged with 200 but not processed: the signature is right, so LINE sent it, but for
+ * another bot than this channel's access token speaks for (docs/security.md explains the 200).
+ */
+const MISDIRECTED = {
+  status: 200,
+  body: { message: 'destination is not this bot: nothing processed' },
+} as const satisfies WebhookResponse;
+
+async function isMisdirected(destination: unknown, options: WebhookHandlingOptions): Promise<boolean> {
+  const expected = await options.botUserId?.();
+  if (expected === undefined || destination === expected) return false;
+  options.logger.warn(
+    'webhook for another bot refused: nothing stored (check the channel secret and token)',
+    {
+      destination: typeof destination === 'string' ? destination.slice(0, 40) : typeof destination,
+      botUserId: expected,
+    },
+  );
+  return true;
 }

@@ -3,7 +3,12 @@ import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { AcceptResult } from '../persistence/index.js';
 import type { GroupAnswerPolicy } from './webhook-events.js';
-import { handleWebhook, MAX_WEBHOOK_BYTES, BODY_TOO_LARGE } from './webhook-handling.js';
+import {
+  handleWebhook,
+  MAX_WEBHOOK_BYTES,
+  BODY_TOO_LARGE,
+  type WebhookHandlingOptions,
+} from './webhook-handling.js';
 
 export interface WebhookRouterOptions {
   /** The channel secret; read per request so the emulator can set it after start. */
@@ -12,6 +17,10 @@ export interface WebhookRouterOptions {
   readonly accept: (items: InboxItem[]) => Promise<AcceptResult>;
   readonly groupPolicy: GroupAnswerPolicy;
   readonly logger: Logger;
+  /** See {@link WebhookHandlingOptions}: the bot's user id, the stale age and its clock. */
+  readonly botUserId?: WebhookHandlingOptions['botUserId'];
+  readonly staleEventMs?: number;
+  readonly now?: () => number;
 }
 
 /**
@@ -45,6 +54,9 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
           accept: options.accept,
           groupPolicy: options.groupPolicy,
           logger: options.logger,
+          ...(options.botUserId && { botUserId: options.botUserId }),
+          ...(options.staleEventMs !== undefined && { staleEventMs: options.staleEventMs }),
+          ...(options.now && { now: options.now }),
         },
       );
       response.status(result.status).json(result.body);

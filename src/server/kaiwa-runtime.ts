@@ -10,6 +10,8 @@ import { LineEmulator } from '../line/emulator/line-emulator.js';
 import { emulatorRouter } from '../line/emulator/emulator-router.js';
 import { LineSchemas, type Validation } from '../line/openapi/line-schemas.js';
 import { webhookRouter } from '../line/webhook-router.js';
+import { BotIdentity, botInfoLookup } from '../line/bot-identity.js';
+import { defaults } from '../defaults/index.js';
 import { createInspection } from '../inspect/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
@@ -97,6 +99,8 @@ export async function startKaiwa(
     ...(overrides.tools && { tools: overrides.tools }),
   });
   const host = conversations.createHost({ inspect: inspection.inspect });
+  // The webhook's `destination` must be this bot: the emulator's, or the channel's (getBotInfo, once).
+  const botUserId = botUserIdOf(config, emulator, logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -117,6 +121,9 @@ export async function startKaiwa(
       accept: (items) => host.accept(items),
       groupPolicy: { mode: config.lineBehaviour.groupAnswer, botName: config.lineBehaviour.botName },
       logger,
+      botUserId,
+      staleEventMs: config.lineBehaviour.staleEventMs,
+      now: () => clock.now(),
     }),
   );
   app.use('/inspect', inspection.router({ host, store }));
@@ -159,6 +166,25 @@ export async function startKaiwa(
       await closed;
     },
   };
+}
+
+function botUserIdOf(
+  config: KaiwaConfig,
+  emulator: LineEmulator | undefined,
+  logger: Logger,
+): () => Promise<string | undefined> {
+  const known = emulator?.botUserId ?? config.lineBehaviour.botUserId;
+  if (known !== undefined || config.line.mode !== 'channel') return () => Promise.resolve(known);
+  const identity = new BotIdentity({
+    lookup: botInfoLookup({
+      channelAccessToken: config.line.channelAccessToken,
+      apiBaseUrl: config.line.apiBaseUrl,
+    }),
+    logger,
+    waitMs: defaults.line.botInfoWaitMs,
+  });
+  identity.warm();
+  return () => identity.userId();
 }
 
 /** How this process calls itself: a wildcard address is reached on loopback. */

@@ -344,7 +344,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
       const reader = StreamReader.forLocal(local.endpoint, table);
       await reader.open();
       const body = JSON.stringify({
-        destination: 'U0123456789abcdef0123456789abcdef',
+        destination: line.emulator.botUserId,
         events: [
           textEvent(userId, 'hello from node 22', { replyToken: line.emulator.issueReplyToken(userId) }),
         ],

@@ -46,6 +46,7 @@ const configurable: Record<string, string | number> = {
   KAIWA_BOT_NAME: defaults.line.botName,
   KAIWA_MEDIA_MAX_BYTES: defaults.line.mediaMaxBytes,
   KAIWA_FORGET_POLICY: defaults.line.forgetPolicy,
+  KAIWA_STALE_EVENT_MS: defaults.line.staleEventMs,
   GEMINI_MODEL: defaults.gemini.model,
   GEMINI_CACHE: defaults.gemini.cache ? 'on' : 'off',
   GEMINI_CACHE_TTL_SECONDS: defaults.gemini.cacheTtlSeconds,
@@ -87,6 +88,7 @@ const described: Record<string, string> = {
   AWS_REGION: '—',
   KAIWA_PERSONA_FILE: 'built-in',
   INSPECT_TOKEN: 'unset',
+  LINE_BOT_USER_ID: 'asked of LINE',
   'KAIWA_SSM_*': 'see docs/aws.md',
   'KAIWA_WORKER_*': 'see docs/aws.md',
   'KAIWA_RETRY_*': 'see docs/aws.md',
@@ -139,6 +141,7 @@ describe('defaults', () => {
         botName: defaults.line.botName,
         mediaMaxBytes: defaults.line.mediaMaxBytes,
         forgetPolicy: defaults.line.forgetPolicy,
+        staleEventMs: defaults.line.staleEventMs,
       },
       weatherBaseUrl: defaults.tools.weatherBaseUrl,
       toolTimeoutMs: defaults.tools.timeoutMs,
@@ -167,6 +170,7 @@ describe('defaults', () => {
     expect(readWebhookConfig({ AWS_REGION: 'ap-northeast-1' })).toMatchObject({
       logLevel: defaults.server.logLevel,
       groupPolicy: { mode: defaults.line.groupAnswer, botName: defaults.line.botName },
+      staleEventMs: defaults.line.staleEventMs,
     });
   });
 
