@@ -58,7 +58,7 @@ export class BotIdentity {
   }
 }
 
-/** `getBotInfo` through the SDK's Messaging API client. */
+/** `getBotInfo` through the SDK's Messaging API client; an answer without a bot user id is an error. */
 export function botInfoLookup(endpoints: {
   readonly channelAccessToken: string;
   readonly apiBaseUrl: string;
@@ -67,5 +67,11 @@ export function botInfoLookup(endpoints: {
     channelAccessToken: endpoints.channelAccessToken,
     baseURL: endpoints.apiBaseUrl,
   });
-  return async () => (await client.getBotInfo()).userId;
+  return async () => {
+    const { userId } = await client.getBotInfo();
+    if (typeof userId !== 'string' || !/^U[0-9a-f]{32}$/.test(userId)) {
+      throw new Error('getBotInfo answered without a bot user id');
+    }
+    return userId;
+  };
 }
