@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { BENCH_BOT_USER_ID } from './bench-bot.js';
 
 // The load generator, in its own process: signed webhooks at a fixed concurrency, then waits
 // until the fake LINE has counted every reply. Reports the wall time from first send to last reply.
@@ -49,7 +50,7 @@ async function run(options: LoadOptions) {
   const bodies = Array.from({ length: options.turns }, (_, index) => {
     const userId = `U${String(index % options.sources).padStart(32, '0')}`;
     const body = JSON.stringify({
-      destination: 'Ubench',
+      destination: BENCH_BOT_USER_ID,
       events: [
         {
           type: 'message',
