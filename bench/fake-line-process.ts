@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BENCH_BOT_USER_ID } from './bench-bot.js';
 
 // The benchmark's LINE: answers at once and counts requests by kind. Its own process, so its
 // CPU is not the bot's. Profiles are answered as LINE would, so kaiwa's display-name lookup
@@ -18,6 +19,10 @@ const server = createServer((request, response) => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
     const url = request.url ?? '';
     if (url === '/stats') return json(200, { replies, otherReplies, pushes, profiles, other });
+    if (url === '/v2/bot/info') {
+      const bot = { basicId: '@bench', displayName: 'bench', chatMode: 'bot', markAsReadMode: 'auto' };
+      return json(200, { userId: BENCH_BOT_USER_ID, ...bot });
+    }
     if (url === '/v2/bot/message/reply') {
       replies++;
       const { messages } = JSON.parse(body) as { messages: { text?: string }[] };

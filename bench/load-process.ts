@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BENCH_BOT_USER_ID } from './bench-bot.js';
 
 // The load generator, in its own process: signed webhooks, one text message each, over a set
 // of user sources. Turn t of a source is its t-th message. Two ways to load the bot:
@@ -96,7 +97,7 @@ function post(url: string, body: string, signature: string): Promise<number> {
 function webhookBody(label: string, source: number, turn: number) {
   const userId = `U${source.toString(16).padStart(32, '0')}`;
   const body = JSON.stringify({
-    destination: 'Ubench',
+    destination: BENCH_BOT_USER_ID,
     events: [
       {
         type: 'message',

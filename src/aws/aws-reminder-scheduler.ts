@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import type { Reminder, ReminderScheduler } from '../reminders/index.js';
 import { oneTimeSchedule } from './one-time-schedule.js';
-import { scheduleNamePart } from './schedule-names.js';
+import { reminderScheduleName, scheduleNamePart } from './schedule-names.js';
 
 export interface AwsReminderSchedulerOptions {
   readonly client: SchedulerClient;
@@ -28,12 +28,10 @@ export interface ReminderEvent {
   readonly reminder: Reminder;
 }
 
-// A reminder id is part of a schedule name: it must not smuggle in a `.` or another source's prefix.
-const REMINDER_ID = /^[0-9A-Za-z_-]{1,30}$/;
-
 /**
  * Reminders on AWS: one EventBridge Scheduler one-time schedule per reminder, named
- * `<source>.<reminder id>` in one group, deleted by the scheduler once it has fired. Its
+ * `<source>.<reminder id>` in one group (see `reminderScheduleName`: within 64 characters, so a
+ * reminder is known by its source and id together), deleted by the scheduler once it has fired. Its
  * target is the reminder function, which puts the reminder's message in the source's inbox
  * (it never runs a turn). Listing and cancelling go by the source's name prefix, so a chat
  * can neither see nor cancel another chat's reminders.
@@ -42,12 +40,13 @@ export class AwsReminderScheduler implements ReminderScheduler {
   constructor(private readonly options: AwsReminderSchedulerOptions) {}
 
   async schedule(reminder: Reminder): Promise<void> {
-    if (!REMINDER_ID.test(reminder.id)) throw new Error(`invalid reminder id "${reminder.id}"`);
+    const name = reminderScheduleName(reminder.source.id, reminder.id);
+    if (!name) throw new Error(`invalid reminder id "${reminder.id}"`);
     const event: ReminderEvent = { kaiwa: 'reminder', reminder };
     await this.options.client.send(
       new CreateScheduleCommand(
         oneTimeSchedule({
-          name: this.nameOf(reminder.source.id, reminder.id),
+          name,
           at: reminder.dueAt,
           event,
           target: this.options,
@@ -59,11 +58,13 @@ export class AwsReminderScheduler implements ReminderScheduler {
   }
 
   async cancel(sourceId: string, reminderId: string): Promise<boolean> {
-    if (!REMINDER_ID.test(reminderId)) return false;
+    // An id that smuggles in a `.` or another source's prefix names no schedule.
+    const name = reminderScheduleName(sourceId, reminderId);
+    if (!name) return false;
     try {
       await this.options.client.send(
         new DeleteScheduleCommand({
-          Name: this.nameOf(sourceId, reminderId),
+          Name: name,
           GroupName: this.options.groupName,
         }),
       );
@@ -101,9 +102,5 @@ export class AwsReminderScheduler implements ReminderScheduler {
       if (error instanceof ResourceNotFoundException) return undefined;
       throw error;
     }
-  }
-
-  private nameOf(sourceId: string, reminderId: string): string {
-    return `${scheduleNamePart(sourceId)}.${reminderId}`;
   }
 }

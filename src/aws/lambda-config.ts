@@ -2,6 +2,7 @@ import { ConfigError } from '../config/config-error.js';
 import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from '../config/dynamodb-config.js';
 import { readChoice, readInteger, readString, type Env } from '../config/env-readers.js';
+import { readStaleEventMs } from '../config/webhook-checks-config.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 
 // Settings of the Lambda functions. The webhook's reader must stay free of the Gemini SDK (its
@@ -21,6 +22,8 @@ export interface WebhookConfig {
   readonly groupPolicy: { readonly mode: 'all' | 'mention'; readonly botName: string };
   /** Past this, the webhook answers 500 and LINE redelivers (LINE waits 2 s at most). */
   readonly acceptDeadlineMs: number;
+  /** `KAIWA_STALE_EVENT_MS`: older messages are stored quiet, never answered. */
+  readonly staleEventMs: number;
 }
 
 export function readWebhookConfig(env: Env): WebhookConfig {
@@ -32,6 +35,7 @@ export function readWebhookConfig(env: Env): WebhookConfig {
       botName: readString(env, 'KAIWA_BOT_NAME') ?? defaults.line.botName,
     },
     acceptDeadlineMs: readInteger(env, 'KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS', 1500, { min: 100, max: 1900 }),
+    staleEventMs: readStaleEventMs(env),
   };
 }
 

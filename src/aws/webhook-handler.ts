@@ -10,6 +10,7 @@ import type { ConversationStore } from '../persistence/conversation-store.js';
 import { SECRET_PARAMETERS, readWebhookConfig } from './lambda-config.js';
 import { createLambdaStore } from './lambda-store.js';
 import { SsmSecrets, withSecrets, type SecretReader } from './ssm-secrets.js';
+import { webhookBotUserId } from './webhook-bot-identity.js';
 
 export interface WebhookHandlerDependencies {
   readonly store: ConversationStore;
@@ -18,6 +19,10 @@ export interface WebhookHandlerDependencies {
   readonly groupPolicy: GroupAnswerPolicy;
   readonly acceptDeadlineMs: number;
   readonly logger: Logger;
+  /** The bot's user id, the only `destination` accepted; undefined: unchecked. */
+  readonly botUserId?: (() => Promise<string | undefined>) | undefined;
+  /** Messages older than this when accepted are stored quiet, never answered (ms). */
+  readonly staleEventMs?: number;
 }
 
 /**
@@ -57,6 +62,8 @@ export function createWebhookHandler(
         },
         groupPolicy: parts.groupPolicy,
         logger: parts.logger,
+        ...(parts.botUserId && { botUserId: parts.botUserId }),
+        ...(parts.staleEventMs !== undefined && { staleEventMs: parts.staleEventMs }),
       },
     );
     return json(result.status, result.body);
@@ -109,6 +116,8 @@ export function webhookDependenciesFromEnv(
     groupPolicy: config.groupPolicy,
     acceptDeadlineMs: config.acceptDeadlineMs,
     logger,
+    botUserId: webhookBotUserId(env, secrets, logger),
+    staleEventMs: config.staleEventMs,
   };
 }
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isValidTimeZone } from '../domain/index.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 import { GeminiConfigError, geminiOptionsFromEnv, type GeminiModelOptions } from '../model/gemini/index.js';
@@ -5,6 +6,7 @@ import type { QueuePolicy } from '../machines/index.js';
 import { ConfigError } from './config-error.js';
 import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
+import { readBotUserId, readStaleEventMs } from './webhook-checks-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
 export const STORE_KINDS = ['memory', 'file', 'dynamodb'] as const;
@@ -17,6 +19,8 @@ export type LineChannelConfig =
 
 export interface KaiwaConfig {
   readonly port: number;
+  /** `HOST`: the address the local server listens on (loopback in emulator mode by default). */
+  readonly host: string;
   readonly line: LineChannelConfig & { readonly apiBaseUrl: string; readonly dataApiBaseUrl: string };
   /** Gemini when a key or Vertex AI is configured; the offline model otherwise. */
   readonly model: 'gemini' | 'offline';
@@ -70,14 +74,22 @@ export interface KaiwaConfig {
     readonly mediaTypes: readonly string[];
     /** Unfollow and leave: delete the source's history, profiles and inbox, or keep them. */
     readonly forgetPolicy: 'delete' | 'keep';
+    /** Messages older than this when the webhook accepts them are kept as context, never answered. */
+    readonly staleEventMs: number;
+    /** `LINE_BOT_USER_ID`: the webhook's expected `destination`; unset → asked of LINE (`getBotInfo`). */
+    readonly botUserId: string | undefined;
   };
   /** A turn's model calls, retries included, end this long after it started. */
   readonly turnDeadlineMs: number;
   readonly toolTimeoutMs: number;
   readonly idleEvictionMs: number;
   readonly shutdownDeadlineMs: number;
-  /** The live inspector (`INSPECT_TOKEN`) and the opt-in link to Stately's hosted one. */
-  readonly inspect: { readonly token: string | undefined; readonly stately: boolean };
+  /** The live inspector (`INSPECT_TOKEN`, its sessions) and the opt-in link to Stately's hosted one. */
+  readonly inspect: {
+    readonly token: string | undefined;
+    readonly sessionLifetimeMs: number;
+    readonly stately: boolean;
+  };
 }
 
 /**
@@ -103,6 +115,10 @@ export function loadConfig(
   const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
   return {
     port: readInteger(env, 'PORT', defaults.server.port, { min: 0, max: 65535 }),
+    host: readHost(
+      env,
+      line.mode === 'emulator' ? defaults.server.emulatorHost : defaults.server.channelHost,
+    ),
     line: {
       ...line,
       apiBaseUrl: readUrl(env, 'LINE_API_BASE_URL', defaults.line.apiBaseUrl),
@@ -206,6 +222,8 @@ export function loadConfig(
         ['delete', 'keep'] as const,
         defaults.line.forgetPolicy,
       ),
+      staleEventMs: readStaleEventMs(env),
+      botUserId: readBotUserId(env),
     },
     turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.host.turnDeadlineMs, {
       min: 1000,
@@ -228,10 +246,40 @@ export function loadConfig(
       max: 600_000,
     }),
     inspect: {
-      token: readString(env, 'INSPECT_TOKEN'),
+      token: readInspectToken(env),
+      sessionLifetimeMs: readInteger(env, 'KAIWA_INSPECT_SESSION_MS', defaults.server.inspectSessionMs, {
+        min: 60_000,
+        max: 30 * 86_400_000,
+      }),
       stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', defaults.server.statelyInspect),
     },
   };
+}
+
+/** An IP address (`0.0.0.0`, `::`, `127.0.0.1`, `::1`, an interface's) or `localhost`. */
+function readHost(env: Env, fallback: string): string {
+  const host = readString(env, 'HOST') ?? fallback;
+  if (host !== 'localhost' && isIP(host) === 0) {
+    throw new ConfigError(
+      'HOST',
+      `must be an IP address such as 127.0.0.1 or 0.0.0.0, or localhost (got "${host}")`,
+    );
+  }
+  return host;
+}
+
+/** Long enough that it cannot be guessed or tried out (docs/security.md, "Inspector"). */
+export const MIN_INSPECT_TOKEN_LENGTH = 32;
+
+function readInspectToken(env: Env): string | undefined {
+  const token = readString(env, 'INSPECT_TOKEN');
+  if (token !== undefined && token.length < MIN_INSPECT_TOKEN_LENGTH) {
+    throw new ConfigError(
+      'INSPECT_TOKEN',
+      `must be at least ${MIN_INSPECT_TOKEN_LENGTH} characters (got ${token.length}); make one with: openssl rand -hex 32`,
+    );
+  }
+  return token;
 }
 
 function readGemini(env: Env): GeminiModelOptions | undefined {

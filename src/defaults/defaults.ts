@@ -6,6 +6,13 @@ const values = {
   server: {
     /** `PORT`: the usual port of a local Node.js server. */
     port: 3000,
+    /**
+     * `HOST` in emulator mode: loopback only — the emulator and the inspector have no login, so
+     * nothing beyond this machine may reach them (docs/security.md, "Local emulator").
+     */
+    emulatorHost: '127.0.0.1',
+    /** `HOST` with a LINE channel: every interface, as a server behind a proxy or in a container needs. */
+    channelHost: '0.0.0.0',
     /** `LOG_LEVEL`: one line per webhook and turn; message text appears only at `debug`. */
     logLevel: 'info',
     /**
@@ -15,6 +22,8 @@ const values = {
     shutdownDeadlineMs: 10_000,
     /** `KAIWA_STATELY_INSPECT`: off, because it streams conversations to a hosted service. */
     statelyInspect: false,
+    /** `KAIWA_INSPECT_SESSION_MS`: a working day; the token is asked for again the next morning. */
+    inspectSessionMs: 12 * 3_600_000,
   },
 
   store: {
@@ -62,6 +71,13 @@ const values = {
     mediaCacheTtlMs: 120_000,
     /** `KAIWA_MEDIA_TYPES`: the image types Gemini's documentation lists (GIF, HEIC, HEIF on request). */
     mediaTypes: ['image/jpeg', 'image/png', 'image/webp'],
+    /**
+     * `KAIWA_STALE_EVENT_MS`: an answer hours late, by push, costs quota and surprises more than it
+     * helps; three hours ride out an outage of kaiwa or LINE's own redelivery.
+     */
+    staleEventMs: 3 * 3_600_000,
+    /** A webhook waits this long for the bot's user id at most, inside LINE's 2 s. */
+    botInfoWaitMs: 800,
     /** `KAIWA_FORGET_POLICY`: someone who unfollows or removes the bot expects their data gone. */
     forgetPolicy: 'delete',
     /** Attempts of one reply or push on 429 and 5xx, the first included. */

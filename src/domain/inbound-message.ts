@@ -33,6 +33,11 @@ export interface InboundMessage {
   readonly lineEvent?: 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback' | 'reminder';
   /** Recorded in history without starting a turn (group talk not addressed to the bot, notes). */
   readonly quiet?: boolean;
+  /**
+   * Older than `KAIWA_STALE_EVENT_MS` when the webhook accepted it: kept as quiet context, never
+   * answered by push (docs/security.md, "Stale and misdirected events").
+   */
+  readonly stale?: boolean;
   /** The group's or room's member count, when it was looked up for this event. */
   readonly memberCount?: number;
   /** The group's name, when it was looked up for this event. */

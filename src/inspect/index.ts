@@ -16,8 +16,10 @@ export type { JournalEntry, JournalEntryKind, JournalStore } from './journal-sto
 export { FileJournalStore } from './file-journal-store.js';
 export { createRedactor, REDACTED } from './redaction.js';
 export type { Redactor } from './redaction.js';
-export { inspectorAccess, requireInspectorAccess } from './inspector-access.js';
-export type { InspectorAccess } from './inspector-access.js';
+export { inspectorAccess, inspectorGuard } from './inspector-access.js';
+export type { InspectorAccess, InspectorGuard } from './inspector-access.js';
+export { InspectorSessions, SESSION_COOKIE } from './inspector-session.js';
+export type { InspectorSessionOptions } from './inspector-session.js';
 export { inspectorRouter } from './inspector-router.js';
 export type { InspectorRouterOptions } from './inspector-router.js';
 export { conversationSummary, conversationView, sourceRow } from './conversation-view.js';

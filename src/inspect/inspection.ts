@@ -59,6 +59,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
   const access = inspectorAccess({
     emulatorMode: config.line.mode === 'emulator',
     token: config.inspect.token,
+    sessionLifetimeMs: config.inspect.sessionLifetimeMs,
   });
   const redact = createRedactor([
     config.inspect.token,

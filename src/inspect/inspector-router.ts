@@ -5,7 +5,7 @@ import type { StoredConversation } from '../persistence/index.js';
 import type { ChartExport } from './chart-export.js';
 import { activeStateIds } from './chart-model.js';
 import { conversationView, sourceRow, type SnapshotLike, type SourceRow } from './conversation-view.js';
-import { requireInspectorAccess, type InspectorAccess } from './inspector-access.js';
+import { inspectorGuard, type InspectorAccess } from './inspector-access.js';
 import type { JournalEntry } from './journal-store.js';
 import type { Redactor } from './redaction.js';
 import type { TransitionJournal } from './transition-journal.js';
@@ -38,8 +38,9 @@ export interface InspectorRouterOptions {
 /**
  * The live inspector, mounted at `/inspect`: the page, its static assets, and a JSON and
  * server-sent-events API. Every answer is redacted; everything but the assets (static code)
- * is behind the access rule.
+ * is behind the access rule (a session cookie after the token was given once; docs/security.md).
  *
+ * - `POST /login` the token from the login form → the session cookie
  * - `GET /` the page; `GET /assets/*` its JS and CSS
  * - `GET /api/chart.svg`, `/api/chart.mmd`, `/api/machine.json` (Stately), `/api/chart.json` (model)
  * - `GET /api/sources` live and stored sources; `GET /api/sources/:sourceId` one in full
@@ -48,9 +49,11 @@ export interface InspectorRouterOptions {
 export function inspectorRouter(options: InspectorRouterOptions): Router {
   const { host, store, journal, redact } = options;
   const router = express.Router();
-  router.use(requireInspectorAccess({ ...options.access, token: undefined }));
+  const guard = inspectorGuard(options.access);
+  router.use(guard.requireEnabled);
   router.use('/assets', express.static(assetsDir, { index: false, fallthrough: false }));
-  router.use(requireInspectorAccess(options.access));
+  router.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), guard.login);
+  router.use(guard.requireSession);
 
   router.get('/', (_request, response) => response.sendFile(path.join(assetsDir, 'inspector.html')));
 

@@ -4,8 +4,6 @@ export const REDACTED = '[redacted]';
 /** Keys whose text values are credentials: reply and access tokens, secrets, keys, signatures. */
 const SECRET_KEY = /(token|secret|password|passwd|authorization|api[-_]?key|signature|credential|cookie)s?$/i;
 const BEARER = /\bBearer\s+[A-Za-z0-9._~+/=-]+/g;
-/** Known secrets shorter than this are not searched for inside text (too likely to match by chance). */
-const MIN_SECRET_LENGTH = 8;
 
 export type Redactor = <T>(value: T) => T;
 
@@ -13,7 +11,9 @@ export type Redactor = <T>(value: T) => T;
  * Returns a function that copies a JSON-like value with its secrets replaced: text under a
  * credential-like key (`replyToken`, `channelSecret`, `apiKey`; token *counts* stay), any
  * occurrence of a known secret value (the channel secret and access token, `INSPECT_TOKEN`,
- * `GEMINI_API_KEY`) and `Bearer …` credentials inside any text. Everything the inspector
+ * `GEMINI_API_KEY`) whatever its length — a short secret is still a secret, and hiding a word that
+ * happens to match it costs less than showing it — and `Bearer …` credentials inside any text.
+ * Everything the inspector
  * sends — pages, JSON and its event stream — goes through it.
  * @example
  * const redact = createRedactor([config.inspect.token]);
@@ -21,7 +21,7 @@ export type Redactor = <T>(value: T) => T;
  */
 export function createRedactor(knownSecrets: readonly (string | undefined)[] = []): Redactor {
   const secrets = [...new Set(knownSecrets)]
-    .filter((secret): secret is string => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH)
+    .filter((secret): secret is string => typeof secret === 'string' && secret !== '')
     .sort((a, b) => b.length - a.length);
 
   const redactText = (text: string): string => {

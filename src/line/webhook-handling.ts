@@ -1,6 +1,8 @@
 import { validateSignature, type webhook } from '@line/bot-sdk';
 import type { InboxItem } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
+import { markStale } from './event-freshness.js';
 import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
 import { WebhookEventValidator } from './webhook-event-validator.js';
 
@@ -30,6 +32,16 @@ export interface WebhookHandlingOptions {
   readonly logger: Logger;
   /** LINE's webhook schema; defaults to the process's shared, compiled-once validator. */
   readonly validator?: WebhookEventValidator;
+  /**
+   * The bot's own user id (cached `getBotInfo`; the emulator's bot in emulator mode): a body whose
+   * `destination` differs is acknowledged and nothing in it is processed. Undefined (not known,
+   * or no way to know) leaves the body unchecked.
+   */
+  readonly botUserId?: () => Promise<string | undefined>;
+  /** Messages older than this when accepted are stored as quiet context, never answered (ms). */
+  readonly staleEventMs?: number;
+  /** The clock staleness is judged on. */
+  readonly now?: () => number;
 }
 
 /** The answer to a body over {@link MAX_WEBHOOK_BYTES}. */
@@ -44,6 +56,8 @@ export const BODY_TOO_LARGE = {
  * time), 413 over 1 MiB, 400 for malformed JSON, 500 when the events could not be stored
  * (LINE redelivers), otherwise 200 once they are durable. Each event is checked against LINE's
  * webhook schema first: an invalid one is skipped and logged, and the rest are still accepted.
+ * A body for another bot is answered 200 and dropped; stale messages are stored quiet
+ * (docs/security.md).
  */
 export async function handleWebhook(
   request: WebhookRequest,
@@ -58,25 +72,35 @@ export async function handleWebhook(
     return { status: 401, body: { message: 'invalid x-line-signature' } };
   }
   let events: unknown[];
+  let destination: unknown;
   try {
     // V8's JSON.parse does not recurse, so any nesting parses; the per-event bounds come next.
-    const parsed = JSON.parse(request.rawBody.toString('utf8')) as { events?: unknown } | null;
+    const parsed = JSON.parse(request.rawBody.toString('utf8')) as {
+      events?: unknown;
+      destination?: unknown;
+    } | null;
     if (!Array.isArray(parsed?.events)) {
       return { status: 400, body: { message: 'malformed webhook body: events is not an array' } };
     }
     events = parsed.events;
+    destination = parsed.destination;
   } catch {
     // Not the parser's message: it quotes the body.
     return { status: 400, body: { message: 'malformed webhook body: not JSON' } };
   }
+  if (events.length > 0 && (await isMisdirected(destination, options))) return MISDIRECTED;
   const valid = validEvents(events, options.validator ?? WebhookEventValidator.shared(), options.logger);
-  const messages = toInboxItems(valid, options.groupPolicy, options.logger);
+  const { items: messages, stale } = markStale(toInboxItems(valid, options.groupPolicy, options.logger), {
+    now: (options.now ?? Date.now)(),
+    maxAgeMs: options.staleEventMs ?? defaults.line.staleEventMs,
+  });
   try {
     const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
     options.logger.info('webhook accepted', {
       events: events.length,
       skipped: events.length - valid.length,
       ...result,
+      ...(stale > 0 && { stale }),
     });
   } catch (error) {
     options.logger.error('webhook events could not be stored; LINE will redeliver', {
@@ -123,4 +147,26 @@ function loggableId(event: unknown, property: string): string | undefined {
   const value =
     typeof event === 'object' && event !== null ? (event as Record<string, unknown>)[property] : undefined;
   return typeof value === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(value) ? value : undefined;
+}
+
+/**
+ * Acknowledged with 200 but not processed: the signature is right, so LINE sent it, but for
+ * another bot than this channel's access token speaks for (docs/security.md explains the 200).
+ */
+const MISDIRECTED = {
+  status: 200,
+  body: { message: 'destination is not this bot: nothing processed' },
+} as const satisfies WebhookResponse;
+
+async function isMisdirected(destination: unknown, options: WebhookHandlingOptions): Promise<boolean> {
+  const expected = await options.botUserId?.();
+  if (expected === undefined || destination === expected) return false;
+  options.logger.warn(
+    'webhook for another bot refused: nothing stored (check the channel secret and token)',
+    {
+      destination: typeof destination === 'string' ? destination.slice(0, 40) : typeof destination,
+      botUserId: expected,
+    },
+  );
+  return true;
 }

@@ -4,7 +4,12 @@ import type { Logger } from '../logging/index.js';
 import type { AcceptResult } from '../persistence/index.js';
 import type { GroupAnswerPolicy } from './webhook-events.js';
 import { WebhookEventValidator } from './webhook-event-validator.js';
-import { handleWebhook, MAX_WEBHOOK_BYTES, BODY_TOO_LARGE } from './webhook-handling.js';
+import {
+  handleWebhook,
+  MAX_WEBHOOK_BYTES,
+  BODY_TOO_LARGE,
+  type WebhookHandlingOptions,
+} from './webhook-handling.js';
 
 export interface WebhookRouterOptions {
   /** The channel secret; read per request so the emulator can set it after start. */
@@ -15,6 +20,10 @@ export interface WebhookRouterOptions {
   readonly logger: Logger;
   /** LINE's webhook schema; defaults to the process's shared validator. */
   readonly validator?: WebhookEventValidator;
+  /** See {@link WebhookHandlingOptions}: the bot's user id, the stale age and its clock. */
+  readonly botUserId?: WebhookHandlingOptions['botUserId'];
+  readonly staleEventMs?: number;
+  readonly now?: () => number;
 }
 
 /**
@@ -51,6 +60,9 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
           groupPolicy: options.groupPolicy,
           logger: options.logger,
           validator,
+          ...(options.botUserId && { botUserId: options.botUserId }),
+          ...(options.staleEventMs !== undefined && { staleEventMs: options.staleEventMs }),
+          ...(options.now && { now: options.now }),
         },
       );
       response.status(result.status).json(result.body);

@@ -1,7 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Clock, InboundMessage } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
+import { readReminderFile, writeReminderFile } from './reminder-file.js';
 import { reminderMessage, type Reminder } from './reminder.js';
 import type { ReminderScheduler } from './reminder-scheduler.js';
 
@@ -16,112 +15,120 @@ export interface LocalReminderSchedulerOptions {
   readonly retryMs?: number;
 }
 
+interface WaitingReminder {
+  readonly reminder: Reminder;
+  timer?: NodeJS.Timeout;
+}
+
 // Node's timers overflow past ~24.8 days: longer waits are re-armed in steps.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Reminders for the local runtime: a timer per reminder, the list kept in a JSON file (written
- * atomically) so they survive a restart; one that fell due while kaiwa was down fires at start.
+ * atomically, per source; see reminder-file.ts) so they survive a restart; one that fell due
+ * while kaiwa was down fires at start. A reminder is known by its source and its id together,
+ * so two chats' reminders never replace each other, whatever their ids.
  */
 export class LocalReminderScheduler implements ReminderScheduler {
-  private readonly reminders = new Map<string, Reminder>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** source id → reminder id → the reminder and its timer. */
+  private readonly waiting = new Map<string, Map<string, WaitingReminder>>();
   private writing: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(private readonly options: LocalReminderSchedulerOptions) {}
 
-  /** Loads the waiting reminders and arms their timers. */
+  /** Loads the waiting reminders (migrating a file of the first format) and arms their timers. */
   async start(): Promise<void> {
-    for (const reminder of await this.read()) {
-      this.reminders.set(reminder.id, reminder);
-      this.arm(reminder);
+    if (!this.options.file) return;
+    const { reminders, migrated } = await readReminderFile(this.options.file);
+    for (const reminder of reminders) this.add(reminder);
+    if (migrated) {
+      await this.persist();
+      this.options.logger.info('reminders file migrated to one list per source', {
+        reminders: reminders.length,
+      });
     }
-    if (this.reminders.size > 0)
-      this.options.logger.info('reminders restored', { waiting: this.reminders.size });
+    if (reminders.length > 0) this.options.logger.info('reminders restored', { waiting: reminders.length });
   }
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    for (const entry of this.entries()) clearTimeout(entry.timer);
   }
 
   async schedule(reminder: Reminder): Promise<void> {
-    this.reminders.set(reminder.id, reminder);
+    this.add(reminder);
     await this.persist();
-    this.arm(reminder);
   }
 
   async cancel(sourceId: string, reminderId: string): Promise<boolean> {
-    const reminder = this.reminders.get(reminderId);
-    if (!reminder || reminder.source.id !== sourceId) return false;
-    this.reminders.delete(reminderId);
-    clearTimeout(this.timers.get(reminderId));
-    this.timers.delete(reminderId);
+    const entry = this.waiting.get(sourceId)?.get(reminderId);
+    if (!entry) return false;
+    this.remove(entry.reminder);
     await this.persist();
     return true;
   }
 
   list(sourceId: string): Promise<Reminder[]> {
     return Promise.resolve(
-      [...this.reminders.values()]
-        .filter((reminder) => reminder.source.id === sourceId)
+      [...(this.waiting.get(sourceId)?.values() ?? [])]
+        .map((entry) => entry.reminder)
         .sort((a, b) => a.dueAt - b.dueAt),
     );
   }
 
+  private add(reminder: Reminder) {
+    const inSource = this.waiting.get(reminder.source.id) ?? new Map<string, WaitingReminder>();
+    clearTimeout(inSource.get(reminder.id)?.timer);
+    inSource.set(reminder.id, { reminder });
+    this.waiting.set(reminder.source.id, inSource);
+    this.arm(reminder);
+  }
+
+  private remove(reminder: Reminder) {
+    const inSource = this.waiting.get(reminder.source.id);
+    clearTimeout(inSource?.get(reminder.id)?.timer);
+    inSource?.delete(reminder.id);
+    if (inSource?.size === 0) this.waiting.delete(reminder.source.id);
+  }
+
+  private *entries() {
+    for (const inSource of this.waiting.values()) yield* inSource.values();
+  }
+
   private arm(reminder: Reminder, delayMs = reminder.dueAt - this.options.clock.now()) {
-    if (this.stopped) return;
-    clearTimeout(this.timers.get(reminder.id));
+    const entry = this.waiting.get(reminder.source.id)?.get(reminder.id);
+    if (this.stopped || entry?.reminder !== reminder) return;
+    clearTimeout(entry.timer);
     const wait = Math.max(0, Math.min(delayMs, MAX_TIMER_MS));
-    const timer = setTimeout(() => {
+    entry.timer = setTimeout(() => {
       if (reminder.dueAt > this.options.clock.now()) this.arm(reminder);
       else void this.fire(reminder);
     }, wait);
-    timer.unref();
-    this.timers.set(reminder.id, timer);
+    entry.timer.unref();
   }
 
   private async fire(reminder: Reminder) {
-    if (!this.reminders.has(reminder.id)) return;
+    if (this.waiting.get(reminder.source.id)?.get(reminder.id)?.reminder !== reminder) return;
+    const context = { reminderId: reminder.id, sourceId: reminder.source.id };
     try {
       await this.options.deliver(reminderMessage(reminder, this.options.clock.now()));
-      this.reminders.delete(reminder.id);
-      this.timers.delete(reminder.id);
+      this.remove(reminder);
       await this.persist();
-      this.options.logger.info('reminder due', { reminderId: reminder.id, sourceId: reminder.source.id });
+      this.options.logger.info('reminder due', context);
     } catch (error) {
       // Kept: tried again shortly. The inbox claim makes a repeated delivery harmless.
-      this.options.logger.error('reminder could not enter the inbox; retrying', {
-        reminderId: reminder.id,
-        error,
-      });
+      this.options.logger.error('reminder could not enter the inbox; retrying', { ...context, error });
       this.arm(reminder, this.options.retryMs ?? 5_000);
     }
   }
 
-  private async read(): Promise<Reminder[]> {
-    if (!this.options.file) return [];
-    try {
-      return JSON.parse(await readFile(this.options.file, 'utf8')) as Reminder[];
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-  }
-
-  /** Writes the whole list, one write at a time, atomically (temporary file + rename). */
+  /** Writes the whole list, one write at a time. */
   private persist(): Promise<void> {
     const file = this.options.file;
     if (!file) return Promise.resolve();
-    const content = JSON.stringify([...this.reminders.values()]);
-    this.writing = this.writing.then(async () => {
-      await mkdir(path.dirname(file), { recursive: true });
-      const temporary = `${file}.${process.pid}.tmp`;
-      await writeFile(temporary, content);
-      await rename(temporary, file);
-    });
+    const reminders = [...this.entries()].map((entry) => entry.reminder);
+    this.writing = this.writing.then(() => writeReminderFile(file, reminders));
     return this.writing;
   }
 }

@@ -9,6 +9,7 @@ export interface ReminderToolsOptions {
   readonly maxAheadMs?: number;
   /** Per source (default 50). */
   readonly maxPerSource?: number;
+  /** A new reminder's id (default: a random UUID; tests force collisions with it). */
   readonly newId?: () => string;
 }
 
@@ -32,7 +33,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
   const { scheduler } = options;
   const maxAheadMs = options.maxAheadMs ?? 365 * 24 * 3600_000;
   const maxPerSource = options.maxPerSource ?? 50;
-  const newId = options.newId ?? (() => randomUUID().slice(0, 8));
+  const newId = options.newId ?? randomUUID;
 
   const setReminder = defineTool({
     name: 'set_reminder',

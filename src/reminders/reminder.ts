@@ -2,6 +2,7 @@ import type { InboundMessage, Source } from '../domain/index.js';
 
 /** A reminder a user asked for; it comes back through the source's inbox when due. */
 export interface Reminder {
+  /** A random UUID, unique within its source (reminders of the first format kept 8 hex characters). */
   readonly id: string;
   readonly source: Source;
   readonly dueAt: number;
@@ -14,11 +15,12 @@ export interface Reminder {
 /**
  * The inbox message a due reminder becomes: it starts a turn like a user message, ordered with
  * them, and has no reply token, so the answer goes out by push. Its event id comes from the
- * reminder, so a reminder fired twice (a retried schedule, a restart) is claimed once.
+ * reminder and its source, so a reminder fired twice (a retried schedule, a restart) is claimed
+ * once, and another chat's reminder with the same id is never taken for a duplicate.
  */
 export function reminderMessage(reminder: Reminder, firedAt: number): InboundMessage {
   return {
-    eventId: `reminder:${reminder.id}`,
+    eventId: `reminder:${reminder.source.id}:${reminder.id}`,
     source: reminder.source,
     text: `[reminder due] ${reminder.text}`,
     timestamp: firedAt,

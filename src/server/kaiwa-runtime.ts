@@ -10,12 +10,15 @@ import { LineEmulator } from '../line/emulator/line-emulator.js';
 import { emulatorRouter } from '../line/emulator/emulator-router.js';
 import { LineSchemas, type Validation } from '../line/openapi/line-schemas.js';
 import { webhookRouter } from '../line/webhook-router.js';
+import { BotIdentity, botInfoLookup } from '../line/bot-identity.js';
+import { defaults } from '../defaults/index.js';
 import { createInspection } from '../inspect/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { ConversationStore } from '../persistence/index.js';
 import type { Tool } from '../tools/index.js';
 import { LocalReminderScheduler } from '../reminders/index.js';
+import { localHostOnly } from './local-host-only.js';
 
 /** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
 export interface RuntimeOverrides {
@@ -37,7 +40,8 @@ export interface KaiwaRuntime {
 
 /**
  * Starts kaiwa as one process: the express app (webhook, emulator), the actor host and the
- * store. In emulator mode it plays LINE itself and listens on 127.0.0.1 only.
+ * store. In emulator mode it plays LINE itself, listens on 127.0.0.1 (`HOST`) and answers only
+ * requests addressed to a local name.
  */
 export async function startKaiwa(
   config: KaiwaConfig,
@@ -63,13 +67,17 @@ export async function startKaiwa(
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
   const server = createServer();
-  const bindAddress = emulator ? '127.0.0.1' : '0.0.0.0';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, bindAddress, () => resolve());
+    server.listen(config.port, config.host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const { port, address } = server.address() as AddressInfo;
+  const url = `http://${urlHost(address)}:${port}`;
+  if (emulator && !isLoopback(address)) {
+    logger.warn('emulator mode listens beyond this machine: the emulator and inspector have no login', {
+      host: config.host,
+    });
+  }
 
   // In emulator mode this server plays LINE: the Messaging API and the content API are its own.
   // Tools, system prompt, LINE channel and host wiring are shared with the Lambda worker.
@@ -91,9 +99,13 @@ export async function startKaiwa(
     ...(overrides.tools && { tools: overrides.tools }),
   });
   const host = conversations.createHost({ inspect: inspection.inspect });
+  // The webhook's `destination` must be this bot: the emulator's, or the channel's (getBotInfo, once).
+  const botUserId = botUserIdOf(config, emulator, logger);
 
   const app = express();
   app.disable('x-powered-by');
+  // Before every route: the emulator's pages, its LINE API, the webhook and the inspector.
+  if (emulator) app.use(localHostOnly({ port, listenAddress: config.host, logger }));
   app.get('/healthz', (_request, response) => {
     response.json({
       status: 'ok',
@@ -109,6 +121,9 @@ export async function startKaiwa(
       accept: (items) => host.accept(items),
       groupPolicy: { mode: config.lineBehaviour.groupAnswer, botName: config.lineBehaviour.botName },
       logger,
+      botUserId,
+      staleEventMs: config.lineBehaviour.staleEventMs,
+      now: () => clock.now(),
     }),
   );
   app.use('/inspect', inspection.router({ host, store }));
@@ -151,6 +166,36 @@ export async function startKaiwa(
       await closed;
     },
   };
+}
+
+function botUserIdOf(
+  config: KaiwaConfig,
+  emulator: LineEmulator | undefined,
+  logger: Logger,
+): () => Promise<string | undefined> {
+  const known = emulator?.botUserId ?? config.lineBehaviour.botUserId;
+  if (known !== undefined || config.line.mode !== 'channel') return () => Promise.resolve(known);
+  const identity = new BotIdentity({
+    lookup: botInfoLookup({
+      channelAccessToken: config.line.channelAccessToken,
+      apiBaseUrl: config.line.apiBaseUrl,
+    }),
+    logger,
+    waitMs: defaults.line.botInfoWaitMs,
+  });
+  identity.warm();
+  return () => identity.userId();
+}
+
+/** How this process calls itself: a wildcard address is reached on loopback. */
+function urlHost(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.');
 }
 
 function closeServer(server: Server): Promise<void> {

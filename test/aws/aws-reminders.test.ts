@@ -1,6 +1,7 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AwsReminderScheduler, createReminderHandler, type ReminderEvent } from '../../src/aws/index.js';
+import { reminderScheduleName } from '../../src/aws/schedule-names.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { MemoryStore } from '../../src/persistence/index.js';
 import { createReminderTools, type Reminder } from '../../src/reminders/index.js';
@@ -40,6 +41,35 @@ function reminder(id: string, source = alice, dueInMs = 3600_000): Reminder {
     requestedBy: source.id,
   };
 }
+
+describe('reminder schedule names', () => {
+  const UUID = '0b7e6f8a-2c1d-4e5f-9a0b-1c2d3e4f5a6b';
+  // EventBridge Scheduler: 1–64 characters of [0-9a-zA-Z-_.].
+  const NAME = /^[0-9a-zA-Z_.-]{1,64}$/;
+
+  it.each([
+    ['a LINE user and a UUID', alice.id, UUID],
+    ['a LINE group and a UUID', 'C' + 'f'.repeat(32), UUID],
+    ['a source id that is hashed', 'not/a.line-id'.repeat(10), UUID],
+    ['the longest readable source id', 'U'.repeat(40), 'ffffffff-ffff-4fff-bfff-ffffffffffff'],
+    ['the longest readable source id and an id of the first format', 'U'.repeat(40), 'x'.repeat(23)],
+  ])('fit the limit and the charset: %s', (_case, sourceId, reminderId) => {
+    const name = reminderScheduleName(sourceId, reminderId);
+    expect(name).toMatch(NAME);
+  });
+
+  it('keep the source readable and the UUID whole (22 characters of base64url), one name per reminder', () => {
+    expect(reminderScheduleName(alice.id, UUID)).toBe(`${alice.id}.C35viiwdTl-aCxwtPk9aaw`);
+    expect(reminderScheduleName(bob.id, UUID)).not.toBe(reminderScheduleName(alice.id, UUID));
+    expect(reminderScheduleName(alice.id, UUID.toUpperCase())).toBe(reminderScheduleName(alice.id, UUID));
+  });
+
+  it('keep the names of the first format (8 hex characters), and refuse anything else', () => {
+    expect(reminderScheduleName(alice.id, '3f2a9c1b')).toBe(`${alice.id}.3f2a9c1b`);
+    for (const bad of ['../theirs', 'a.b', '', 'x'.repeat(24), `${UUID}.x`])
+      expect(reminderScheduleName(alice.id, bad), bad).toBeUndefined();
+  });
+});
 
 describe('reminders on EventBridge Scheduler (the real client against a local Scheduler API)', () => {
   beforeAll(async () => {
@@ -119,6 +149,36 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
     });
   });
 
+  it('two chats given the same UUID both keep their reminder: two schedules, both in their inbox when due', async () => {
+    const collidingId = '0b7e6f8a-2c1d-4e5f-9a0b-1c2d3e4f5a6b';
+    const scheduled = reminders();
+    const [setForAlice] = createReminderTools({ scheduler: scheduled, newId: () => collidingId });
+    const context = (source: typeof alice): ToolContext => ({
+      source,
+      sender: { userId: source.id },
+      turnId: 't1',
+      callId: 'c1',
+      idempotencyKey: 't1:c1',
+      signal: new AbortController().signal,
+      clock: { now: () => Date.now() },
+      logger: silentLogger,
+    });
+    await setForAlice!.execute({ text: 'water the plants', delay_minutes: 30 }, context(alice));
+    await setForAlice!.execute({ text: 'book the hall', delay_minutes: 60 }, context(bob));
+    expect((await scheduled.list(alice.id)).map((item) => item.text)).toEqual(['water the plants']);
+    expect((await scheduled.list(bob.id)).map((item) => item.text)).toEqual(['book the hall']);
+
+    const store = new MemoryStore();
+    const handler = createReminderHandler(() =>
+      Promise.resolve({ store, clock: { now: () => Date.now() }, logger: silentLogger }),
+    );
+    for (const schedule of scheduler.schedules(GROUP)) {
+      await expect(handler(scheduler.fire(schedule))).resolves.toEqual({ accepted: true });
+    }
+    expect(await store.inbox(alice.id)).toMatchObject([{ text: '[reminder due] water the plants' }]);
+    expect(await store.inbox(bob.id)).toMatchObject([{ text: '[reminder due] book the hall' }]);
+  });
+
   it("when it fires, the reminder function puts the reminder's message in the inbox, once", async () => {
     await reminders().schedule(reminder('r2'));
     const [schedule] = scheduler.schedules(GROUP);
@@ -133,7 +193,7 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
     await expect(handler(event)).resolves.toEqual({ accepted: false }); // a retried invocation
     expect(await store.inbox(alice.id)).toMatchObject([
       {
-        eventId: 'reminder:r2',
+        eventId: `reminder:${alice.id}:r2`,
         text: '[reminder due] do r2',
         lineEvent: 'reminder',
         sender: { userId: alice.id },

@@ -88,7 +88,7 @@ async function lambdaPath(options: { model?: ModelPort; env?: Record<string, str
   const store = new DynamoDbStore({ client: local.client, tableName: table });
   /** Posts one signed webhook with these events; expects 200. */
   async function post(...events: ReturnType<typeof textEvent>[]) {
-    const body = JSON.stringify({ destination: 'U0123456789abcdef0123456789abcdef', events });
+    const body = JSON.stringify({ destination: line.emulator.botUserId, events });
     const response = await webhook(signedWebhookEvent(body, line.emulator.channelSecret));
     expect(response.statusCode).toBe(200);
   }

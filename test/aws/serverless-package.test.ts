@@ -350,7 +350,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
       const reader = StreamReader.forLocal(local.endpoint, table);
       await reader.open();
       const body = JSON.stringify({
-        destination: 'U0123456789abcdef0123456789abcdef',
+        destination: line.emulator.botUserId,
         events: [
           textEvent(userId, 'hello from node 22', { replyToken: line.emulator.issueReplyToken(userId) }),
         ],
@@ -397,7 +397,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
       expect(reminder).toMatchObject({ result: { accepted: true } });
       const store = new DynamoDbStore({ client: local.client, tableName: table });
       expect(await store.inbox(userId)).toMatchObject([
-        { eventId: 'reminder:r1', text: '[reminder due] drink water' },
+        { eventId: `reminder:${userId}:r1`, text: '[reminder due] drink water' },
       ]);
       // Secrets came from SSM, decrypted, at run time.
       expect(ssm.calls.every((call) => call.withDecryption)).toBe(true);

@@ -25,6 +25,7 @@ import {
   textAsObject,
   textWithoutText,
 } from '../support/hostile-events.js';
+import { startFakeLine } from '../support/fake-line-server.js';
 import { startFakeSsm } from './support/fake-ssm-server.js';
 import { apiGatewayEvent, signedWebhookEvent, textEvent } from './support/lambda-events.js';
 
@@ -186,6 +187,108 @@ describe("the webhook Lambda handler checks every event against LINE's webhook s
       [userId, 'first good one'],
       [userId, 'second good one'],
     ]);
+  });
+});
+
+describe('the webhook Lambda handler refuses misdirected bodies and marks stale messages', () => {
+  const BOT = 'U' + '1'.repeat(32);
+  const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
+
+  it('answers 200 to a body for another bot and stores nothing', async () => {
+    const store = new MemoryStore();
+    const handler = webhookOn(store, { botUserId: () => Promise.resolve(BOT) });
+    const misdirected = webhookBody([textEvent(userId, 'hello')], 'U' + '2'.repeat(32));
+
+    const response = await handler(signedWebhookEvent(JSON.stringify(misdirected), SECRET));
+
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body as string)).toEqual({
+      message: 'destination is not this bot: nothing processed',
+    });
+    expect(await store.inbox(userId)).toEqual([]);
+    const addressed = webhookBody([textEvent(userId, 'hello')], BOT);
+    expect((await handler(signedWebhookEvent(JSON.stringify(addressed), SECRET))).statusCode).toBe(200);
+    expect(await store.inbox(userId)).toHaveLength(1);
+  });
+
+  it('stores a message older than KAIWA_STALE_EVENT_MS quiet and stale: the worker will not answer it', async () => {
+    const store = new MemoryStore();
+    const handler = webhookOn(store, { staleEventMs: 60_000 });
+    const events = [
+      textEvent(userId, 'old', { timestamp: Date.now() - 61_000 }),
+      textEvent(userId, 'new', { timestamp: Date.now() - 1_000 }),
+    ];
+
+    expect((await handler(signedWebhookEvent(JSON.stringify(webhookBody(events)), SECRET))).statusCode).toBe(
+      200,
+    );
+
+    expect(await store.inbox(userId)).toEqual([
+      expect.objectContaining({ text: 'old', quiet: true, stale: true }),
+      expect.not.objectContaining({ stale: true }),
+    ]);
+  });
+
+  it('reads LINE_BOT_USER_ID and KAIWA_STALE_EVENT_MS from its environment', async () => {
+    const dependencies = webhookDependenciesFromEnv(
+      {
+        DYNAMODB_TABLE: 'kaiwa-test',
+        AWS_REGION: 'us-east-1',
+        LINE_CHANNEL_SECRET: SECRET,
+        LINE_BOT_USER_ID: BOT,
+        KAIWA_STALE_EVENT_MS: '120000',
+      },
+      { read: () => Promise.reject(new Error('no SSM here')) },
+    );
+    expect(await dependencies.botUserId?.()).toBe(BOT);
+    expect(dependencies.staleEventMs).toBe(120_000);
+    expect(() =>
+      webhookDependenciesFromEnv({
+        DYNAMODB_TABLE: 'kaiwa-test',
+        AWS_REGION: 'us-east-1',
+        LINE_CHANNEL_SECRET: SECRET,
+        LINE_BOT_USER_ID: 'Ubot',
+      }),
+    ).toThrow(/LINE_BOT_USER_ID/);
+    // The function holds no access token (least privilege): unchecked, and said so at start.
+    expect(
+      webhookDependenciesFromEnv({
+        DYNAMODB_TABLE: 'kaiwa-test',
+        AWS_REGION: 'us-east-1',
+        LINE_CHANNEL_SECRET: SECRET,
+      }).botUserId,
+    ).toBeUndefined();
+  });
+});
+
+describe('the webhook given the access token asks LINE who the bot is (getBotInfo), once', () => {
+  it('through the SDK client, against LINE_API_BASE_URL, with the token from SSM', async () => {
+    const line = await startFakeLine();
+    const ssm = await startFakeSsm({ '/kaiwa/test/token': line.emulator.channelAccessToken });
+    try {
+      const dependencies = webhookDependenciesFromEnv(
+        {
+          DYNAMODB_TABLE: 'kaiwa-test',
+          AWS_REGION: 'us-east-1',
+          LINE_CHANNEL_SECRET: SECRET,
+          KAIWA_SSM_LINE_CHANNEL_ACCESS_TOKEN: '/kaiwa/test/token',
+          LINE_API_BASE_URL: line.url,
+        },
+        new SsmSecrets({
+          client: new SSMClient({
+            endpoint: ssm.url,
+            region: 'us-east-1',
+            credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+          }),
+        }),
+      );
+      expect(await dependencies.botUserId?.()).toBe(line.emulator.botUserId);
+      expect(await dependencies.botUserId?.()).toBe(line.emulator.botUserId);
+      expect(line.requestsTo('/v2/bot/info')).toHaveLength(1);
+    } finally {
+      await ssm.close();
+      await line.close();
+    }
   });
 });
 

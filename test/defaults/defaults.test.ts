@@ -31,9 +31,12 @@ function readmeDefaults(): Map<string, string> {
 /** Every variable with a default value: the README must show exactly this value. */
 const configurable: Record<string, string | number> = {
   PORT: defaults.server.port,
+  // emulator mode / with a LINE channel
+  HOST: `${defaults.server.emulatorHost} / ${defaults.server.channelHost}`,
   LOG_LEVEL: defaults.server.logLevel,
   KAIWA_SHUTDOWN_DEADLINE_MS: defaults.server.shutdownDeadlineMs,
   KAIWA_STATELY_INSPECT: String(defaults.server.statelyInspect),
+  KAIWA_INSPECT_SESSION_MS: defaults.server.inspectSessionMs,
   LINE_API_BASE_URL: defaults.line.apiBaseUrl,
   LINE_DATA_API_BASE_URL: defaults.line.dataApiBaseUrl,
   KAIWA_REPLY_TOKEN_TTL_MS: defaults.line.replyTokenTtlMs,
@@ -48,6 +51,7 @@ const configurable: Record<string, string | number> = {
   KAIWA_MEDIA_CACHE_BYTES: defaults.line.mediaCacheBytes,
   KAIWA_MEDIA_CACHE_TTL_MS: defaults.line.mediaCacheTtlMs,
   KAIWA_FORGET_POLICY: defaults.line.forgetPolicy,
+  KAIWA_STALE_EVENT_MS: defaults.line.staleEventMs,
   GEMINI_MODEL: defaults.gemini.model,
   GEMINI_CACHE: defaults.gemini.cache ? 'on' : 'off',
   GEMINI_CACHE_TTL_SECONDS: defaults.gemini.cacheTtlSeconds,
@@ -90,6 +94,7 @@ const described: Record<string, string> = {
   KAIWA_PERSONA_FILE: 'built-in',
   INSPECT_TOKEN: 'unset',
   KAIWA_MEDIA_TYPES: 'JPEG, PNG, WebP',
+  LINE_BOT_USER_ID: 'asked of LINE',
   'KAIWA_SSM_*': 'see docs/aws.md',
   'KAIWA_WORKER_*': 'see docs/aws.md',
   'KAIWA_RETRY_*': 'see docs/aws.md',
@@ -126,9 +131,13 @@ describe('defaults', () => {
   it('is what the configuration reads when nothing is set', () => {
     expect(loadConfig({})).toMatchObject({
       port: defaults.server.port,
+      host: defaults.server.emulatorHost,
       logLevel: defaults.server.logLevel,
       shutdownDeadlineMs: defaults.server.shutdownDeadlineMs,
-      inspect: { stately: defaults.server.statelyInspect },
+      inspect: {
+        stately: defaults.server.statelyInspect,
+        sessionLifetimeMs: defaults.server.inspectSessionMs,
+      },
       line: { apiBaseUrl: defaults.line.apiBaseUrl, dataApiBaseUrl: defaults.line.dataApiBaseUrl },
       lineBehaviour: {
         replyTokenTtlMs: defaults.line.replyTokenTtlMs,
@@ -138,6 +147,7 @@ describe('defaults', () => {
         botName: defaults.line.botName,
         mediaMaxBytes: defaults.line.mediaMaxBytes,
         forgetPolicy: defaults.line.forgetPolicy,
+        staleEventMs: defaults.line.staleEventMs,
       },
       weatherBaseUrl: defaults.tools.weatherBaseUrl,
       toolTimeoutMs: defaults.tools.timeoutMs,
@@ -166,6 +176,7 @@ describe('defaults', () => {
     expect(readWebhookConfig({ AWS_REGION: 'ap-northeast-1' })).toMatchObject({
       logLevel: defaults.server.logLevel,
       groupPolicy: { mode: defaults.line.groupAnswer, botName: defaults.line.botName },
+      staleEventMs: defaults.line.staleEventMs,
     });
   });
 

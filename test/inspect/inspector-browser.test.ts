@@ -161,10 +161,10 @@ describe('the inspector page in Chromium', () => {
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector-replay.png'), fullPage: true });
   });
 
-  it('outside local emulator mode answers 401 without INSPECT_TOKEN and works with ?token=', async () => {
+  it('outside local emulator mode: 401 without INSPECT_TOKEN; the token is taken once, then a cookie does', async () => {
     const line = await startFakeLine();
     cleanups.push(() => line.close());
-    const token = 'browser-test-inspect-token';
+    const token = 'browser-test-inspect-token-0123456789abcdef';
     const gated = gatedModel(() => callReply('hi from a real channel'));
     const runtime: KaiwaRuntime = await startKaiwa(
       loadConfig({
@@ -180,19 +180,31 @@ describe('the inspector page in Chromium', () => {
     );
     cleanups.push(() => runtime.close());
     const page = await openPage(runtime.url);
+    const urls: string[] = [];
+    page.on('request', (request) => urls.push(request.url()));
 
     const refused = await page.goto(`${runtime.url}/inspect`);
     expect(refused?.status()).toBe(401);
     expect(await page.textContent('body')).toContain('INSPECT_TOKEN');
     expect((await page.goto(`${runtime.url}/inspect?token=wrong`))?.status()).toBe(401);
+    expect(await page.context().cookies()).toEqual([]);
 
+    // Once: the token in the address is exchanged for a cookie, and the page comes back clean.
+    urls.length = 0;
     const opened = await page.goto(`${runtime.url}/inspect?token=${token}`);
     expect(opened?.status()).toBe(200);
+    expect(page.url()).toBe(`${runtime.url}/inspect`);
+    const [cookie, ...others] = await page.context().cookies();
+    expect(others).toEqual([]);
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: false, path: '/inspect' });
+    expect(cookie!.value).not.toContain(token);
+
+    await page.reload();
     await page.waitForSelector('#connection[data-status="live"]');
     await page.waitForSelector('#chart svg [data-state-id="conversation.generate"]');
     const userId = 'U' + 'd'.repeat(32);
     const body = JSON.stringify({
-      destination: 'Ubot',
+      destination: line.emulator.botUserId,
       events: [textEvent(line, { type: 'user', userId }, 'hello')],
     });
     const posted = await fetch(`${runtime.url}/webhook`, {
@@ -204,11 +216,50 @@ describe('the inspector page in Chromium', () => {
       body,
     });
     expect(posted.status).toBe(200);
+    // The event stream works on the cookie: the new source and its states arrive by themselves.
     await page.waitForSelector(`#source-rows tr[data-source-id="${userId}"]`);
     await page.waitForSelector('#chart [data-state-id="conversation.generate"].kc-active');
     gated.release();
     await page.waitForSelector('#chart [data-state-id="conversation.idle"].kc-active');
-    // The token stays in the address bar: the page never prints it.
+
+    expect(urls[0]).toContain(`token=${token}`);
+    expect(urls.some((url) => url.endsWith('/inspect/api/stream'))).toBe(true);
+    expect(urls.slice(1).filter((url) => url.includes(token) || url.includes('token='))).toEqual([]);
     expect(await page.textContent('body')).not.toContain(token);
+  });
+
+  it('the login form takes the token by POST: no URL ever carries it', async () => {
+    const line = await startFakeLine();
+    cleanups.push(() => line.close());
+    const token = 'form-login-inspect-token-0123456789abcdef';
+    const runtime: KaiwaRuntime = await startKaiwa(
+      loadConfig({
+        PORT: '0',
+        STORE: 'memory',
+        LINE_CHANNEL_SECRET: 'browser-test-channel-secret',
+        LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
+        LINE_API_BASE_URL: line.url,
+        INSPECT_TOKEN: token,
+      }),
+      { model: gatedModel().model, store: new MemoryStore(), logger: silentLogger },
+    );
+    cleanups.push(() => runtime.close());
+    const page = await openPage(runtime.url);
+    const urls: string[] = [];
+    page.on('request', (request) => urls.push(request.url()));
+
+    expect((await page.goto(`${runtime.url}/inspect`))?.status()).toBe(401);
+    await page.fill('input[name="token"]', 'not-the-token');
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('#login-failed');
+    expect(await page.context().cookies()).toEqual([]);
+
+    await page.fill('input[name="token"]', token);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('#connection[data-status="live"]');
+    expect(page.url()).toBe(`${runtime.url}/inspect`);
+    await page.reload();
+    await page.waitForSelector('#connection[data-status="live"]');
+    expect(urls.filter((url) => url.includes(token) || url.includes('token='))).toEqual([]);
   });
 });

@@ -34,11 +34,19 @@ describe('createRedactor', () => {
     expect(redact(value)).toEqual(expected);
   });
 
-  it('keeps token counts, short known values, null tokens and everything else', () => {
+  it('hides a known secret whatever its length', () => {
+    expect(redact({ text: 'a short word', note: 'x-short-y' })).toEqual({
+      text: `a ${REDACTED} word`,
+      note: `x-${REDACTED}-y`,
+    });
+    expect(createRedactor(['k', ''])({ text: 'key' })).toEqual({ text: `${REDACTED}ey` });
+  });
+
+  it('keeps token counts, null tokens and everything else', () => {
     const value = {
       usage: { promptTokens: 12, outputTokens: 3, cachedTokens: 0 },
       replyToken: null,
-      text: 'a short word',
+      text: 'a long word',
       turn: { id: 'evt-1', replied: true },
     };
     expect(redact(value)).toEqual(value);
@@ -73,10 +81,10 @@ describe('the inspector never shows secrets', () => {
     const gated = gatedModel();
     runtime = await startEmulatorKaiwa({
       model: gated.model,
-      env: { INSPECT_TOKEN: 'inspect-token-for-this-test' },
+      env: { INSPECT_TOKEN: 'inspect-token-for-this-test-0123456789' },
     });
     const { url, emulator, host } = runtime;
-    const auth = { authorization: 'Bearer inspect-token-for-this-test' };
+    const auth = { authorization: 'Bearer inspect-token-for-this-test-0123456789' };
     const stream = await fetch(`${url}/inspect/api/stream`, { headers: auth });
     const events = new AbortController();
     let streamed = '';
@@ -90,7 +98,7 @@ describe('the inspector never shows secrets', () => {
 
     await sayInEmulator(
       url,
-      `secrets: ${emulator!.channelSecret} ${emulator!.channelAccessToken} inspect-token-for-this-test`,
+      `secrets: ${emulator!.channelSecret} ${emulator!.channelAccessToken} inspect-token-for-this-test-0123456789`,
     );
     const sourceId = await emulatorChatId(url, 'user', 'Aiko');
     await until(() => host.snapshotOf(sourceId)?.matches('generate'));
@@ -112,7 +120,7 @@ describe('the inspector never shows secrets', () => {
       expect(text).not.toContain(replyToken!);
       expect(text).not.toContain(emulator!.channelSecret);
       expect(text).not.toContain(emulator!.channelAccessToken);
-      expect(text).not.toContain('inspect-token-for-this-test');
+      expect(text).not.toContain('inspect-token-for-this-test-0123456789');
     }
     expect(streamed).toContain('event: entry');
   });

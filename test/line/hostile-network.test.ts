@@ -1,3 +1,4 @@
+import { botUserId } from '../support/webhook-fixtures.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply } from '../../src/model/index.js';
@@ -54,7 +55,7 @@ async function kaiwaWithContentServer(behaviour: HostileBehaviour, env: Record<s
   });
   const send = async () => {
     const response = await running!.post(
-      JSON.stringify({ destination: 'Ubot', events: [imageEvent('9001')] }),
+      JSON.stringify({ destination: botUserId, events: [imageEvent('9001')] }),
     );
     expect(response.status).toBe(200);
   };
@@ -152,7 +153,7 @@ describe('a LINE API that fails', () => {
     });
     const event = textEvent(running.line, { type: 'user', userId: USER }, text);
 
-    await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+    await running.post(JSON.stringify({ destination: botUserId, events: [event] }));
     await until(
       () => server!.requests.filter((request) => request.path === '/v2/bot/message/push').length >= 2,
     );
@@ -192,7 +193,7 @@ describe('a LINE API that fails', () => {
 
     await running.post(
       JSON.stringify({
-        destination: 'Ubot',
+        destination: botUserId,
         events: [textEvent(running.line, { type: 'user', userId: USER }, 'anyone there?')],
       }),
     );

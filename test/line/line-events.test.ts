@@ -33,6 +33,10 @@ afterEach(async () => {
   running = undefined;
 });
 
+/** The fixtures as LINE would send them now: an event hours old is stale (kept, never answered). */
+const webhookBodyNow = (events: readonly webhook.Event[]) =>
+  webhookBody(events.map((event) => ({ ...event, timestamp: Date.now() })));
+
 const sourceIdOf = (event: webhook.Event) => {
   const source = event.source!;
   return source.type === 'user' ? source.userId! : source.type === 'group' ? source.groupId : source.roomId;
@@ -64,7 +68,7 @@ describe('every LINE event type through the real webhook', () => {
     const store = new MemoryStore();
     running = await startKaiwaWithFakeLine({ model, store });
 
-    const response = await running.post(JSON.stringify(webhookBody([event])));
+    const response = await running.post(JSON.stringify(webhookBodyNow([event])));
     expect(response.status).toBe(200);
     await running.kaiwa.host.whenSettled();
 
@@ -84,10 +88,10 @@ describe('every LINE event type through the real webhook', () => {
     running = await startKaiwaWithFakeLine({ model: replyToLast(), store });
     const video = { ...videoMessageEvent, source: unsendEvent.source };
 
-    await running.post(JSON.stringify(webhookBody([video])));
+    await running.post(JSON.stringify(webhookBodyNow([video])));
     await running.kaiwa.host.whenSettled();
     expect(userTexts(storedHistory(await store.load(groupId)))).toContain('[video, 60 s]');
-    await running.post(JSON.stringify(webhookBody([unsendEvent])));
+    await running.post(JSON.stringify(webhookBodyNow([unsendEvent])));
     await running.kaiwa.host.whenSettled();
 
     expect(userTexts(storedHistory(await store.load(groupId)))).not.toContain('[video, 60 s]');
@@ -98,10 +102,10 @@ describe('every LINE event type through the real webhook', () => {
     running = await startKaiwaWithFakeLine({ model: replyToLast(), store });
     const hello = { ...textMessageEvent, source: unfollowEvent.source };
 
-    await running.post(JSON.stringify(webhookBody([hello])));
+    await running.post(JSON.stringify(webhookBodyNow([hello])));
     await running.kaiwa.host.whenSettled();
     expect(await store.load(userId)).toBeDefined();
-    await running.post(JSON.stringify(webhookBody([unfollowEvent])));
+    await running.post(JSON.stringify(webhookBodyNow([unfollowEvent])));
     await running.kaiwa.host.whenSettled();
 
     expect(await store.load(userId)).toBeUndefined();
@@ -117,7 +121,7 @@ describe('every LINE event type through the real webhook', () => {
     });
     const hello = { ...textMessageEvent, source: unfollowEvent.source };
 
-    await running.post(JSON.stringify(webhookBody([hello, unfollowEvent])));
+    await running.post(JSON.stringify(webhookBodyNow([hello, unfollowEvent])));
     await running.kaiwa.host.whenSettled();
 
     expect(userTexts(storedHistory(await store.load(userId)))).toEqual([hello.message.text]);
@@ -155,7 +159,7 @@ describe('groups', () => {
       groupText('sure', '3'),
       groupText('Kaiwa, any idea?', '4'),
     ]) {
-      await running.post(JSON.stringify(webhookBody([event])));
+      await running.post(JSON.stringify(webhookBodyNow([event])));
       await running.kaiwa.host.whenSettled();
     }
 
@@ -169,7 +173,7 @@ describe('groups', () => {
 
   it('quotes the message it answers in a group', async () => {
     running = await startKaiwaWithFakeLine({ model: replyToLast() });
-    await running.post(JSON.stringify(webhookBody([groupText('hello group', '9')])));
+    await running.post(JSON.stringify(webhookBodyNow([groupText('hello group', '9')])));
     await running.kaiwa.host.whenSettled();
 
     const delivered = running.line.requests.find((request) => request.path.startsWith('/v2/bot/message/'));

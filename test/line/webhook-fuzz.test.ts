@@ -7,7 +7,7 @@ import { MemoryStore } from '../../src/persistence/index.js';
 import { DEEPLY_NESTED, serialize } from '../support/hostile-events.js';
 import { CHANNEL_SECRET, startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
 import { until } from '../support/until.js';
-import { webhookEventFixtures } from '../support/webhook-fixtures.js';
+import { botUserId, webhookEventFixtures } from '../support/webhook-fixtures.js';
 
 /**
  * A bounded fuzz run at the webhook edge: events of every kind LINE sends, mutated the way a
@@ -133,7 +133,7 @@ describe('webhook fuzz', () => {
           event.webhookEventId = `01FUZZ${body}x${index}`.padEnd(26, '0');
         return event;
       });
-      const text = serialize({ destination: 'U' + '0'.repeat(32), events });
+      const text = serialize({ destination: botUserId, events });
       const signed = rng.next() > 0.1;
       const response = await running.post(text, {
         'x-line-signature': signed ? signBody(text, CHANNEL_SECRET) : signBody(text, 'not the secret'),
@@ -156,7 +156,7 @@ describe('webhook fuzz', () => {
   it('answers a normal message afterwards', async () => {
     const event = textEvent(running.line, { type: 'user', userId: 'U' + 'e'.repeat(32) }, 'ping');
     expect(
-      (await running.post(JSON.stringify({ destination: 'U' + '0'.repeat(32), events: [event] }))).status,
+      (await running.post(JSON.stringify({ destination: botUserId, events: [event] }))).status,
     ).toBe(200);
     const reply = await until(() =>
       running.line

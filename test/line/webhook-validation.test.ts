@@ -1,3 +1,4 @@
+import { botUserId } from '../support/webhook-fixtures.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry, InboxItem } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logging/index.js';
@@ -55,7 +56,7 @@ async function start(store = new RecordingStore(), level: 'debug' | 'info' = 'in
   return { running, store };
 }
 
-const post = (events: unknown[]) => running!.post(serialize({ destination: 'Ubot', events }));
+const post = (events: unknown[]) => running!.post(serialize({ destination: botUserId, events }));
 const replies = () => running!.line.requestsTo('/v2/bot/message/reply');
 const skipWarnings = () =>
   lines

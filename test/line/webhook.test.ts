@@ -5,6 +5,10 @@ import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/ind
 import { MemoryStore } from '../../src/persistence/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { MAX_WEBHOOK_BYTES } from '../../src/line/webhook-handling.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createLogger, silentLogger } from '../../src/logging/index.js';
+import { startKaiwa } from '../../src/server/kaiwa-runtime.js';
+import { startFakeLine } from '../support/fake-line-server.js';
 import { CHANNEL_SECRET, startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
 import { webhookBodyOfSize } from '../support/sized-webhook-body.js';
 import { until } from '../support/until.js';
@@ -25,6 +29,8 @@ const echo = () =>
 const userText = (entry: HistoryEntry | undefined) => (entry?.role === 'user' ? entry.text : '');
 
 let running: Awaited<ReturnType<typeof startKaiwaWithFakeLine>> | undefined;
+/** What kaiwa asked of LINE, its own bot-info lookup aside. */
+const sentToLine = () => running!.line.requests.filter((request) => request.path !== '/v2/bot/info');
 afterEach(async () => {
   await running?.close();
   running = undefined;
@@ -46,7 +52,7 @@ describe('POST /webhook over HTTP', () => {
   ])('answers $name with $status and processes nothing', async ({ headers, status }) => {
     running = await startKaiwaWithFakeLine({ model: echo() });
     const body = JSON.stringify({
-      destination: 'Ubot',
+      destination: running.line.emulator.botUserId,
       events: [textEvent(running.line, { type: 'user', userId: USER }, 'hi')],
     });
 
@@ -54,7 +60,7 @@ describe('POST /webhook over HTTP', () => {
 
     expect(response.status).toBe(status);
     await running.kaiwa.host.whenSettled();
-    expect(running.line.requests).toEqual([]);
+    expect(sentToLine()).toEqual([]);
   });
 
   it('answers malformed JSON with a valid signature with 400', async () => {
@@ -80,7 +86,9 @@ describe('POST /webhook over HTTP', () => {
 
   it("answers empty events (LINE's verification request) with 200", async () => {
     running = await startKaiwaWithFakeLine({ model: echo() });
-    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [] }));
+    const response = await running.post(
+      JSON.stringify({ destination: running.line.emulator.botUserId, events: [] }),
+    );
     expect(response.status).toBe(200);
   });
 
@@ -99,12 +107,12 @@ describe('POST /webhook over HTTP', () => {
     };
 
     const response = await running.post(
-      JSON.stringify({ destination: 'Ubot', events: [futureMessage, beacon] }),
+      JSON.stringify({ destination: running.line.emulator.botUserId, events: [futureMessage, beacon] }),
     );
 
     expect(response.status).toBe(200);
     await running.kaiwa.host.whenSettled();
-    expect(running.line.requests).toEqual([]);
+    expect(sentToLine()).toEqual([]);
   });
 
   it.each([
@@ -117,7 +125,9 @@ describe('POST /webhook over HTTP', () => {
       running = await startKaiwaWithFakeLine({ model: echo() });
       const event = textEvent(running.line, source, 'hello kaiwa');
 
-      const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+      const response = await running.post(
+        JSON.stringify({ destination: running.line.emulator.botUserId, events: [event] }),
+      );
       expect(response.status).toBe(200);
       const reply = await until(() =>
         running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'),
@@ -149,10 +159,12 @@ describe('POST /webhook over HTTP', () => {
     });
     const event = textEvent(running.line, { type: 'user', userId: USER }, 'take your time');
 
-    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+    const response = await running.post(
+      JSON.stringify({ destination: running.line.emulator.botUserId, events: [event] }),
+    );
 
     expect(response.status).toBe(200);
-    expect(running.line.requests).toEqual([]);
+    expect(sentToLine()).toEqual([]);
     release();
     await until(() => running!.line.requests.find((request) => request.path === '/v2/bot/message/reply'));
   });
@@ -161,13 +173,13 @@ describe('POST /webhook over HTTP', () => {
     const model = echo();
     running = await startKaiwaWithFakeLine({ model });
     const event = textEvent(running.line, { type: 'user', userId: USER }, 'once');
-    const body = JSON.stringify({ destination: 'Ubot', events: [event] });
+    const body = JSON.stringify({ destination: running.line.emulator.botUserId, events: [event] });
 
     await running.post(body);
     await running.kaiwa.host.whenSettled();
     const again = await running.post(
       JSON.stringify({
-        destination: 'Ubot',
+        destination: running.line.emulator.botUserId,
         events: [{ ...event, deliveryContext: { isRedelivery: true } }],
       }),
     );
@@ -184,8 +196,192 @@ describe('POST /webhook over HTTP', () => {
     running = await startKaiwaWithFakeLine({ model: echo(), store });
     const event = textEvent(running.line, { type: 'user', userId: USER }, 'lost?');
 
-    const response = await running.post(JSON.stringify({ destination: 'Ubot', events: [event] }));
+    const response = await running.post(
+      JSON.stringify({ destination: running.line.emulator.botUserId, events: [event] }),
+    );
 
     expect(response.status).toBe(500);
+  });
+});
+
+describe('stale and misdirected events (docs/security.md)', () => {
+  const HOUR = 3_600_000;
+
+  function logged() {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as never) });
+    return { logger, lines };
+  }
+
+  it('stores a message hours old as quiet context: no model call, no reply, no push', async () => {
+    const model = echo();
+    const store = new MemoryStore();
+    running = await startKaiwaWithFakeLine({ model, store });
+    const old = { ...textEvent(running.line, { type: 'user', userId: USER }, 'are you there?') };
+    old.timestamp = Date.now() - 4 * HOUR; // beyond the default of 3 hours
+
+    const response = await running.post(
+      JSON.stringify({ destination: running.line.emulator.botUserId, events: [old] }),
+    );
+    expect(response.status).toBe(200);
+    await running.kaiwa.host.whenSettled();
+
+    expect(model.calls).toEqual([]);
+    expect(sentToLine().filter((request) => request.path.startsWith('/v2/bot/message/'))).toEqual([]);
+    expect(await store.inbox(USER)).toEqual([]); // taken in, as history
+
+    // The next fresh message is answered, with the stale one in the model's context.
+    const fresh = textEvent(running.line, { type: 'user', userId: USER }, 'hello again');
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [fresh] }));
+    await until(() => running!.line.requestsTo('/v2/bot/message/reply').length === 1);
+    expect(running.line.requestsTo('/v2/bot/message/reply')[0]?.body).toMatchObject({
+      messages: [{ text: 're: hello again' }],
+    });
+    expect(model.calls[0]?.history.filter((entry) => entry.role === 'user').map(userText)).toEqual([
+      'are you there?',
+      'hello again',
+    ]);
+    expect(running.line.requestsTo('/v2/bot/message/push')).toEqual([]);
+  });
+
+  it('takes its age from KAIWA_STALE_EVENT_MS, and still applies an old unfollow', async () => {
+    const model = echo();
+    const store = new MemoryStore();
+    running = await startKaiwaWithFakeLine({ model, store, env: { KAIWA_STALE_EVENT_MS: '60000' } });
+    const twoMinutesOld = { ...textEvent(running.line, { type: 'user', userId: USER }, 'late') };
+    twoMinutesOld.timestamp = Date.now() - 2 * 60_000;
+    const halfAMinuteOld = {
+      ...textEvent(running.line, { type: 'user', userId: ROOM.replace('R', 'U') }, 'recent'),
+    };
+    halfAMinuteOld.timestamp = Date.now() - 30_000;
+
+    await running.post(
+      JSON.stringify({
+        destination: running.line.emulator.botUserId,
+        events: [twoMinutesOld, halfAMinuteOld],
+      }),
+    );
+    await running.kaiwa.host.whenSettled();
+    expect(model.calls.map((call) => call.history.map(userText).filter(Boolean))).toEqual([['recent']]);
+    const unfollow = {
+      type: 'unfollow',
+      mode: 'active',
+      timestamp: Date.now() - 10 * HOUR,
+      source: { type: 'user', userId: USER },
+      webhookEventId: '01HTESTUNFOLLOW00000000000',
+      deliveryContext: { isRedelivery: true },
+    };
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [unfollow] }));
+    await running.kaiwa.host.whenSettled();
+    // The unfollow applied: the stale message left with the rest of the conversation.
+    const back = textEvent(running.line, { type: 'user', userId: USER }, 'back again');
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [back] }));
+    await running.kaiwa.host.whenSettled();
+    expect(model.calls.at(-1)?.history.map(userText).filter(Boolean)).toEqual(['back again']);
+  });
+
+  it('refuses a body for another bot with 200: nothing stored, nothing answered, a warning', async () => {
+    const model = echo();
+    const store = new MemoryStore();
+    const { logger, lines } = logged();
+    running = await startKaiwaWithFakeLine({ model, store, overrides: { logger } });
+    const otherBot = 'U' + 'e'.repeat(32);
+    const event = textEvent(running.line, { type: 'user', userId: USER }, 'for someone else');
+
+    const response = await running.post(JSON.stringify({ destination: otherBot, events: [event] }));
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ message: 'destination is not this bot: nothing processed' });
+    await running.kaiwa.host.whenSettled();
+    expect(model.calls).toEqual([]);
+    expect(await store.inbox(USER)).toEqual([]);
+    expect(await store.load(USER)).toBeUndefined();
+    expect(sentToLine()).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        destination: otherBot,
+        botUserId: running.line.emulator.botUserId,
+      }),
+    );
+    expect(JSON.stringify(lines)).not.toContain('for someone else');
+
+    // The right destination is answered; LINE was asked who the bot is once for both.
+    const right = textEvent(running.line, { type: 'user', userId: USER }, 'for you');
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [right] }));
+    await until(() => running!.line.requestsTo('/v2/bot/message/reply').length === 1);
+    expect(running.line.requestsTo('/v2/bot/info')).toHaveLength(1);
+  });
+
+  it('accepts unchecked while LINE cannot say who the bot is, and asks again next time', async () => {
+    const model = echo();
+    const line = await startFakeLine();
+    // Failing at start (warm) and for the first webhook.
+    line.failNext('/v2/bot/info', 500, { message: 'internal error' }, 2);
+    const { logger, lines } = logged();
+    const kaiwa = await startKaiwa(
+      loadConfig({
+        PORT: '0',
+        STORE: 'memory',
+        LINE_CHANNEL_SECRET: CHANNEL_SECRET,
+        LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
+        LINE_API_BASE_URL: line.url,
+      }),
+      { model, store: new MemoryStore(), logger },
+    );
+    try {
+      const post = (events: unknown[]) => {
+        const body = JSON.stringify({ destination: 'U' + 'e'.repeat(32), events });
+        return fetch(`${kaiwa.url}/webhook`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-line-signature': signBody(body, CHANNEL_SECRET) },
+          body,
+        });
+      };
+      await until(() => lines.some((line) => String(line.message).includes('bot user id lookup failed')));
+      expect((await post([textEvent(line, { type: 'user', userId: USER }, 'one')])).status).toBe(200);
+      await kaiwa.host.whenSettled();
+      expect(model.calls).toHaveLength(1);
+      // LINE answers now: the wrong destination is refused.
+      expect((await post([textEvent(line, { type: 'user', userId: USER }, 'two')])).status).toBe(200);
+      await kaiwa.host.whenSettled();
+      expect(model.calls).toHaveLength(1);
+      expect(line.requestsTo('/v2/bot/info')).toHaveLength(3);
+    } finally {
+      await kaiwa.close();
+      await line.close();
+    }
+  });
+
+  it("in emulator mode, the emulator's bot is the destination", async () => {
+    const model = echo();
+    const kaiwa = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), {
+      model,
+      store: new MemoryStore(),
+      logger: silentLogger,
+    });
+    try {
+      const emulator = kaiwa.emulator!;
+      const post = (destination: string) => {
+        const event = textEvent({ emulator }, { type: 'user', userId: USER }, 'hi');
+        const body = JSON.stringify({ destination, events: [event] });
+        return fetch(`${kaiwa.url}/webhook`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-line-signature': signBody(body, emulator.channelSecret),
+          },
+          body,
+        });
+      };
+      await post('U' + 'e'.repeat(32));
+      await kaiwa.host.whenSettled();
+      expect(model.calls).toEqual([]);
+      await post(emulator.botUserId);
+      await kaiwa.host.whenSettled();
+      expect(model.calls).toHaveLength(1);
+    } finally {
+      await kaiwa.close();
+    }
   });
 });

@@ -1,12 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { HistoryEntry, InboundMessage, Source } from '../../src/domain/index.js';
+import type { HistoryEntry, InboundMessage, InboxItem, Source } from '../../src/domain/index.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
-import { FileStore } from '../../src/persistence/index.js';
+import { FileStore, MemoryStore } from '../../src/persistence/index.js';
 import { LocalReminderScheduler, createReminderTools, type Reminder } from '../../src/reminders/index.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
@@ -52,7 +52,7 @@ describe('the local reminder scheduler', () => {
 
     expect(delivered).toEqual([
       expect.objectContaining({
-        eventId: 'reminder:r1',
+        eventId: `reminder:${source.id}:r1`,
         text: '[reminder due] stretch',
         lineEvent: 'reminder',
         source,
@@ -85,7 +85,7 @@ describe('the local reminder scheduler', () => {
       file,
     });
     await second.start();
-    await vi.waitFor(() => expect(delivered).toEqual(['reminder:late']));
+    await vi.waitFor(() => expect(delivered).toEqual([`reminder:${source.id}:late`]));
     expect((await second.list(source.id)).map((item) => item.id)).toEqual(['later']);
     second.stop();
   });
@@ -103,6 +103,132 @@ describe('the local reminder scheduler', () => {
     await vi.waitFor(async () => expect(await scheduler.list(source.id)).toEqual([]));
   });
 });
+
+describe('reminder ids: UUIDs, kept and claimed per source', () => {
+  const now = Date.parse('2026-11-22T10:00:00Z');
+  const alice = source;
+  const bob = { kind: 'group' as const, id: 'C' + '9'.repeat(32) };
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  function toolsOn(scheduler: LocalReminderScheduler, newId?: () => string) {
+    const registry = new ToolRegistry();
+    for (const tool of createReminderTools({ scheduler, ...(newId && { newId }) })) registry.register(tool);
+    return (name: string, args: Record<string, unknown>, inSource: Source) =>
+      registry.execute(
+        { id: 'c', name, args: args as never },
+        { source: inSource, turnId: 't', signal: new AbortController().signal, clock: { now: () => now } },
+      );
+  }
+
+  it('set_reminder gives every reminder a random UUID', async () => {
+    const call = toolsOn(
+      new LocalReminderScheduler({
+        deliver: () => Promise.resolve(),
+        clock: { now: () => now },
+        logger: silentLogger,
+      }),
+    );
+    const first = (await call('set_reminder', { text: 'a', delay_minutes: 1 }, alice)).response;
+    const second = (await call('set_reminder', { text: 'b', delay_minutes: 1 }, alice)).response;
+    expect(first.id).toMatch(UUID);
+    expect(second.id).toMatch(UUID);
+    expect(first.id).not.toBe(second.id);
+  });
+
+  it('two chats given the same id both keep their reminder: across a restart, when due, and in the inbox', async () => {
+    const file = path.join(await freshDirectory(), 'reminders.json');
+    let clock = now;
+    const options = { clock: { now: () => clock }, logger: silentLogger, file };
+    const first = new LocalReminderScheduler({ ...options, deliver: () => Promise.resolve() });
+    const collidingId = () => '0b7e6f8a-2c1d-4e5f-9a0b-1c2d3e4f5a6b';
+    const call = toolsOn(first, collidingId);
+    await call('set_reminder', { text: 'water the plants', delay_minutes: 1 }, alice);
+    await call('set_reminder', { text: 'book the hall', delay_minutes: 2 }, bob);
+    expect((await first.list(alice.id)).map((item) => item.text)).toEqual(['water the plants']);
+    expect((await first.list(bob.id)).map((item) => item.text)).toEqual(['book the hall']);
+    // Bob's chat cancels "its" id: Alice's reminder with the same id stays.
+    await call(
+      'set_reminder',
+      { text: 'spare', delay_minutes: 3 },
+      { kind: 'user', id: 'U' + '7'.repeat(32) },
+    );
+    expect(
+      (await call('cancel_reminder', { id: collidingId() }, { kind: 'user', id: 'U' + '7'.repeat(32) }))
+        .response,
+    ).toEqual({
+      cancelled: true,
+    });
+    first.stop();
+
+    clock = now + 5 * 60_000; // both fell due while kaiwa was down
+    const store = new MemoryStore();
+    const second = new LocalReminderScheduler({ ...options, deliver: (message) => store.accept(message) });
+    await second.start();
+    await vi.waitFor(async () => {
+      expect((await store.inbox(alice.id)).map(textOf)).toEqual(['[reminder due] water the plants']);
+      expect((await store.inbox(bob.id)).map(textOf)).toEqual(['[reminder due] book the hall']);
+    });
+    await vi.waitFor(async () => expect(await second.list(alice.id)).toEqual([]));
+    expect(await second.list(bob.id)).toEqual([]);
+    second.stop();
+  });
+
+  it('migrates a file of the first format (one list, 8-character ids) without losing a reminder', async () => {
+    const file = path.join(await freshDirectory(), 'reminders.json');
+    const old = [
+      { id: '3f2a9c1b', source: alice, dueAt: now + 60_000, text: 'stretch', createdAt: now },
+      {
+        id: 'a71c0e44',
+        source: bob,
+        dueAt: now + 120_000,
+        text: 'lunch',
+        createdAt: now,
+        requestedBy: alice.id,
+      },
+    ];
+    await writeFile(file, JSON.stringify(old));
+    const options = {
+      deliver: () => Promise.resolve(),
+      clock: { now: () => now },
+      logger: silentLogger,
+      file,
+    };
+
+    const migrated = new LocalReminderScheduler(options);
+    await migrated.start();
+    expect(await migrated.list(alice.id)).toEqual([old[0]]);
+    expect(await migrated.list(bob.id)).toEqual([old[1]]);
+    migrated.stop();
+    // Rewritten at once in the current format, per source; read back the same.
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
+      version: 2,
+      sources: { [alice.id]: [old[0]], [bob.id]: [old[1]] },
+    });
+    const again = new LocalReminderScheduler(options);
+    await again.start();
+    expect(await again.list(alice.id)).toEqual([old[0]]);
+    expect(await again.list(bob.id)).toEqual([old[1]]);
+    // An old id still cancels its reminder (the model may have told the user that id).
+    expect(await again.cancel(alice.id, '3f2a9c1b')).toBe(true);
+    again.stop();
+  });
+
+  it('refuses to start on a reminders file it cannot read, naming the file', async () => {
+    const file = path.join(await freshDirectory(), 'reminders.json');
+    await writeFile(file, '{"version": 3}');
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => now },
+      logger: silentLogger,
+      file,
+    });
+    await expect(scheduler.start()).rejects.toThrow(file);
+  });
+});
+
+function textOf(item: InboxItem): string | undefined {
+  return 'text' in item ? item.text : undefined;
+}
 
 describe('the reminder tools', () => {
   const now = Date.parse('2026-11-22T10:00:00Z');

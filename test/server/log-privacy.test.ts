@@ -17,7 +17,7 @@ describe('logs', () => {
       const userId = 'U' + 'd'.repeat(32);
       await running.post(
         JSON.stringify({
-          destination: 'Ubot',
+          destination: running.line.emulator.botUserId,
           events: [textEvent(running.line, { type: 'user', userId }, secret)],
         }),
       );

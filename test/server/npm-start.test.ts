@@ -149,7 +149,7 @@ describe('npm start on a hostile network', () => {
     );
     const userId = 'U' + 'f'.repeat(32);
     const post = (event: Record<string, unknown>) => {
-      const body = JSON.stringify({ destination: 'U' + '0'.repeat(32), events: [event] });
+      const body = JSON.stringify({ destination: line.emulator.botUserId, events: [event] });
       return fetch(`${url}/webhook`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-line-signature': signBody(body, secret) },

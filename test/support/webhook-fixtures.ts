@@ -6,8 +6,11 @@ import type { webhook } from '@line/bot-sdk';
  * `webhookBody([{ ...textMessageEvent, source: roomSource }])`.
  */
 
-/** The bot's own user ID: `destination` must match `^U[0-9a-f]{32}$`. */
-export const botUserId = 'U0123456789abcdef0123456789abcdef';
+/**
+ * The bot's own user ID: `destination` must match `^U[0-9a-f]{32}$`, and be the bot kaiwa talks
+ * to — this is the emulator's (and so the fake LINE's) bot, what its `GET /v2/bot/info` answers.
+ */
+export const botUserId = 'Udce1d255340f770bc9b836ade232c709';
 export const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
 export const otherUserId = 'U49585cd0d5e6f708192a3b4c5d6e7f80';
 export const groupId = 'Ca56f94637cc4347f90a25382909b24b9';

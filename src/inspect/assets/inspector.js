@@ -2,10 +2,8 @@
 // highlighted, its context, and its transition journal — live over server-sent events,
 // or replayed step by step. Plain DOM, no framework, nothing from a CDN.
 
-const token = new window.URLSearchParams(window.location.search).get('token');
-/** Every API call carries the token when the page was opened with one. */
-const api = (path) =>
-  token ? `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : path;
+// Behind INSPECT_TOKEN the session is an HttpOnly cookie the browser sends by itself (same
+// origin, the event stream included): no address this page asks for carries the token.
 
 const state = {
   sources: [],
@@ -38,7 +36,7 @@ const elements = {
 };
 
 async function getJson(path) {
-  const response = await fetch(api(path));
+  const response = await fetch(path);
   if (!response.ok) throw new Error(`${path}: ${response.status}`);
   return response.json();
 }
@@ -91,7 +89,7 @@ function eventText(entry) {
 // ---- chart ----
 
 async function loadChart() {
-  const response = await fetch(api('/inspect/api/chart.svg'));
+  const response = await fetch('/inspect/api/chart.svg');
   elements.chart.innerHTML = await response.text();
 }
 
@@ -374,7 +372,7 @@ function onEntry({ sourceId, entry }) {
 }
 
 function connect() {
-  const stream = new EventSource(api('/inspect/api/stream'));
+  const stream = new EventSource('/inspect/api/stream');
   stream.addEventListener('open', () => {
     elements.connection.textContent = 'live';
     elements.connection.dataset.status = 'live';
@@ -387,7 +385,6 @@ function connect() {
 }
 
 async function start() {
-  for (const id of ['export-svg', 'export-mmd', 'export-json']) $(id).href = api($(id).getAttribute('href'));
   await loadChart();
   connect();
   const wanted = /source=([^&]+)/.exec(window.location.hash)?.[1];

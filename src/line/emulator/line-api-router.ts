@@ -28,6 +28,16 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
     }
     next();
   });
+  // The bot's own identity: the emulator's bot, whose id is every webhook's `destination`.
+  router.get('/v2/bot/info', (_request, response) => {
+    response.json({
+      userId: emulator.botUserId,
+      basicId: '@kaiwa',
+      displayName: 'kaiwa',
+      chatMode: 'bot',
+      markAsReadMode: 'auto',
+    });
+  });
   router.post('/v2/bot/message/reply', (request, response) => {
     if (rejectInvalid(request, response, 'reply')) return;
     const answer = emulator.reply(request.body as Parameters<LineEmulator['reply']>[0]);
