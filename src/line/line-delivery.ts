@@ -44,15 +44,28 @@ export class LineDelivery implements DeliveryPort {
     });
 
     if (request.replyToken && this.tokenIsFresh(request.replyTokenIssuedAt)) {
+      let attempts = 0;
       try {
-        await this.withRetries(
-          () => this.options.client.replyMessage({ replyToken: request.replyToken!, messages }),
-          signal,
-        );
+        await this.withRetries(() => {
+          attempts++;
+          return this.options.client.replyMessage({ replyToken: request.replyToken!, messages });
+        }, signal);
         logger.info('reply sent', { method: 'reply', messages: messages.length });
         return { method: 'reply' };
       } catch (error) {
         if (!isRejectedReplyToken(error)) throw withRequestId(error);
+        // A fresh token LINE refuses was used. By whom decides: on the first attempt of the
+        // host that wrote this delivery's intent, not by us — it expired early, push. On a
+        // retry (LINE took the first try and answered 5xx) or a resumed delivery (a host before
+        // us may have sent it), by this very reply: delivered, record it, never push it again.
+        if (request.resumed || attempts > 1) {
+          logger.info('reply token already used: the reply was delivered', {
+            requestId: requestIdOf(error),
+            resumed: request.resumed === true,
+            attempts,
+          });
+          return { method: 'reply' };
+        }
         logger.warn('reply token rejected; pushing instead', { requestId: requestIdOf(error) });
       }
     }
@@ -93,9 +106,14 @@ export class LineDelivery implements DeliveryPort {
     return issuedAt !== undefined && this.options.clock.now() - issuedAt < this.replyTokenTtlMs;
   }
 
-  /** Retries 429 (except the monthly quota) and 5xx with jittered backoff. */
+  /**
+   * Retries 429 (except the monthly quota) and 5xx with jittered backoff. A cancelled delivery
+   * (its source was lost, the process stops) never sends: the signal is checked right before
+   * every request.
+   */
   private async withRetries<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted();
       try {
         return await call();
       } catch (error) {

@@ -10,10 +10,9 @@ export interface HistoryLimits {
 
 /**
  * Suggested limits: about 60 exchanges of context for the model, and at most 128 KiB of
- * history. The store saves the whole snapshot on every step and DynamoDB bills writes per
- * KB, so the byte limit is also the cost per save; it leaves the rest of the snapshot
- * (queued messages, the running turn, recent event ids) over 200 KB of room under the
- * store's 350 KB item ceiling.
+ * history. History lives in memory and in entries of their own in the store; these bounds
+ * apply in memory and when a conversation is loaded (the store returns the newest window),
+ * so what a turn sends the model stays bounded however long the conversation grows.
  */
 export const defaultHistoryLimits: HistoryLimits = { maxEntries: 200, maxBytes: 128 * 1024 };
 
@@ -27,7 +26,10 @@ export const defaultHistoryLimits: HistoryLimits = { maxEntries: 200, maxBytes: 
  * @example
  * context.history = boundHistory([...context.history, entry], defaultHistoryLimits);
  */
-export function boundHistory(history: readonly HistoryEntry[], limits: HistoryLimits): HistoryEntry[] {
+export function boundHistory<Entry extends HistoryEntry>(
+  history: readonly Entry[],
+  limits: HistoryLimits,
+): Entry[] {
   const sizes = history.map(entrySize);
   // bytesFrom[i]: the JSON array of history[i..] — brackets, entries and the commas between.
   const bytesFrom = new Array<number>(history.length + 1).fill(2);

@@ -1,4 +1,5 @@
 export {
+  AWAITING_CHECKPOINT_TAG,
   conversationMachine,
   CONVERSATION_MACHINE_VERSION,
   CONVERSATION_SYSTEM_ID,
@@ -12,5 +13,8 @@ export { defaultConversationSettings } from './conversation-types.js';
 export type * from './conversation-types.js';
 export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } from './stop-conditions.js';
 export type { StopCondition } from './stop-conditions.js';
-export { LimitReachedError, limitReached } from './usage-limits.js';
+export { LimitReachedError, limitReached, recordUsage } from './usage-limits.js';
 export type { LimitKind } from './usage-limits.js';
+export { boundHistory, defaultHistoryLimits } from './history-bounds.js';
+export type { HistoryLimits } from './history-bounds.js';
+export { answerCheckpointsAtOnce } from './standalone-conversation.js';

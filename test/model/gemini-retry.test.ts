@@ -7,7 +7,7 @@ import {
   type GeminiRetryOptions,
   type ModelRequest,
 } from '../../src/model/index.js';
-import { idleWithNothingPending, inbound, startConversation } from '../support/conversation-harness.js';
+import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
 import { apiError, FakeGeminiServer, rateLimited, textAnswer } from '../support/fake-gemini-server.js';
 
 let server: FakeGeminiServer;
@@ -219,8 +219,8 @@ describe('GeminiModel failure handling', () => {
     const { model } = setUp({ retry: { ...retry, maxAttempts: 2 } });
     const { actor, delivery } = startConversation({ model });
 
-    actor.send({ type: 'line.message', message: inbound('hello?') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('hello?'));
+    const snapshot = await untilIdle(actor);
 
     expect(delivery.texts).toHaveLength(1);
     expect(delivery.texts[0]).toContain('Sorry');
