@@ -1,5 +1,6 @@
 import { createActor, type Actor, type Snapshot } from 'xstate';
 import {
+  boundHistory,
   isJsonObject,
   type HistoryEntry,
   type InboundMessage,
@@ -8,7 +9,6 @@ import {
 } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import {
-  boundHistory,
   CONVERSATION_MACHINE_VERSION,
   CONVERSATION_SYSTEM_ID,
   defaultConversationSettings,
@@ -46,9 +46,9 @@ export function encodeConversation(actor: ConversationActor, savedSeq: number): 
   void settings;
   const appended = snapshot.context.history
     .filter((entry) => entry.seq > savedSeq)
-    .map(({ seq, ...entry }) => ({ seq, entry: entry as HistoryEntry }));
+    .map(({ seq, ...entry }) => ({ seq, entry: entry }));
   return {
-    snapshot: { ...persisted, context } as unknown as JsonObject,
+    snapshot: { ...persisted, context },
     appended,
     lastSeq: snapshot.context.lastSeq,
     busy: !snapshot.matches('idle'),
@@ -89,9 +89,10 @@ export function restoreConversation(params: RestoreParams): RestoredConversation
   const { machine, source, head, logger } = params;
   const settings: ConversationSettings = { ...defaultConversationSettings, ...params.settings };
   const options = { systemId: CONVERSATION_SYSTEM_ID, ...(params.inspect && { inspect: params.inspect }) };
+  const limits = { maxEntries: settings.maxHistoryEntries, maxBytes: settings.maxHistoryBytes };
   const window = boundHistory(
     params.history.map((record): SequencedEntry => ({ ...record.entry, seq: record.seq })),
-    { maxEntries: settings.maxHistoryEntries, maxBytes: settings.maxHistoryBytes },
+    limits,
   );
   const fresh = (history: readonly SequencedEntry[], lastSeq: number) =>
     createActor(machine, { ...options, input: { source, settings, history, lastSeq } });
@@ -132,7 +133,7 @@ export function restoreConversation(params: RestoreParams): RestoredConversation
   // First-wave snapshots held their history inline: it becomes entries, written by the next
   // checkpoint (their seq numbers continue above the head's).
   const inline = salvaged.history.map((entry, index) => ({ ...entry, seq: lastSeq + index + 1 }));
-  const history = window.length > 0 ? window : boundHistory(inline, settings);
+  const history = window.length > 0 ? window : boundHistory(inline, limits);
   return {
     actor: fresh(history, Math.max(lastSeq, history.at(-1)?.seq ?? 0)),
     replay: salvaged.waiting,
@@ -164,7 +165,7 @@ function salvageFirstWave(snapshot: JsonObject): { history: HistoryEntry[]; wait
 function withoutSeq(entry: HistoryEntry & { seq?: number }): HistoryEntry {
   const { seq, ...rest } = entry;
   void seq;
-  return rest as HistoryEntry;
+  return rest;
 }
 
 function trimInterruptedTurn(history: HistoryEntry[], interruptedIds: Set<string>): HistoryEntry[] {

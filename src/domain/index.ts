@@ -14,3 +14,10 @@ export type {
   ToolEntry,
   UserEntry,
 } from './history.js';
+export {
+  boundHistory,
+  collectHistoryWindow,
+  defaultHistoryLimits,
+  HistoryWindowCollector,
+} from './history-bounds.js';
+export type { HistoryLimits, SizedEntry } from './history-bounds.js';

@@ -15,6 +15,4 @@ export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } 
 export type { StopCondition } from './stop-conditions.js';
 export { LimitReachedError, limitReached, recordUsage } from './usage-limits.js';
 export type { LimitKind } from './usage-limits.js';
-export { boundHistory, defaultHistoryLimits } from './history-bounds.js';
-export type { HistoryLimits } from './history-bounds.js';
 export { answerCheckpointsAtOnce } from './standalone-conversation.js';

@@ -1,8 +1,13 @@
-import type { FunctionCall, HistoryEntry, InboundMessage, Sender } from '../domain/index.js';
+import {
+  boundHistory,
+  type FunctionCall,
+  type HistoryEntry,
+  type InboundMessage,
+  type Sender,
+} from '../domain/index.js';
 import type { ModelResponse, TokenUsage } from '../model/index.js';
 import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import type { ConversationContext, SequencedEntry, StopReason, Turn } from './conversation-types.js';
-import { boundHistory } from './history-bounds.js';
 import { recordUsage } from './usage-limits.js';
 
 // Pure context updates of the conversation machine: each takes the context and

@@ -18,3 +18,21 @@ export {
 export { createConversationTable } from './create-conversation-table.js';
 export { ItemTooLargeError } from './item-too-large-error.js';
 export { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
+export type {
+  Checkpoint,
+  HistoryRecord,
+  HistoryWindow,
+  LoadedSource,
+  Ownership,
+  SourceHead,
+  SourceOwner,
+  SourceStore,
+  SourceStoreOptions,
+  SourceSummary,
+  StoredInboxItem,
+  StoredProfile,
+} from './source-store.js';
+export { DEFAULT_CLAIM_TTL_MS } from './source-store.js';
+export { OwnershipLostError } from './ownership-lost-error.js';
+export { MemorySourceStore, MemorySourceTables } from './memory-source-store.js';
+export type { MemorySourceStoreOptions } from './memory-source-store.js';

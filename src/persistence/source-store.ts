@@ -1,4 +1,4 @@
-import type { HistoryEntry, InboxItem, JsonObject } from '../domain/index.js';
+import type { Clock, HistoryEntry, HistoryLimits, InboxItem, JsonObject } from '../domain/index.js';
 
 // The store port of the source runtime v2 (docs/persistence.md): a source is a small head,
 // history entries appended as records of their own, an inbox, and one owner at a time.
@@ -56,14 +56,17 @@ export interface StoredInboxItem {
   readonly attempts: number;
 }
 
-/** How much of the newest history a load returns (the same bounds as in memory). */
-export interface HistoryWindow {
-  readonly maxEntries: number;
-  readonly maxBytes: number;
-}
+/**
+ * How much of the newest history a load returns: the same limits, and the same rule
+ * (`collectHistoryWindow`, `boundHistory`), as the history kept in memory.
+ */
+export type HistoryWindow = HistoryLimits;
 
 export interface LoadedSource {
-  /** Undefined for a source never checkpointed. */
+  /**
+   * Undefined for a source never acquired; without `snapshot` before the first checkpoint and
+   * after a forget.
+   */
   readonly head: SourceHead | undefined;
   /** The newest entries within the window, oldest first; the first one is a user entry. */
   readonly history: readonly HistoryRecord[];
@@ -127,9 +130,10 @@ export interface SourceStore {
   countAttempt(sourceId: string, key: string): Promise<void>;
 
   /**
-   * Takes ownership when the source has no owner, its owner's lease ran out, or
-   * `isGone(owner)` says the owner process is dead; increments the fence. Undefined when a
-   * live owner holds it.
+   * Takes ownership when the source has no owner, its owner's lease ran out
+   * (`heartbeatAt + leaseMs < now`), `isGone(owner)` says the owner process is dead, or the
+   * owner is `owner.ownerId` itself; increments the fence. A new source gets a head at
+   * version 0 without a snapshot. Undefined when another live owner holds it.
    */
   acquire(
     sourceId: string,
@@ -145,13 +149,15 @@ export interface SourceStore {
   load(sourceId: string, window: HistoryWindow): Promise<LoadedSource>;
   /**
    * Writes one checkpoint atomically; returns the new version. Throws `OwnershipLostError`
-   * when the fence moved on and `VersionConflictError` when the version did.
+   * when the fence moved on (or the owner released), then `VersionConflictError` when the
+   * version did; a `seq` not above the head's `lastSeq` is a caller's bug (`RangeError`).
+   * Removed seqs and consumed keys that are already gone are ignored.
    */
   checkpoint(checkpoint: Checkpoint): Promise<number>;
   /**
    * Unfollow or leave: deletes the history, the snapshot and the inbox items up to and
    * including `throughKey` (the forget item); later items stay. Keeps a tombstone head with
-   * version, fence and owner. Checks the fence.
+   * version (+1), fence, owner and `lastSeq` (seqs are never reused). Checks the fence.
    */
   forget(ownership: Ownership, throughKey: string): Promise<void>;
 
@@ -167,3 +173,20 @@ export interface SourceStore {
   /** Releases connections and file handles. */
   close(): Promise<void>;
 }
+
+/** What every SourceStore adapter takes besides its connection. */
+export interface SourceStoreOptions {
+  /** The store's clock: lease expiry, claim expiry, `updatedAt`. */
+  readonly clock?: Clock;
+  /** How long a claimed event id is remembered (ms; default 7 days). */
+  readonly claimTtlMs?: number;
+  /**
+   * Test seam for crash tests: called between the steps of every write (`accept:claim`,
+   * `checkpoint:history`, … `checkpoint:commit`). Throwing aborts the write there; a child
+   * process can kill itself there.
+   */
+  readonly onWriteStep?: (step: string) => void;
+}
+
+/** The default time an event id stays claimed: LINE redelivers within days, not weeks. */
+export const DEFAULT_CLAIM_TTL_MS = 7 * 24 * 3600_000;

@@ -155,7 +155,8 @@ describe('snapshot codec', () => {
   });
 
   it('starts at idle with its history when the stored state no longer exists', () => {
-    const head = headOf({ status: 'active', value: 'thinking', context: { source: userSource } }, 2);
+    const thinking = { status: 'active', value: 'thinking', context: { source: userSource } };
+    const head = headOf(thinking as unknown as JsonObject, 2);
     const history: HistoryRecord[] = [
       { seq: 1, entry: { role: 'user', eventId: 'e-1', text: 'hi', timestamp: 1 } },
       { seq: 2, entry: { role: 'model', turnId: 'e-1', calls: [] } },

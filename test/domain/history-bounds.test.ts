@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry, JsonObject, ModelEntry, ToolEntry, UserEntry } from '../../src/domain/index.js';
-import { boundHistory, defaultHistoryLimits, type HistoryLimits } from '../../src/machines/history-bounds.js';
+import {
+  boundHistory,
+  collectHistoryWindow,
+  defaultHistoryLimits,
+  type HistoryEntry,
+  type HistoryLimits,
+  type JsonObject,
+  type ModelEntry,
+  type ToolEntry,
+  type UserEntry,
+} from '../../src/domain/index.js';
 
 const ITEM_CEILING = 350 * 1024;
 
@@ -97,6 +106,23 @@ describe('boundHistory', () => {
     expect(bounded[0]).toEqual(history[3]);
   });
 
+  it('starts at a user entry even when the whole history fits (an unsend took the first one)', () => {
+    const history: HistoryEntry[] = [model('t0', [], 'hello'), ...exchange(1)];
+
+    const bounded = boundHistory(history, { maxEntries: 100, maxBytes: 1_000_000 });
+
+    expect(bounded).toEqual(history.slice(1));
+  });
+
+  it('never cuts before an answer whose call lies outside the history (a window read from the store)', () => {
+    // c0 was made before this part of the history: the answer must keep its call, so no cut before it.
+    const history: HistoryEntry[] = [user('inside the turn'), tool('t0', ['c0']), ...exchange(1)];
+
+    const bounded = boundHistory(history, { maxEntries: 100, maxBytes: 1_000_000 });
+
+    expect(bounded).toEqual(history.slice(2));
+  });
+
   it('holds its invariants on random conversations: a suffix, whole exchanges, limits met, nothing dropped needlessly', () => {
     const random = seededRandom(7);
     for (let round = 0; round < 300; round++) {
@@ -176,6 +202,69 @@ describe('boundHistory', () => {
 
     expect(bytes(bounded)).toBeLessThanOrEqual(defaultHistoryLimits.maxBytes);
     expect(Buffer.byteLength(JSON.stringify(snapshotLike(bounded)), 'utf8')).toBeLessThan(ITEM_CEILING);
+  });
+});
+
+describe('collectHistoryWindow: the window of a stored history, read newest first', () => {
+  const sized = (entry: HistoryEntry) => ({ entry, bytes: Buffer.byteLength(JSON.stringify(entry), 'utf8') });
+
+  it('returns the window boundHistory keeps, oldest first, reading no more than the limits and one entry', () => {
+    const random = seededRandom(11);
+    for (let round = 0; round < 300; round++) {
+      const history = randomConversation(random, 1 + Math.floor(random() * 40));
+      const limits: HistoryLimits = {
+        maxEntries: 1 + Math.floor(random() * 60),
+        maxBytes: 100 + Math.floor(random() * 8_000),
+      };
+      let read = 0;
+      const newestFirst = function* () {
+        for (let index = history.length - 1; index >= 0; index--) {
+          read++;
+          yield history[index]!;
+        }
+      };
+
+      const window = collectHistoryWindow(newestFirst(), sized, limits);
+
+      expect(window).toEqual(boundHistory(history, limits));
+      const withinLimits = window.length <= limits.maxEntries && bytes(window) <= limits.maxBytes;
+      if (withinLimits) expect(read).toBeLessThanOrEqual(limits.maxEntries + 1);
+    }
+  });
+
+  it('reads a 10,000-message history only as far as its window', () => {
+    const random = seededRandom(5);
+    const history: HistoryEntry[] = [];
+    for (let n = 1; n <= 10_000; n++) history.push(...realisticExchange(random, n));
+    let read = 0;
+    const newestFirst = history.toReversed().map((entry) => {
+      return { entry, count: () => read++ };
+    });
+
+    const window = collectHistoryWindow(
+      newestFirst,
+      (record) => {
+        record.count();
+        return sized(record.entry);
+      },
+      defaultHistoryLimits,
+    );
+
+    expect(window.map((record) => record.entry)).toEqual(boundHistory(history, defaultHistoryLimits));
+    expect(read).toBeLessThanOrEqual(defaultHistoryLimits.maxEntries + 1);
+  });
+
+  it('reads further back than the limits only to keep the newest exchange whole', () => {
+    const history: HistoryEntry[] = [
+      ...exchange(1),
+      user('a long question'),
+      model('t2', ['c2']),
+      tool('t2', ['c2']),
+    ];
+
+    const window = collectHistoryWindow(history.toReversed(), sized, { maxEntries: 1, maxBytes: 10 });
+
+    expect(window).toEqual(history.slice(3));
   });
 });
 

@@ -1,0 +1,195 @@
+import type { HistoryEntry } from './history.js';
+
+/** How much history a conversation keeps. Both limits hold after `boundHistory`. */
+export interface HistoryLimits {
+  /** Entries (user, model and tool entries all count). */
+  readonly maxEntries: number;
+  /** UTF-8 bytes of the history serialised as a JSON array. */
+  readonly maxBytes: number;
+}
+
+/**
+ * Suggested limits: about 60 exchanges of context for the model, and at most 128 KiB of
+ * history. Loading a source reads this window from the store (docs/persistence.md), so the
+ * byte limit is also what an actor costs to load.
+ */
+export const defaultHistoryLimits: HistoryLimits = { maxEntries: 200, maxBytes: 128 * 1024 };
+
+/**
+ * Drops the oldest whole exchanges until both limits hold. An exchange starts at a user
+ * entry, so the kept history always starts with one (Gemini's turn rule); a cut never falls
+ * between a model entry's function calls and the tool entry answering them, nor after calls
+ * still unanswered (a turn in progress), nor before an answer whose call lies outside the
+ * history. The newest exchange is never dropped, even when it alone exceeds a limit: it holds
+ * the message being answered. Only a history with no possible cut is returned whole. Pure:
+ * returns a new array.
+ *
+ * The same rule decides what a store loads: see `collectHistoryWindow`.
+ *
+ * @example
+ * context.history = boundHistory([...context.history, entry], defaultHistoryLimits);
+ */
+export function boundHistory<Entry extends HistoryEntry>(
+  history: readonly Entry[],
+  limits: HistoryLimits,
+): Entry[] {
+  return history.slice(historyWindowStart(history, limits, history.map(entrySize)));
+}
+
+/** An entry with its size as stored: the UTF-8 bytes of its JSON. */
+export interface SizedEntry {
+  readonly entry: HistoryEntry;
+  readonly bytes: number;
+}
+
+/**
+ * The window `boundHistory` would keep of a stored history, found while reading it newest
+ * first: it stops as soon as no older record can belong to the window — one record past the
+ * limits, or further only to keep the newest exchange whole. Breaking out of `newestFirst`
+ * closes it (a database cursor). Returns the window's records, oldest first.
+ *
+ * @example
+ * const window = collectHistoryWindow(rowsNewestFirst, (row) => ({ entry: JSON.parse(row.json), bytes: row.bytes }), limits);
+ */
+export function collectHistoryWindow<T>(
+  newestFirst: Iterable<T>,
+  measure: (record: T) => SizedEntry,
+  limits: HistoryLimits,
+): T[] {
+  const collector = new HistoryWindowCollector<T>(limits);
+  for (const record of newestFirst) {
+    const { entry, bytes } = measure(record);
+    if (!collector.add(record, entry, bytes)) break;
+  }
+  return collector.window();
+}
+
+/**
+ * `collectHistoryWindow` one record at a time, for stores that read in pages (a DynamoDB
+ * `Query` with `ScanIndexForward: false`): feed records newest first while `add` returns true.
+ */
+export class HistoryWindowCollector<T> {
+  private readonly records: T[] = [];
+  private readonly entries: HistoryEntry[] = [];
+  private readonly sizes: number[] = [];
+  private arrayBytes = 2;
+  // Answers read so far whose call was not read yet: no cut can fall before them.
+  private readonly answersAwaitingCall = new Set<string>();
+  private hasStart = false;
+  private full = false;
+
+  constructor(private readonly limits: HistoryLimits) {}
+
+  /** Takes the next older record; false once no older record can be in the window. */
+  add(record: T, entry: HistoryEntry, bytes: number): boolean {
+    this.records.push(record);
+    this.entries.push(entry);
+    this.sizes.push(bytes);
+    this.arrayBytes += bytes + (this.records.length > 1 ? 1 : 0);
+    if (this.records.length > this.limits.maxEntries || this.arrayBytes > this.limits.maxBytes)
+      this.full = true;
+    if (entry.role === 'tool') {
+      for (const result of entry.results) this.answersAwaitingCall.add(result.callId);
+    } else if (entry.role === 'model') {
+      // A call without an answer (a turn in progress) rules out every cut after it.
+      for (const call of entry.calls) if (!this.answersAwaitingCall.delete(call.id)) this.hasStart = false;
+    } else if (this.answersAwaitingCall.size === 0) {
+      this.hasStart = true;
+    }
+    return !(this.full && this.hasStart);
+  }
+
+  /** The window, oldest first. */
+  window(): T[] {
+    const start = historyWindowStart(this.entries.toReversed(), this.limits, this.sizes.toReversed());
+    return this.records.slice(0, this.records.length - start).reverse();
+  }
+}
+
+/** Where `boundHistory` cuts: the earliest exchange start within both limits, else the newest start. */
+function historyWindowStart(
+  history: readonly HistoryEntry[],
+  limits: HistoryLimits,
+  sizes: readonly number[],
+): number {
+  // bytesFrom[i]: the JSON array of history[i..] — brackets, entries and the commas between.
+  const bytesFrom = new Array<number>(history.length + 1).fill(2);
+  for (let index = history.length - 1; index >= 0; index--) {
+    bytesFrom[index] = bytesFrom[index + 1]! + sizes[index]! + (index < history.length - 1 ? 1 : 0);
+  }
+  const fits = (start: number) =>
+    history.length - start <= limits.maxEntries && bytesFrom[start]! <= limits.maxBytes;
+  const starts = exchangeStarts(history);
+  return starts.find(fits) ?? starts.at(-1) ?? 0;
+}
+
+/**
+ * Indexes where an exchange starts and history may be cut: a user entry, with every function
+ * call made before it already answered before it, and no answer after it to a call made
+ * before the history begins.
+ */
+function exchangeStarts(history: readonly HistoryEntry[]): number[] {
+  // For each model entry with calls, where its last call is answered (Infinity while one is
+  // open): no cut may fall after the model entry and up to that answer.
+  const ownerOfCall = new Map<string, number>();
+  const callsMade = new Set<string>();
+  const openCalls = new Map<number, number>();
+  const settledAt = new Map<number, number>();
+  let lastOrphanAnswer = -1;
+  history.forEach((entry, index) => {
+    if (entry.role === 'model' && entry.calls.length > 0) {
+      const callIds = new Set(entry.calls.map((call) => call.id));
+      openCalls.set(index, callIds.size);
+      settledAt.set(index, Infinity);
+      for (const callId of callIds) {
+        ownerOfCall.set(callId, index);
+        callsMade.add(callId);
+      }
+    } else if (entry.role === 'tool') {
+      for (const result of entry.results) {
+        if (!callsMade.has(result.callId)) lastOrphanAnswer = index;
+        const owner = ownerOfCall.get(result.callId);
+        if (owner === undefined) continue;
+        ownerOfCall.delete(result.callId);
+        const open = openCalls.get(owner)! - 1;
+        openCalls.set(owner, open);
+        if (open === 0) settledAt.set(owner, index);
+      }
+    }
+  });
+
+  const starts: number[] = [];
+  let blockedUntil = lastOrphanAnswer;
+  for (let index = 0; index < history.length; index++) {
+    if (index > 0) blockedUntil = Math.max(blockedUntil, settledAt.get(index - 1) ?? -1);
+    if (history[index]!.role === 'user' && blockedUntil < index) starts.push(index);
+  }
+  return starts;
+}
+
+/** UTF-8 length without encoding: JSON.stringify leaves no lone surrogates, pairs count 4. */
+function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+// Entries are immutable and keep their identity from step to step: each is measured once.
+const measured = new WeakMap<HistoryEntry, number>();
+
+function entrySize(entry: HistoryEntry): number {
+  let size = measured.get(entry);
+  if (size === undefined) {
+    size = utf8ByteLength(JSON.stringify(entry));
+    measured.set(entry, size);
+  }
+  return size;
+}
