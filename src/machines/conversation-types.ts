@@ -76,11 +76,20 @@ export interface StepCall {
   readonly outcome?: ToolOutcome;
 }
 
-/** The turn in progress. Everything is JSON: it is persisted after every step. */
+/**
+ * A message of the running turn, as the turn keeps it: its text is in history already; what
+ * is left says how to answer it (reply and quote tokens, who wrote it) and where its media is.
+ */
+export type TurnMessage = Pick<
+  InboundMessage,
+  'eventId' | 'timestamp' | 'sender' | 'replyToken' | 'quoteToken' | 'attachment' | 'quiet'
+>;
+
+/** The turn in progress. Everything is JSON: it is persisted in the head at each checkpoint. */
 export interface Turn {
   /** The first message's event id: stable across restores, the root of every retry key. */
   readonly id: string;
-  readonly messages: readonly InboundMessage[];
+  readonly messages: readonly TurnMessage[];
   /** When the host started the turn (epoch ms). */
   readonly startedAt: number;
   /** When the turn's model calls must be over (epoch ms); fixed at the start, kept on resume. */

@@ -7,7 +7,13 @@ import {
 } from '../domain/index.js';
 import type { ModelResponse, TokenUsage } from '../model/index.js';
 import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
-import type { ConversationContext, SequencedEntry, StopReason, Turn } from './conversation-types.js';
+import type {
+  ConversationContext,
+  SequencedEntry,
+  StopReason,
+  Turn,
+  TurnMessage,
+} from './conversation-types.js';
 import { recordUsage } from './usage-limits.js';
 
 // Pure context updates of the conversation machine: each takes the context and
@@ -62,7 +68,7 @@ export function startTurn(
   }));
   const turn: Turn = {
     id: messages[0].eventId,
-    messages,
+    messages: messages.map(turnMessageOf),
     startedAt: at,
     deadlineAt: at + context.settings.turnDeadlineMs,
     modelCalls: 0,
@@ -81,6 +87,19 @@ export function startTurn(
     };
   }
   return { turn, chat, lastSeq, history: boundedHistory(context, [...context.history, ...entries]) };
+}
+
+/** What the turn needs of a message once its text is in history: how to answer it, and its media. */
+function turnMessageOf(message: InboundMessage): TurnMessage {
+  return {
+    eventId: message.eventId,
+    timestamp: message.timestamp,
+    ...(message.sender && { sender: senderForHistory(message.sender) }),
+    ...(message.replyToken && { replyToken: message.replyToken }),
+    ...(message.quoteToken && { quoteToken: message.quoteToken }),
+    ...(message.attachment && { attachment: message.attachment }),
+    ...(message.quiet && { quiet: true }),
+  };
 }
 
 function senderForHistory(sender: Sender): Sender {
@@ -107,9 +126,12 @@ export function recordModelResponse(
     ...(response.providerParts && { providerParts: response.providerParts }),
   };
   const { entries, lastSeq } = sequenced(context, [entry]);
+  const tokens = response.usage.promptTokens + response.usage.outputTokens;
   return {
     history: [...context.history, ...entries],
     lastSeq,
+    // Counted as it happens, so the limits see the current turn's calls too.
+    usage: recordUsage(context.usage, turn.startedAt, { modelCalls: 1, tokens }),
     turn: {
       ...turn,
       modelCalls: modelCall,
@@ -204,7 +226,6 @@ export function finishTurn(
   return {
     turn: null,
     history: boundedHistory(context, context.history),
-    usage: recordUsage(context.usage, turn),
     lastTurn: {
       id: turn.id,
       stopReason,

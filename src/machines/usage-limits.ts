@@ -1,4 +1,4 @@
-import type { ConversationContext, Turn, UsageBucket } from './conversation-types.js';
+import type { ConversationContext, UsageBucket } from './conversation-types.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 3600_000;
@@ -17,37 +17,42 @@ export class LimitReachedError extends Error {
 }
 
 /**
- * Which limit, if any, one more model call would break (the current turn's calls count too).
+ * Which limit, if any, one more model call would break (every call made so far is in the
+ * buckets, the current turn's included).
  * Model calls in the last minute are estimated from two fixed minute buckets — this one in
  * full, the one before weighted by how much of it still lies within the last 60 s — so a
  * burst across a minute boundary is not let through twice. Tokens count per calendar day (UTC).
  */
 export function limitReached(context: ConversationContext, now: number): LimitKind | undefined {
   const { maxModelCallsPerMinute, dailyTokenBudget } = context.settings;
-  const turn = context.turn;
   if (maxModelCallsPerMinute > 0) {
     const minuteStart = periodStart(now, MINUTE);
     const current = bucketAt(context.usage, 'minute', minuteStart)?.modelCalls ?? 0;
     const previous = bucketAt(context.usage, 'minute', minuteStart - MINUTE)?.modelCalls ?? 0;
     const overlap = 1 - (now - minuteStart) / MINUTE;
-    const callsInMinute = current + previous * overlap + (turn?.modelCalls ?? 0);
+    const callsInMinute = current + previous * overlap;
     if (callsInMinute >= maxModelCallsPerMinute) return 'model-calls-per-minute';
   }
   if (dailyTokenBudget > 0) {
     const today = bucketAt(context.usage, 'day', periodStart(now, DAY))?.tokens ?? 0;
-    if (today + (turn ? tokensOf(turn) : 0) >= dailyTokenBudget) return 'daily-token-budget';
+    if (today >= dailyTokenBudget) return 'daily-token-budget';
   }
   return undefined;
 }
 
+/** What one model call cost. */
+export interface UsageCost {
+  readonly modelCalls: number;
+  readonly tokens: number;
+}
+
 /**
- * Adds a finished turn to the buckets of the minute and the day it started in, and drops the
- * buckets no limit reads any more. The result holds at most three buckets.
+ * Adds a model call's cost to the buckets of the minute and the day its turn started in
+ * (`at`), and drops the buckets no limit reads any more. The result holds at most three.
  */
-export function recordUsage(usage: readonly UsageBucket[], turn: Turn): UsageBucket[] {
-  const cost = { modelCalls: turn.modelCalls, tokens: tokensOf(turn) };
-  const minutes = addTo(usage, 'minute', periodStart(turn.startedAt, MINUTE), cost);
-  const days = addTo(usage, 'day', periodStart(turn.startedAt, DAY), cost);
+export function recordUsage(usage: readonly UsageBucket[], at: number, cost: UsageCost): UsageBucket[] {
+  const minutes = addTo(usage, 'minute', periodStart(at, MINUTE), cost);
+  const days = addTo(usage, 'day', periodStart(at, DAY), cost);
   const latestMinute = Math.max(...minutes.map((bucket) => bucket.start));
   const latestDay = Math.max(...days.map((bucket) => bucket.start));
   return [
@@ -60,7 +65,7 @@ function addTo(
   usage: readonly UsageBucket[],
   period: UsageBucket['period'],
   start: number,
-  cost: { modelCalls: number; tokens: number },
+  cost: UsageCost,
 ): UsageBucket[] {
   const buckets = usage.filter((bucket) => bucket.period === period);
   const existing = buckets.find((bucket) => bucket.start === start);
@@ -82,8 +87,4 @@ function bucketAt(usage: readonly UsageBucket[], period: UsageBucket['period'], 
 
 function periodStart(at: number, length: number): number {
   return Math.floor(at / length) * length;
-}
-
-function tokensOf(turn: Turn): number {
-  return turn.usage.promptTokens + turn.usage.outputTokens;
 }
