@@ -41,8 +41,6 @@ export interface KaiwaConfig {
     readonly maxModelCallsPerMinute: number;
     readonly dailyTokenBudget: number;
   };
-  /** Queued messages beyond this many bytes wait in the inbox rather than the snapshot. */
-  readonly maxQueuedBytes: number;
   /** How kaiwa behaves on LINE. */
   readonly lineBehaviour: {
     /** A reply token is used only while younger than this; later answers are pushed. */
@@ -62,6 +60,10 @@ export interface KaiwaConfig {
   readonly turnDeadlineMs: number;
   readonly toolTimeoutMs: number;
   readonly idleEvictionMs: number;
+  /** At most this many sources in memory; the least recently used idle ones leave first. */
+  readonly maxLiveSources: number;
+  /** How long a process owns a source without renewing its heartbeat (three renewals a lease). */
+  readonly leaseMs: number;
   readonly shutdownDeadlineMs: number;
   /** The live inspector (`INSPECT_TOKEN`) and the opt-in link to Stately's hosted one. */
   readonly inspect: { readonly token: string | undefined; readonly stately: boolean };
@@ -134,9 +136,10 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       forgetPolicy: readChoice(env, 'KAIWA_FORGET_POLICY', ['delete', 'keep'] as const, 'delete'),
     },
     turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', 120_000, { min: 1000, max: 3_600_000 }),
-    maxQueuedBytes: readInteger(env, 'KAIWA_MAX_QUEUED_BYTES', 64 * 1024, { min: 1024, max: 128 * 1024 }),
     toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', 3000, { min: 1, max: 600_000 }),
     idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', 300_000, { min: 1, max: 86_400_000 }),
+    maxLiveSources: readInteger(env, 'KAIWA_MAX_LIVE_SOURCES', 1000, { min: 1, max: 1_000_000 }),
+    leaseMs: readInteger(env, 'KAIWA_LEASE_MS', 30_000, { min: 1000, max: 600_000 }),
     shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', 10_000, { min: 0, max: 600_000 }),
     inspect: {
       token: readString(env, 'INSPECT_TOKEN'),

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { CHANNEL_SECRET, startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
 import { until } from '../support/until.js';
@@ -175,7 +175,7 @@ describe('POST /webhook over HTTP', () => {
   });
 
   it('answers 500 when the events cannot be stored, so LINE redelivers', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     store.accept = () => Promise.reject(new Error('disk full'));
     running = await startKaiwaWithFakeLine({ model: echo(), store });
     const event = textEvent(running.line, { type: 'user', userId: USER }, 'lost?');

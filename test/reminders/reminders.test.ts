@@ -6,7 +6,7 @@ import type { HistoryEntry, InboundMessage, Source } from '../../src/domain/inde
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
-import { FileStore } from '../../src/persistence/index.js';
+import { FileStore, SnapshotSourceStore } from '../../src/persistence/index.js';
 import { LocalReminderScheduler, createReminderTools, type Reminder } from '../../src/reminders/index.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
@@ -260,7 +260,7 @@ describe('a reminder end to end', () => {
         callTools(['set_reminder', { text: 'stand up', delay_minutes: 1 }]),
         callReply('ok'),
       ]),
-      store: await FileStore.open(dataDir),
+      store: new SnapshotSourceStore(await FileStore.open(dataDir)),
       env: { STORE: 'file', DATA_DIR: dataDir },
     });
     const event = {
