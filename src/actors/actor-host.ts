@@ -110,7 +110,10 @@ export class ActorHost {
         accepted++;
         sources.add(message.source.id);
       } else {
-        this.logger.info('duplicate event ignored', { eventId: message.eventId, sourceId: message.source.id });
+        this.logger.info('duplicate event ignored', {
+          eventId: message.eventId,
+          sourceId: message.source.id,
+        });
       }
     }
     for (const sourceId of sources) this.notify(sourceId);
@@ -131,7 +134,8 @@ export class ActorHost {
   async recover(): Promise<number> {
     const sources = await this.options.store.sourcesWithWork();
     for (const sourceId of sources) this.notify(sourceId);
-    if (sources.length > 0) this.logger.info('looking at sources with unfinished work', { sources: sources.length });
+    if (sources.length > 0)
+      this.logger.info('looking at sources with unfinished work', { sources: sources.length });
     return sources.length;
   }
 
@@ -175,7 +179,8 @@ export class ActorHost {
     const settled = await withinMs(this.whenSettled(), deadlineMs);
     if (!settled) this.logger.warn('shutdown deadline reached; releasing sources with turns in progress');
     const stopped = [...this.sources.values()].map(
-      (source) => new Promise<void>((resolve) => source.subscribe({ complete: resolve, error: () => resolve() })),
+      (source) =>
+        new Promise<void>((resolve) => source.subscribe({ complete: resolve, error: () => resolve() })),
     );
     for (const source of this.sources.values()) source.send({ type: 'shutdown' });
     if (!(await withinMs(Promise.all(stopped), Math.max(1000, deadlineMs))))

@@ -135,11 +135,17 @@ export const sourceMachine = setup({
     /** Completes the turn's messages (display names, looked up and cached when unknown). */
     prepareTurn: fromPromise<
       PreparedTurn,
-      { ownership: Ownership; messages: readonly InboundMessage[]; profiles: ReadonlyMap<string, KnownProfile> }
+      {
+        ownership: Ownership;
+        messages: readonly InboundMessage[];
+        profiles: ReadonlyMap<string, KnownProfile>;
+      }
     >(notProvided('prepareTurn')),
     checkpoint: fromPromise<CheckpointResult, CheckpointRequest>(notProvided('checkpoint')),
     /** Deletes what was accepted up to the unfollow or leave, and cancels the source's reminders. */
-    forget: fromPromise<void, { ownership: Ownership; key: string; event: ForgetEvent }>(notProvided('forget')),
+    forget: fromPromise<void, { ownership: Ownership; key: string; event: ForgetEvent }>(
+      notProvided('forget'),
+    ),
     /** Gives the source up (nothing when it is not held). */
     release: fromPromise<void, { ownership: Ownership | undefined }>(notProvided('release')),
     /** Renews the lease while the source is owned; sends `ownership.lost` when the fence moved on. */
@@ -157,7 +163,8 @@ export const sourceMachine = setup({
     /** Nobody wrote since our conversation was last durable: it is still the truth. */
     loadedAndCurrent: ({ context }, params: { ownership: Ownership | undefined }) =>
       context.conversation !== undefined && params.ownership?.version === context.version,
-    awaitsCheckpoint: ({ context }) => context.conversation?.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG) === true,
+    awaitsCheckpoint: ({ context }) =>
+      context.conversation?.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG) === true,
     conversationIdle: ({ context }) => context.conversation?.getSnapshot().matches('idle') !== false,
     planIs: ({ context }, params: { kind: InboxPlan['kind'] }) => context.plan.kind === params.kind,
     /** An unfollow or leave under the `keep` retention policy: nothing is deleted. */
@@ -166,7 +173,8 @@ export const sourceMachine = setup({
     versionConflict: (_, params: { error: unknown }) => params.error instanceof VersionConflictError,
     /** The reloaded head is still under our fence: what it holds was written by us. */
     headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
-      params.head?.fence === context.ownership?.fence && params.head?.owner?.ownerId === context.ownership?.ownerId,
+      params.head?.fence === context.ownership?.fence &&
+      params.head?.owner?.ownerId === context.ownership?.ownerId,
     hasWork: (_, params: { items: readonly StoredInboxItem[] }) => params.items.length > 0,
   },
   actions: {
@@ -391,7 +399,10 @@ export const sourceMachine = setup({
                 'conversation.historyRemoved': {
                   target: 'checkpointing',
                   actions: assign(({ context, event }) => ({
-                    removedSeqs: [...context.removedSeqs, ...event.seqs.filter((seq) => seq <= context.savedSeq)],
+                    removedSeqs: [
+                      ...context.removedSeqs,
+                      ...event.seqs.filter((seq) => seq <= context.savedSeq),
+                    ],
                     consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
                   })),
                 },
@@ -527,7 +538,10 @@ export const sourceMachine = setup({
         src: 'readInbox',
         input: ({ context }) => ({ sourceId: context.sourceId, limit: 1 }),
         onDone: [
-          { guard: { type: 'hasWork', params: ({ event }) => ({ items: event.output }) }, target: 'acquiring' },
+          {
+            guard: { type: 'hasWork', params: ({ event }) => ({ items: event.output }) },
+            target: 'acquiring',
+          },
           { target: 'idle' },
         ],
         onError: { target: 'retryingAcquire', actions: 'logFailure' },

@@ -13,7 +13,12 @@ export interface OwnerIdentity {
 /** A new identity for this process: host name, process id and a random part. */
 export function ownerIdentity(leaseMs: number, ownerId?: string): OwnerIdentity {
   const host = hostname();
-  return { ownerId: ownerId ?? `${host}:${process.pid}:${randomUUID().slice(0, 8)}`, host, pid: process.pid, leaseMs };
+  return {
+    ownerId: ownerId ?? `${host}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    host,
+    pid: process.pid,
+    leaseMs,
+  };
 }
 
 /** The owner record to write now (its heartbeat is now). */

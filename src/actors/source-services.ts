@@ -141,9 +141,11 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
               };
               profiles.set(sender.userId, profile);
               // A cache: when it cannot be written, the name is looked up again next time.
-              await store.saveProfile(input.ownership, { userId: sender.userId, ...profile }).catch((error: unknown) => {
-                loggerFor(input.ownership.sourceId).warn('saving a profile failed', { error });
-              });
+              await store
+                .saveProfile(input.ownership, { userId: sender.userId, ...profile })
+                .catch((error: unknown) => {
+                  loggerFor(input.ownership.sourceId).warn('saving a profile failed', { error });
+                });
             }
             messages.push(enriched);
           }
@@ -242,7 +244,8 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       },
       turnAbandoned: ({ context }) => {
         const turn = context.conversation?.getSnapshot().context.turn;
-        if (turn) services.turnActivity?.turnEnded(context.conversation!.getSnapshot().context.source, turn.id);
+        if (turn)
+          services.turnActivity?.turnEnded(context.conversation.getSnapshot().context.source, turn.id);
       },
       logFailure: ({ context, event }) => {
         const error = (event as { error?: unknown }).error;
@@ -253,10 +256,13 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         });
       },
       logLost: ({ context, event }) => {
-        loggerFor(context.sourceId).warn('source taken over by another owner; stopping before any side effect', {
-          error: (event as { error?: unknown }).error,
-          fence: context.ownership?.fence,
-        });
+        loggerFor(context.sourceId).warn(
+          'source taken over by another owner; stopping before any side effect',
+          {
+            error: (event as { error?: unknown }).error,
+            fence: context.ownership?.fence,
+          },
+        );
       },
     },
     delays: {
@@ -290,5 +296,8 @@ function sourceOf(head: SourceHead | undefined): Source | undefined {
 async function sourceFromInbox(store: SourceStore, sourceId: string): Promise<Source> {
   const [first] = await store.inbox(sourceId, 1);
   if (first) return first.item.source;
-  return { id: sourceId, kind: sourceId.startsWith('C') ? 'group' : sourceId.startsWith('R') ? 'room' : 'user' };
+  return {
+    id: sourceId,
+    kind: sourceId.startsWith('C') ? 'group' : sourceId.startsWith('R') ? 'room' : 'user',
+  };
 }

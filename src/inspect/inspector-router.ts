@@ -173,7 +173,10 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
         ...(fallbackName && { fallbackName }),
       }),
       ...(lifecycle && { lifecycle: stateValueText(lifecycle.value) }),
-      ...(summary?.owner && { owner: summary.owner.ownerId, leaseUntil: summary.owner.heartbeatAt + summary.owner.leaseMs }),
+      ...(summary?.owner && {
+        owner: summary.owner.ownerId,
+        leaseUntil: summary.owner.heartbeatAt + summary.owner.leaseMs,
+      }),
       ...(summary && { inboxSize: summary.inboxSize }),
     };
   }
@@ -196,7 +199,8 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
 
 /** The inbox's messages but those of the running turn (they leave the inbox at its first checkpoint). */
 function queuedOf(waiting: readonly StoredInboxItem[], snapshot: SnapshotLike) {
-  const turn = (snapshot.context as { turn?: { messages?: { eventId?: string }[] } | null } | undefined)?.turn;
+  const turn = (snapshot.context as { turn?: { messages?: { eventId?: string }[] } | null } | undefined)
+    ?.turn;
   const running = new Set((turn?.messages ?? []).map((message) => message.eventId));
   return waiting.flatMap(({ item }) =>
     isMessage(item) && !running.has(item.eventId)

@@ -319,7 +319,7 @@ function boundRecords(records: readonly HistoryRecord[], limits: HistoryLimits):
   const entries = records.map((record) => Object.assign({ ...record.entry }, { seq: record.seq }));
   return boundHistory(entries as (HistoryEntry & { seq: number })[], limits).map(({ seq, ...entry }) => ({
     seq,
-    entry: entry as HistoryEntry,
+    entry: entry,
   }));
 }
 
