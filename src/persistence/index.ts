@@ -38,3 +38,8 @@ export { MemorySourceStore, MemorySourceTables } from './memory-source-store.js'
 export type { MemorySourceStoreOptions } from './memory-source-store.js';
 export { SnapshotSourceStore } from './snapshot-source-store.js';
 export type { SnapshotSourceStoreOptions } from './snapshot-source-store.js';
+export { openSqliteSourceStore } from './open-sqlite-source-store.js';
+export type { SqliteSourceStore, SqliteSourceStoreOptions } from './sqlite-source-store.js';
+export type { FileStoreImport } from './file-store-import.js';
+export { StoreInUseError } from './store-in-use-error.js';
+export type { StoreHolder } from './store-in-use-error.js';

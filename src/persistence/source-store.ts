@@ -104,7 +104,10 @@ export interface StoredProfile {
   readonly fetchedAt: number;
 }
 
-/** What the inspector lists for every stored source. */
+/**
+ * What the inspector lists for every stored source. A source with inbox items but no head yet
+ * has version 0, no owner, `busy` false and `updatedAt` 0.
+ */
 export interface SourceSummary {
   readonly sourceId: string;
   readonly version: number;
@@ -155,9 +158,10 @@ export interface SourceStore {
    */
   checkpoint(checkpoint: Checkpoint): Promise<number>;
   /**
-   * Unfollow or leave: deletes the history, the snapshot and the inbox items up to and
-   * including `throughKey` (the forget item); later items stay. Keeps a tombstone head with
-   * version (+1), fence, owner and `lastSeq` (seqs are never reused). Checks the fence.
+   * Unfollow or leave: deletes the history, the profiles, the snapshot and the inbox items up
+   * to and including `throughKey` (the forget item); later items stay. Keeps a tombstone head
+   * (not busy) with version (+1), fence, owner and `lastSeq` (seqs are never reused). Checks
+   * the fence.
    */
   forget(ownership: Ownership, throughKey: string): Promise<void>;
 

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ScriptedModel, callReply, type ModelResponse } from '../../src/model/index.js';
-import { MemorySourceStore } from '../../src/persistence/index.js';
+import { MemorySourceStore, openSqliteSourceStore, type SourceStore } from '../../src/persistence/index.js';
 import { createTestHost, messageFor, userSourceNumber } from '../support/host-harness.js';
 import { WatchedSourceStore, type RecordedWrite } from '../support/watched-source-store.js';
 
@@ -10,9 +13,28 @@ const answer: ModelResponse = {
   providerParts: [{ thoughtSignature: 'x'.repeat(1024) }],
 };
 
-describe('what a turn writes', () => {
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(() => Promise.all(cleanups.map((cleanup) => cleanup())));
+
+const stores: [string, () => Promise<SourceStore>][] = [
+  ['memory', () => Promise.resolve(new MemorySourceStore())],
+  [
+    'SQLite',
+    async () => {
+      const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-writes-'));
+      const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
+      cleanups.push(async () => {
+        await store.close();
+        await rm(directory, { recursive: true, force: true });
+      });
+      return store;
+    },
+  ],
+];
+
+describe.each(stores)('what a turn writes on the %s store', (_name, createStore) => {
   it('a simple reply turn writes two checkpoints after accept, and as many bytes at turn 40 as at turn 1', async () => {
-    const store = new WatchedSourceStore(new MemorySourceStore());
+    const store = new WatchedSourceStore(await createStore());
     const source = userSourceNumber(1);
     const { host } = createTestHost({
       model: new ScriptedModel([answer], { repeatLast: true }),

@@ -12,6 +12,7 @@ import {
   DynamoDbStore,
   FileStore,
   MemorySourceStore,
+  openSqliteSourceStore,
   SnapshotSourceStore,
   type SourceStore,
 } from '../../src/persistence/index.js';
@@ -202,6 +203,15 @@ crashSuite('memory store', () => Promise.resolve(new MemorySourceStore()));
 
 const directories: string[] = [];
 afterAll(() => Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true }))));
+const stores: SourceStore[] = [];
+afterAll(() => Promise.all(stores.map((store) => store.close())));
+crashSuite('SQLite store', async () => {
+  const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-crash-sqlite-'));
+  directories.push(directory);
+  const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
+  stores.push(store);
+  return store;
+});
 crashSuite('first-wave file store through the port', async () => {
   const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-crash-'));
   directories.push(directory);

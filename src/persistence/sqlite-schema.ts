@@ -1,0 +1,90 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/** Bumped with every change below; a newer file is refused rather than misread. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+// Tables of the SQLite source store (docs/persistence.md). Values the store never queries by
+// are JSON text; ids are data, never file names. STRICT tables refuse a value of the wrong type.
+const schema = `
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE heads (
+  source_id TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  fence INTEGER NOT NULL,
+  owner_id TEXT,
+  owner_host TEXT,
+  owner_pid INTEGER,
+  heartbeat_at INTEGER,
+  lease_ms INTEGER,
+  machine_version INTEGER NOT NULL,
+  snapshot TEXT,
+  last_seq INTEGER NOT NULL,
+  busy INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE history (
+  source_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  entry TEXT NOT NULL,
+  PRIMARY KEY (source_id, seq)
+) STRICT, WITHOUT ROWID;
+
+-- AUTOINCREMENT: a position is never reused, so a stale key can never name a newer item.
+CREATE TABLE inbox (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  source_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  item TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX inbox_by_source ON inbox (source_id, position);
+
+CREATE TABLE claims (
+  event_id TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE profiles (
+  source_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  profile TEXT NOT NULL,
+  PRIMARY KEY (source_id, user_id)
+) STRICT, WITHOUT ROWID;
+`;
+
+/**
+ * Sets the connection up (WAL, `synchronous`, the page size of a new file) and creates the
+ * tables of a new file, in one transaction.
+ */
+export function prepareDatabase(
+  database: DatabaseSync,
+  options: { readonly pageSize: number; readonly synchronous: 'NORMAL' | 'FULL' },
+): void {
+  // The page size only applies to a file without tables yet, and must come before WAL.
+  database.exec(`PRAGMA page_size = ${Math.trunc(options.pageSize)}`);
+  database.exec('PRAGMA journal_mode = WAL');
+  database.exec(`PRAGMA synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    const { user_version: version } = database.prepare('PRAGMA user_version').get() as {
+      user_version: number;
+    };
+    if (version === 0) {
+      database.exec(schema);
+      database.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
+    } else if (version !== SQLITE_SCHEMA_VERSION) {
+      throw new Error(
+        `SQLite store schema ${version} is not ${SQLITE_SCHEMA_VERSION}: the file was written by another kaiwa version`,
+      );
+    }
+    database.exec('COMMIT');
+  } catch (error) {
+    database.exec('ROLLBACK');
+    throw error;
+  }
+}

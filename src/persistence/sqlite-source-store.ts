@@ -1,0 +1,445 @@
+import { DatabaseSync } from 'node:sqlite';
+import {
+  collectHistoryWindow,
+  systemClock,
+  type Clock,
+  type HistoryEntry,
+  type InboxItem,
+} from '../domain/index.js';
+import { OwnershipLostError } from './ownership-lost-error.js';
+import {
+  DEFAULT_CLAIM_TTL_MS,
+  type Checkpoint,
+  type HistoryRecord,
+  type HistoryWindow,
+  type LoadedSource,
+  type Ownership,
+  type SourceOwner,
+  type SourceStore,
+  type SourceStoreOptions,
+  type SourceSummary,
+  type StoredInboxItem,
+  type StoredProfile,
+} from './source-store.js';
+import {
+  holdProcessLock,
+  isBusy,
+  ProcessLockBusyError,
+  readHolder,
+  recordHolder,
+} from './sqlite-process-lock.js';
+import { prepareDatabase } from './sqlite-schema.js';
+import {
+  headOf,
+  ownerOf,
+  prepareStatements,
+  type HeadRow,
+  type HistoryRow,
+  type InboxRow,
+  type SqliteStatements,
+} from './sqlite-statements.js';
+import { importFileStore, type FileStoreImport } from './file-store-import.js';
+import { StoreInUseError } from './store-in-use-error.js';
+import { inboxPosition, nextLastSeq } from './store-validation.js';
+import { VersionConflictError } from './version-conflict-error.js';
+
+export interface SqliteSourceStoreOptions extends SourceStoreOptions {
+  /** The database file, e.g. `DATA_DIR/kaiwa.db`. */
+  readonly file: string;
+  /**
+   * A directory written by the first wave's file store (`DATA_DIR`): imported once into a new
+   * database, then moved aside (see `importFileStore`).
+   */
+  readonly importFileStoreFrom?: string;
+  /** How long a write waits for another connection's transaction (ms; default 1,000). */
+  readonly busyTimeoutMs?: number;
+  /** How often expired claims are deleted (ms; default 1 hour). */
+  readonly claimPruneIntervalMs?: number;
+  /** The page size of a new file (bytes; default 1,024 — see docs/persistence.md). */
+  readonly pageSize?: number;
+  /**
+   * `NORMAL` (default): a commit survives the process's crash, however it dies; a power cut or
+   * an OS crash can lose the newest commits (never corrupt the file). `FULL`: every commit
+   * waits for the disk (fsync), so it survives a power cut too — at one fsync per write.
+   */
+  readonly synchronous?: 'NORMAL' | 'FULL';
+}
+
+/**
+ * The embedded store of `npm start` (docs/persistence.md): one SQLite file in WAL mode through
+ * `node:sqlite`, one process per file. Every write is one `BEGIN IMMEDIATE` transaction that
+ * checks the fence (and for a checkpoint the version) inside it, so a crash leaves all of a
+ * write or none of it. The API is synchronous: each call runs to its end before the next one
+ * starts, and its statements take microseconds.
+ */
+export class SqliteSourceStore implements SourceStore {
+  /** What the first-wave import brought in, when this open ran it. */
+  imported: FileStoreImport | undefined;
+
+  private readonly statements: SqliteStatements;
+  private readonly clock: Clock;
+  private readonly claimTtlMs: number;
+  private readonly claimPruneIntervalMs: number;
+  private readonly onWriteStep: (step: string) => void;
+  private lastClaimPrune = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly database: DatabaseSync,
+    private readonly releaseLock: () => void,
+    options: SqliteSourceStoreOptions,
+  ) {
+    this.statements = prepareStatements(database);
+    this.clock = options.clock ?? systemClock;
+    this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
+    this.claimPruneIntervalMs = options.claimPruneIntervalMs ?? 3_600_000;
+    this.onWriteStep = options.onWriteStep ?? (() => {});
+  }
+
+  /**
+   * Opens (or creates) the database file. Throws `StoreInUseError` when another process has
+   * it open; imports a first-wave file store when asked and the database is new.
+   */
+  static async open(options: SqliteSourceStoreOptions): Promise<SqliteSourceStore> {
+    let releaseLock: () => void;
+    try {
+      releaseLock = holdProcessLock(options.file);
+    } catch (error) {
+      if (error instanceof ProcessLockBusyError)
+        throw new StoreInUseError(options.file, readHolder(options.file));
+      throw error;
+    }
+    let database: DatabaseSync | undefined;
+    try {
+      database = new DatabaseSync(options.file);
+      // The pragma rather than the constructor's `timeout`, which Node.js 22.13–22.15 lack.
+      database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
+      prepareDatabase(database, {
+        pageSize: options.pageSize ?? 1024,
+        synchronous: options.synchronous ?? 'NORMAL',
+      });
+      const store = new SqliteSourceStore(database, releaseLock, options);
+      recordHolder(database);
+      if (options.importFileStoreFrom !== undefined) {
+        store.imported = await importFileStore(
+          options.importFileStoreFrom,
+          database,
+          store.clock.now(),
+          store.claimTtlMs,
+        );
+      }
+      store.pruneClaims(store.clock.now());
+      return store;
+    } catch (error) {
+      database?.close();
+      releaseLock();
+      throw error;
+    }
+  }
+
+  accept(item: InboxItem): Promise<boolean> {
+    return this.run(() => {
+      const now = this.clock.now();
+      const accepted = this.transaction('accept', (step) => {
+        const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
+        if (!claimed) return false;
+        step('claim');
+        this.statements.insertInbox.run(item.source.id, item.eventId, JSON.stringify(item));
+        step('inbox');
+        return true;
+      });
+      if (accepted) this.pruneClaimsNowAndThen(now);
+      return accepted;
+    });
+  }
+
+  inbox(sourceId: string, limit = -1): Promise<StoredInboxItem[]> {
+    return this.run(() =>
+      (this.statements.inbox.all(sourceId, Number.isFinite(limit) ? limit : -1) as unknown as InboxRow[]).map(
+        (row) => ({
+          key: String(row.position),
+          item: JSON.parse(row.item) as InboxItem,
+          attempts: row.attempts,
+        }),
+      ),
+    );
+  }
+
+  countAttempt(sourceId: string, key: string): Promise<void> {
+    return this.run(() => {
+      const position = inboxPosition(key);
+      this.transaction('countAttempt', (step) => {
+        this.statements.countAttempt.run(sourceId, position);
+        step('inbox');
+      });
+    });
+  }
+
+  acquire(
+    sourceId: string,
+    owner: SourceOwner,
+    isGone: (owner: SourceOwner) => boolean,
+  ): Promise<Ownership | undefined> {
+    return this.run(() =>
+      this.transaction('acquire', (step) => {
+        const now = this.clock.now();
+        const row = this.statements.head.get(sourceId) as HeadRow | undefined;
+        const current = row && ownerOf(row);
+        const free =
+          !current ||
+          current.ownerId === owner.ownerId ||
+          current.heartbeatAt + current.leaseMs < now ||
+          isGone(current);
+        if (!free) return undefined;
+        if (!row) this.statements.insertHead.run(sourceId, now);
+        const fence = (row?.fence ?? 0) + 1;
+        this.statements.takeOwnership.run(
+          fence,
+          owner.ownerId,
+          owner.host,
+          owner.pid,
+          owner.heartbeatAt,
+          owner.leaseMs,
+          sourceId,
+        );
+        step('head');
+        return { sourceId, ownerId: owner.ownerId, fence, version: row?.version ?? 0 };
+      }),
+    );
+  }
+
+  renew(ownership: Ownership, heartbeatAt: number): Promise<void> {
+    return this.run(() =>
+      this.transaction('renew', (step) => {
+        const { changes } = this.statements.renew.run(
+          heartbeatAt,
+          ownership.sourceId,
+          ownership.fence,
+          ownership.ownerId,
+        );
+        if (changes === 0) throw this.ownershipLost(ownership);
+        step('head');
+      }),
+    );
+  }
+
+  release(ownership: Ownership): Promise<void> {
+    return this.run(() =>
+      this.transaction('release', (step) => {
+        this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
+        step('head');
+      }),
+    );
+  }
+
+  load(sourceId: string, window: HistoryWindow): Promise<LoadedSource> {
+    return this.run(() => {
+      // One read transaction: the head and the entries are of the same moment.
+      this.database.exec('BEGIN');
+      try {
+        const row = this.statements.head.get(sourceId) as HeadRow | undefined;
+        const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
+        const history = collectHistoryWindow(
+          parsedRows(newestFirst),
+          (record) => ({ entry: record.entry, bytes: record.bytes }),
+          window,
+        ).map(({ seq, entry }): HistoryRecord => ({ seq, entry }));
+        return { head: row && headOf(row), history };
+      } finally {
+        this.database.exec('COMMIT');
+      }
+    });
+  }
+
+  checkpoint(checkpoint: Checkpoint): Promise<number> {
+    return this.run(() =>
+      this.transaction('checkpoint', (step) => {
+        const { ownership } = checkpoint;
+        const row = this.ownedHead(ownership);
+        if (row.version !== checkpoint.expectedVersion) {
+          throw new VersionConflictError(ownership.sourceId, checkpoint.expectedVersion, row.version);
+        }
+        const lastSeq = nextLastSeq(ownership.sourceId, row.last_seq, checkpoint.appended);
+        const consumed = checkpoint.consumedKeys.map(inboxPosition);
+        for (const record of checkpoint.appended) {
+          this.statements.insertHistory.run(ownership.sourceId, record.seq, JSON.stringify(record.entry));
+          step('history');
+        }
+        for (const seq of checkpoint.removedSeqs) {
+          this.statements.deleteHistoryEntry.run(ownership.sourceId, seq);
+          step('removed');
+        }
+        for (const position of consumed) {
+          this.statements.deleteInboxItem.run(ownership.sourceId, position);
+          step('inbox');
+        }
+        const version = row.version + 1;
+        this.statements.writeHead.run(
+          version,
+          checkpoint.machineVersion,
+          JSON.stringify(checkpoint.snapshot),
+          lastSeq,
+          checkpoint.busy ? 1 : 0,
+          this.clock.now(),
+          ownership.sourceId,
+        );
+        step('head');
+        return version;
+      }),
+    );
+  }
+
+  forget(ownership: Ownership, throughKey: string): Promise<void> {
+    return this.run(() => {
+      const through = inboxPosition(throughKey);
+      this.transaction('forget', (step) => {
+        this.ownedHead(ownership);
+        this.statements.deleteHistory.run(ownership.sourceId);
+        step('history');
+        this.statements.deleteProfiles.run(ownership.sourceId);
+        step('profiles');
+        this.statements.deleteInboxThrough.run(ownership.sourceId, through);
+        step('inbox');
+        this.statements.tombstone.run(this.clock.now(), ownership.sourceId);
+        step('head');
+      });
+    });
+  }
+
+  profiles(sourceId: string): Promise<StoredProfile[]> {
+    return this.run(() =>
+      (this.statements.profiles.all(sourceId) as { profile: string }[]).map(
+        (row) => JSON.parse(row.profile) as StoredProfile,
+      ),
+    );
+  }
+
+  saveProfile(ownership: Ownership, profile: StoredProfile): Promise<void> {
+    return this.run(() =>
+      this.transaction('saveProfile', (step) => {
+        this.ownedHead(ownership);
+        this.statements.saveProfile.run(ownership.sourceId, profile.userId, JSON.stringify(profile));
+        step('profile');
+      }),
+    );
+  }
+
+  sourcesWithWork(): Promise<string[]> {
+    return this.run(() =>
+      (this.statements.sourcesWithWork.all() as { source_id: string }[]).map((row) => row.source_id),
+    );
+  }
+
+  listSources(): Promise<SourceSummary[]> {
+    return this.run(() =>
+      (
+        this.statements.listSources.all() as (Partial<HeadRow> & { source_id: string; inbox_size: number })[]
+      ).map((row) => {
+        const owner = row.owner_id ? ownerOf(row as HeadRow) : undefined;
+        return {
+          sourceId: row.source_id,
+          version: row.version ?? 0,
+          ...(owner && { owner }),
+          busy: row.busy === 1,
+          inboxSize: row.inbox_size,
+          updatedAt: row.updated_at ?? 0,
+        };
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.database.close();
+      this.releaseLock();
+    }
+    return Promise.resolve();
+  }
+
+  /** Runs a synchronous body as the async port promises: a throw becomes a rejection. */
+  private run<T>(body: () => T): Promise<T> {
+    try {
+      return Promise.resolve(body());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /**
+   * One write: `BEGIN IMMEDIATE` takes the write lock first (waiting up to the busy timeout),
+   * so the checks inside see what the write will change; any throw rolls everything back.
+   */
+  private transaction<T>(operation: string, body: (step: (name: string) => void) => T): T {
+    const step = (name: string) => this.onWriteStep(`${operation}:${name}`);
+    this.database.exec('BEGIN IMMEDIATE');
+    let result: T;
+    try {
+      result = body(step);
+      step('commit');
+      this.database.exec('COMMIT');
+    } catch (error) {
+      rollBack(this.database);
+      throw error;
+    }
+    step('committed');
+    return result;
+  }
+
+  /** The head row, if `ownership` still holds it; otherwise `OwnershipLostError`. */
+  private ownedHead(ownership: Ownership): HeadRow {
+    const row = this.statements.head.get(ownership.sourceId) as HeadRow | undefined;
+    if (!row || row.fence !== ownership.fence || row.owner_id !== ownership.ownerId) {
+      throw new OwnershipLostError(
+        ownership.sourceId,
+        ownership.fence,
+        row?.fence,
+        row?.owner_id ?? undefined,
+      );
+    }
+    return row;
+  }
+
+  private ownershipLost(ownership: Ownership): OwnershipLostError {
+    const row = this.statements.head.get(ownership.sourceId) as HeadRow | undefined;
+    return new OwnershipLostError(
+      ownership.sourceId,
+      ownership.fence,
+      row?.fence,
+      row?.owner_id ?? undefined,
+    );
+  }
+
+  private pruneClaimsNowAndThen(now: number) {
+    if (now - this.lastClaimPrune >= this.claimPruneIntervalMs) this.pruneClaims(now);
+  }
+
+  /** Expired claims go now and then, not on every accept: a scan of the claims costs milliseconds. */
+  private pruneClaims(now: number) {
+    this.lastClaimPrune = now;
+    try {
+      this.statements.pruneClaims.run(now);
+    } catch (error) {
+      if (!isBusy(error)) throw error; // another connection is writing: next time
+    }
+  }
+}
+
+/** Ends a failed transaction; a failed COMMIT or BEGIN may have ended it already. */
+function rollBack(database: DatabaseSync) {
+  try {
+    database.exec('ROLLBACK');
+  } catch {
+    // no transaction was left to roll back
+  }
+}
+
+function* parsedRows(rows: Iterable<HistoryRow>) {
+  for (const row of rows) {
+    yield {
+      seq: row.seq,
+      entry: JSON.parse(row.entry) as HistoryEntry,
+      bytes: Buffer.byteLength(row.entry, 'utf8'),
+    };
+  }
+}

@@ -1,0 +1,122 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { JsonObject } from '../domain/index.js';
+import type { SourceHead, SourceOwner } from './source-store.js';
+
+// The SQL of the SQLite source store (tables in sqlite-schema.ts), prepared once per connection,
+// and the rows it reads.
+
+export interface HeadRow {
+  source_id: string;
+  version: number;
+  fence: number;
+  owner_id: string | null;
+  owner_host: string | null;
+  owner_pid: number | null;
+  heartbeat_at: number | null;
+  lease_ms: number | null;
+  machine_version: number;
+  snapshot: string | null;
+  last_seq: number;
+  busy: number;
+  updated_at: number;
+}
+
+export const HEAD_COLUMNS =
+  'source_id, version, fence, owner_id, owner_host, owner_pid, heartbeat_at, lease_ms, machine_version, snapshot, last_seq, busy, updated_at';
+
+export interface InboxRow {
+  position: number;
+  item: string;
+  attempts: number;
+}
+
+export interface HistoryRow {
+  seq: number;
+  entry: string;
+}
+
+export function ownerOf(row: HeadRow): SourceOwner | undefined {
+  if (row.owner_id === null) return undefined;
+  return {
+    ownerId: row.owner_id,
+    host: row.owner_host ?? '',
+    pid: row.owner_pid ?? 0,
+    heartbeatAt: row.heartbeat_at ?? 0,
+    leaseMs: row.lease_ms ?? 0,
+  };
+}
+
+export function headOf(row: HeadRow): SourceHead {
+  const owner = ownerOf(row);
+  return {
+    sourceId: row.source_id,
+    version: row.version,
+    fence: row.fence,
+    ...(owner && { owner }),
+    machineVersion: row.machine_version,
+    ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as JsonObject }),
+    lastSeq: row.last_seq,
+    busy: row.busy === 1,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Every statement of the store, prepared on `database`. */
+export type SqliteStatements = ReturnType<typeof prepareStatements>;
+
+export function prepareStatements(database: DatabaseSync) {
+  const prepare = (sql: string): StatementSync => database.prepare(sql);
+  return {
+    // A claim is new, or replaces one that expired; `changes` says which.
+    claim: prepare(
+      `INSERT INTO claims (event_id, expires_at) VALUES (?, ?)
+       ON CONFLICT (event_id) DO UPDATE SET expires_at = excluded.expires_at WHERE claims.expires_at <= ?`,
+    ),
+    pruneClaims: prepare('DELETE FROM claims WHERE expires_at <= ?'),
+    insertInbox: prepare('INSERT INTO inbox (source_id, event_id, item) VALUES (?, ?, ?)'),
+    inbox: prepare(
+      'SELECT position, item, attempts FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
+    ),
+    countAttempt: prepare('UPDATE inbox SET attempts = attempts + 1 WHERE source_id = ? AND position = ?'),
+    deleteInboxItem: prepare('DELETE FROM inbox WHERE source_id = ? AND position = ?'),
+    deleteInboxThrough: prepare('DELETE FROM inbox WHERE source_id = ? AND position <= ?'),
+    head: prepare(`SELECT ${HEAD_COLUMNS} FROM heads WHERE source_id = ?`),
+    insertHead: prepare(
+      `INSERT INTO heads (source_id, version, fence, machine_version, last_seq, busy, updated_at)
+       VALUES (?, 0, 0, 0, 0, 0, ?)`,
+    ),
+    takeOwnership: prepare(
+      `UPDATE heads SET fence = ?, owner_id = ?, owner_host = ?, owner_pid = ?, heartbeat_at = ?, lease_ms = ?
+       WHERE source_id = ?`,
+    ),
+    renew: prepare('UPDATE heads SET heartbeat_at = ? WHERE source_id = ? AND fence = ? AND owner_id = ?'),
+    release: prepare(
+      `UPDATE heads SET owner_id = NULL, owner_host = NULL, owner_pid = NULL, heartbeat_at = NULL, lease_ms = NULL
+       WHERE source_id = ? AND fence = ? AND owner_id = ?`,
+    ),
+    writeHead: prepare(
+      `UPDATE heads SET version = ?, machine_version = ?, snapshot = ?, last_seq = ?, busy = ?, updated_at = ?
+       WHERE source_id = ?`,
+    ),
+    tombstone: prepare(
+      'UPDATE heads SET version = version + 1, snapshot = NULL, busy = 0, updated_at = ? WHERE source_id = ?',
+    ),
+    insertHistory: prepare('INSERT INTO history (source_id, seq, entry) VALUES (?, ?, ?)'),
+    historyNewestFirst: prepare('SELECT seq, entry FROM history WHERE source_id = ? ORDER BY seq DESC'),
+    deleteHistoryEntry: prepare('DELETE FROM history WHERE source_id = ? AND seq = ?'),
+    deleteHistory: prepare('DELETE FROM history WHERE source_id = ?'),
+    profiles: prepare('SELECT profile FROM profiles WHERE source_id = ?'),
+    saveProfile: prepare(
+      `INSERT INTO profiles (source_id, user_id, profile) VALUES (?, ?, ?)
+       ON CONFLICT (source_id, user_id) DO UPDATE SET profile = excluded.profile`,
+    ),
+    deleteProfiles: prepare('DELETE FROM profiles WHERE source_id = ?'),
+    sourcesWithWork: prepare('SELECT source_id FROM heads WHERE busy = 1 UNION SELECT source_id FROM inbox'),
+    listSources: prepare(
+      `SELECT ids.source_id, ${HEAD_COLUMNS.replace('source_id, ', '')},
+         (SELECT count(*) FROM inbox WHERE inbox.source_id = ids.source_id) AS inbox_size
+       FROM (SELECT source_id FROM heads UNION SELECT source_id FROM inbox) AS ids
+       LEFT JOIN heads ON heads.source_id = ids.source_id`,
+    ),
+  };
+}

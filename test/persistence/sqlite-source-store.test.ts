@@ -1,0 +1,359 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { HistoryEntry, InboundMessage, JsonObject } from '../../src/domain/index.js';
+import { FileStore, openSqliteSourceStore, StoreInUseError } from '../../src/persistence/index.js';
+import { crashScenarios, observe, type CrashScenario } from './crash-scenarios.js';
+import { sourceStoreConformance } from './source-store.conformance.js';
+import { message, neverGone, owner, testClock, WIDE } from './source-store-fixtures.js';
+
+const directories: string[] = [];
+async function freshDirectory() {
+  const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-sqlite-store-'));
+  directories.push(directory);
+  return directory;
+}
+const freshFile = async () => path.join(await freshDirectory(), 'kaiwa.db');
+afterAll(async () => {
+  await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
+});
+
+sourceStoreConformance('sqlite', async (options) => {
+  const file = await freshFile();
+  return { open: (instance) => openSqliteSourceStore({ ...options, ...instance, file }) };
+});
+
+const childScript = path.join(import.meta.dirname, 'support', 'sqlite-store-child.ts');
+
+/** Starts the child script in its own Node.js process. */
+function startChild(...args: string[]) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--disable-warning=ExperimentalWarning', childScript, ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    output: () => ({ stdout, stderr }),
+    exited: async () => ({ ...(await exited), stdout, stderr }),
+    printed: async (pattern: RegExp) => {
+      for (let waited = 0; !pattern.test(stdout); waited += 20) {
+        if (waited > 20_000 || child.exitCode !== null) throw new Error(`child said: ${stdout}${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+  };
+}
+
+describe('sqlite source store: one process per file', () => {
+  it('refuses a second process with one clear line naming the holder, and lets a new one in once the holder died', async () => {
+    const file = await freshFile();
+    const holder = startChild('hold', file);
+    await holder.printed(/ready \d+/);
+
+    const refused = await startChild('open', file).exited();
+
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `kaiwa\\.db is in use by process ${holder.child.pid} on .+: kaiwa runs one process per SQLite file`,
+        ),
+      ),
+    ]);
+
+    holder.child.kill('SIGKILL');
+    await holder.exited();
+    const next = await startChild('open', file).exited();
+    expect(next).toMatchObject({ code: 0, stdout: 'opened\n' });
+  });
+
+  it('refuses a second process while this one holds the file, and shares the file between its own stores', async () => {
+    const file = await freshFile();
+    const first = await openSqliteSourceStore({ file });
+    const second = await openSqliteSourceStore({ file });
+    await second.close();
+
+    const refused = await startChild('open', file).exited();
+    await first.close();
+    const afterClose = await startChild('open', file).exited();
+
+    expect(refused.stderr).toContain(`in use by process ${process.pid}`);
+    expect(afterClose.code).toBe(0);
+  });
+
+  it('throws StoreInUseError in-process when the lock is held elsewhere', async () => {
+    const file = await freshFile();
+    const holder = startChild('hold', file);
+    await holder.printed(/ready/);
+
+    await expect(openSqliteSourceStore({ file })).rejects.toBeInstanceOf(StoreInUseError);
+
+    holder.child.kill('SIGKILL');
+    await holder.exited();
+  });
+});
+
+describe('sqlite source store: a SIGKILL at every write step', () => {
+  /** Before and after the whole write, and its steps, from runs in this process. */
+  async function dryRun(scenario: CrashScenario) {
+    const untouched = await openSqliteSourceStore({ file: await freshFile(), clock: testClock() });
+    await scenario.arrange(untouched);
+    const before = await observe(untouched, scenario);
+    await untouched.close();
+    const file = await freshFile();
+    await scenario.arrange(await openSqliteSourceStore({ file, clock: testClock() }));
+    const steps: string[] = [];
+    const recording = await openSqliteSourceStore({
+      file,
+      clock: testClock(),
+      onWriteStep: (step) => steps.push(step),
+    });
+    await scenario.act(recording);
+    const after = await observe(recording, scenario);
+    await recording.close();
+    return { before, after, steps };
+  }
+
+  it.each(crashScenarios.map((scenario) => [scenario.name, scenario] as const))(
+    '%s: a process killed at any step leaves all of the write or none of it; killed before COMMIT none, after it all',
+    async (name, scenario) => {
+      const { before, after, steps } = await dryRun(scenario);
+      expect(steps).toContain(`${name}:commit`);
+
+      for (const step of steps) {
+        const file = await freshFile();
+        const killed = await startChild('crash', file, name, step).exited();
+        expect(killed.signal, `${step}: ${killed.stdout}${killed.stderr}`).toBe('SIGKILL');
+
+        const reopened = await openSqliteSourceStore({ file, clock: testClock() });
+        const seen = await observe(reopened, scenario);
+        await reopened.close();
+        if (step === `${name}:commit`) expect(seen, step).toEqual(before);
+        else if (step === `${name}:committed`) expect(seen, step).toEqual(after);
+        else expect([before, after], step).toContainEqual(seen);
+      }
+    },
+    180_000,
+  );
+});
+
+describe('sqlite source store specifics', () => {
+  it('keeps ids as data: odd source ids create no files', async () => {
+    const directory = await freshDirectory();
+    const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
+    for (const sourceId of ['..', '../../inbox', 'a/b', 'C:\\x']) await store.accept(message(sourceId, 'hi'));
+    await store.close();
+
+    expect((await readdir(directory)).sort()).toEqual(['kaiwa.db', 'kaiwa.db.lock']);
+  });
+
+  it('prunes expired claims when opened and then at most once per interval, not on every accept', async () => {
+    const file = await freshFile();
+    const clock = testClock();
+    const claims = () => {
+      const reader = new DatabaseSync(file, { readOnly: true });
+      const { count } = reader.prepare('SELECT count(*) AS count FROM claims').get() as { count: number };
+      reader.close();
+      return count;
+    };
+    const options = { file, clock, claimTtlMs: 1_000, claimPruneIntervalMs: 10_000 };
+    const store = await openSqliteSourceStore(options);
+    for (let n = 0; n < 3; n++) await store.accept(message('U-a', `m${n}`));
+
+    clock.advance(2_000); // all three expired, but the last prune was at open
+    await store.accept(message('U-a', 'soon after'));
+    expect(claims()).toBe(4);
+    clock.advance(10_000);
+    await store.accept(message('U-a', 'an interval later'));
+    expect(claims()).toBe(1);
+    await store.accept(message('U-a', 'again'));
+    clock.advance(5_000);
+    await store.close();
+
+    await (await openSqliteSourceStore(options)).close();
+    expect(claims()).toBe(0);
+  });
+
+  it('waits for another connection’s write for the busy timeout, then fails without writing half', async () => {
+    const file = await freshFile();
+    const store = await openSqliteSourceStore({ file, busyTimeoutMs: 100 });
+    const operator = new DatabaseSync(file); // e.g. a sqlite3 shell writing
+    operator.exec('BEGIN IMMEDIATE');
+
+    const blocked = store.accept(message('U-a', 'blocked'));
+
+    await expect(blocked).rejects.toThrow(/database is locked/);
+    operator.exec('COMMIT');
+    operator.close();
+    await store.accept(message('U-a', 'after'));
+    expect((await store.inbox('U-a')).map(({ item }) => (item as InboundMessage).text)).toEqual(['after']);
+    await store.close();
+  });
+
+  it('creates a WAL file with 1 KiB pages (fewer bytes per write, docs/persistence.md)', async () => {
+    const file = await freshFile();
+    const store = await openSqliteSourceStore({ file });
+    await store.accept(message('U-a', 'hi'));
+
+    const reader = new DatabaseSync(file, { readOnly: true });
+    const pragma = (name: string) => Object.values(reader.prepare(`PRAGMA ${name}`).get()!)[0];
+    expect([pragma('journal_mode'), pragma('page_size')]).toEqual(['wal', 1024]);
+    reader.close();
+    await store.close();
+  });
+
+  it('refuses a file written by a newer schema', async () => {
+    const file = await freshFile();
+    await (await openSqliteSourceStore({ file })).close();
+    const database = new DatabaseSync(file);
+    database.exec('PRAGMA user_version = 99');
+    database.close();
+
+    await expect(openSqliteSourceStore({ file })).rejects.toThrow(/schema 99/);
+    expect((await startChild('open', file).exited()).stderr).toMatch(/schema 99/); // the lock was released
+  });
+});
+
+describe('sqlite source store: import of the first-wave file store', () => {
+  const history: HistoryEntry[] = [
+    { role: 'user', eventId: 'e-1', text: 'hello', timestamp: 1 },
+    { role: 'model', turnId: 'e-1', calls: [{ id: 'c1', name: 'reply', args: { message: 'hi!' } }] },
+    { role: 'tool', turnId: 'e-1', results: [{ callId: 'c1', name: 'reply', response: { sent: true } }] },
+  ];
+
+  async function firstWaveDirectory() {
+    const directory = await freshDirectory();
+    const old = await FileStore.open(directory);
+    const taken = { ...message('U-a', 'hello'), eventId: 'e-1' };
+    const queued = message('U-a', 'queued in the snapshot');
+    const waiting = message('U-a', 'waiting in the inbox');
+    const otherSource = message('C-group', 'only an inbox');
+    for (const item of [taken, queued]) await old.accept(item);
+    await old.save({
+      sourceId: 'U-a',
+      expectedVersion: 0,
+      machineVersion: 3,
+      busy: true,
+      consumedEventIds: [queued.eventId],
+      snapshot: {
+        status: 'active',
+        value: 'idle',
+        context: {
+          history: history as unknown as JsonObject[],
+          settings: { maxModelCalls: 3 },
+          profiles: { U1: { displayName: 'Alice', fetchedAt: 5 } },
+          pending: [[queued]] as never,
+          recentEventIds: ['e-1', queued.eventId],
+          turn: null,
+        },
+      },
+    });
+    for (const item of [waiting, otherSource]) await old.accept(item);
+    // What a malformed group id made the old store write: a file in the inbox root.
+    await writeFile(path.join(directory, 'inbox', 'stray.json'), '{}');
+    return { directory, taken, queued, waiting, otherSource };
+  }
+
+  it('turns conversations into heads and history, keeps the inbox in order, and moves the old folders aside', async () => {
+    const { directory, taken, queued, waiting, otherSource } = await firstWaveDirectory();
+
+    const store = await openSqliteSourceStore({
+      file: path.join(directory, 'kaiwa.db'),
+      importFileStoreFrom: directory,
+    });
+
+    expect(store.imported).toEqual({
+      conversations: 1,
+      historyEntries: 3,
+      inboxItems: 3,
+      claims: 4,
+      skipped: [path.join('inbox', 'stray.json')],
+      movedTo: path.join(directory, 'file-store-imported'),
+    });
+    const { head, history: records } = await store.load('U-a', WIDE);
+    expect(head).toMatchObject({ version: 1, fence: 0, machineVersion: 3, lastSeq: 3, busy: true });
+    expect(head?.owner).toBeUndefined();
+    expect(head?.snapshot).toEqual({
+      status: 'active',
+      value: 'idle',
+      context: { pending: [], recentEventIds: ['e-1', queued.eventId], turn: null },
+    });
+    expect(records).toEqual(history.map((entry, index) => ({ seq: index + 1, entry })));
+    expect((await store.inbox('U-a')).map(({ item }) => item)).toEqual([queued, waiting]);
+    expect((await store.inbox('C-group')).map(({ item }) => item)).toEqual([otherSource]);
+    expect(await store.profiles('U-a')).toEqual([{ userId: 'U1', displayName: 'Alice', fetchedAt: 5 }]);
+    for (const item of [taken, queued, waiting, otherSource]) expect(await store.accept(item)).toBe(false);
+    expect((await store.sourcesWithWork()).sort()).toEqual(['C-group', 'U-a']);
+    // The owner of the migrated source continues its history above the imported seqs.
+    const ownership = (await store.acquire('U-a', owner('alice', testClock()), neverGone))!;
+    expect(ownership.version).toBe(1);
+    await store.close();
+
+    expect((await readdir(directory)).sort()).toEqual(['file-store-imported', 'kaiwa.db', 'kaiwa.db.lock']);
+    expect((await readdir(path.join(directory, 'file-store-imported'))).sort()).toEqual([
+      'claims',
+      'conversations',
+      'inbox',
+    ]);
+  });
+
+  it('imports once: a reopen imports nothing again, and completes a move aside that a crash interrupted', async () => {
+    const { directory } = await firstWaveDirectory();
+    const file = path.join(directory, 'kaiwa.db');
+    await (await openSqliteSourceStore({ file, importFileStoreFrom: directory })).close();
+    // As if the process died after the import's commit, before the folders moved.
+    for (const folder of ['conversations', 'inbox', 'claims']) {
+      await rename(path.join(directory, 'file-store-imported', folder), path.join(directory, folder));
+    }
+
+    const store = await openSqliteSourceStore({ file, importFileStoreFrom: directory });
+
+    expect(store.imported).toBeUndefined();
+    expect(await store.inbox('U-a')).toHaveLength(2);
+    expect((await readdir(path.join(directory, 'file-store-imported'))).sort()).toEqual([
+      'claims',
+      'conversations',
+      'inbox',
+    ]);
+    await store.close();
+  });
+
+  it('leaves the old folders alone when the database already holds sources', async () => {
+    const { directory } = await firstWaveDirectory();
+    const file = path.join(directory, 'kaiwa.db');
+    const used = await openSqliteSourceStore({ file });
+    await used.accept(message('U-new', 'already here'));
+    await used.close();
+
+    const store = await openSqliteSourceStore({ file, importFileStoreFrom: directory });
+
+    expect(store.imported).toBeUndefined();
+    expect(await store.inbox('U-a')).toEqual([]);
+    expect(await readdir(directory)).toContain('conversations');
+    await store.close();
+  });
+
+  it('does nothing for a directory without the old layout', async () => {
+    const directory = await freshDirectory();
+    await mkdir(path.join(directory, 'journal'));
+
+    const store = await openSqliteSourceStore({
+      file: path.join(directory, 'kaiwa.db'),
+      importFileStoreFrom: directory,
+    });
+
+    expect(store.imported).toBeUndefined();
+    await store.close();
+  });
+});
