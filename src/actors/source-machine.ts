@@ -104,7 +104,9 @@ export type SourceEvent =
   | { type: 'conversation.turnStarted'; turnId: string }
   | { type: 'conversation.turnEnded'; turnId: string; outcome: StopReason | 'quiet' }
   | { type: 'conversation.checkpointNeeded'; turnId: string; reason: 'tool' | 'delivery' }
-  | { type: 'conversation.historyRemoved'; seqs: readonly number[] };
+  | { type: 'conversation.historyRemoved'; seqs: readonly number[] }
+  /** The conversation actor threw (a bug): it is dropped and loaded again from its last checkpoint. */
+  | { type: 'conversation.failed'; error: unknown };
 
 function notProvided(name: string) {
   return () => Promise.reject(new Error(`the "${name}" actor was not provided; use provideSourceServices()`));
@@ -303,6 +305,10 @@ export const sourceMachine = setup({
           },
           on: {
             'conversation.turnStarted': { actions: 'turnStarted' },
+            'conversation.failed': {
+              target: 'failed',
+              actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+            },
           },
           initial: 'resuming',
           states: {
@@ -472,6 +478,12 @@ export const sourceMachine = setup({
               },
             },
           },
+        },
+        // The conversation actor failed: drop it and load the source again from its last
+        // checkpoint (what it did since then runs again), after a growing pause.
+        failed: {
+          entry: ['turnAbandoned', 'stopConversation'],
+          after: { retry: 'loading' },
         },
         // Another writer got there first. Reload: a head still under our fence is what we wrote
         // (a write that succeeded although its answer was lost) and is resumed; any other head

@@ -226,6 +226,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             input.conversation.on('history.removed', ({ seqs }) =>
               relay({ type: 'conversation.historyRemoved', seqs }),
             ),
+            input.conversation.subscribe({ error: (error) => relay({ type: 'conversation.failed', error }) }),
           ];
           return () => subscriptions.forEach((subscription) => subscription.unsubscribe());
         },

@@ -372,6 +372,28 @@ describe('actor host', () => {
     expect(await store.inbox(source.id)).toEqual([]);
   });
 
+  it('loads a conversation that failed again from its last checkpoint, and answers', async () => {
+    const model = new ScriptedModel([callReply('better now')], { repeatLast: true });
+    const { host, delivery, store, tools } = createTestHost({ model });
+    // Once, a tool call settles with nothing: the machine's context update throws, the actor fails.
+    const execute = tools.execute.bind(tools);
+    let broken = true;
+    tools.execute = (call, context) => {
+      if (!broken) return execute(call, context);
+      broken = false;
+      return Promise.resolve(undefined as unknown as Awaited<ReturnType<typeof execute>>);
+    };
+    const source = userSourceNumber(13);
+
+    await host.accept([messageFor(source, 'hello')]);
+    await until(() => delivery.requests.length === 1);
+    await host.whenSettled();
+
+    expect(model.calls).toHaveLength(2);
+    expect(delivery.texts).toEqual(['better now']);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['hello']);
+  });
+
   it('removes an unsent message from the stored history', async () => {
     const { host, store } = createTestHost({ model: echoModel() });
     const source = userSourceNumber(12);

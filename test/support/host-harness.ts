@@ -31,7 +31,7 @@ export function createTestHost(options: {
     backoff: { baseMs: 1, maxMs: 20 },
     ...options.host,
   });
-  return { host, store, delivery };
+  return { host, store, delivery, tools };
 }
 
 let counter = 0;
