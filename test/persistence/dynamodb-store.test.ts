@@ -235,10 +235,12 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB store on DynamoDB Local', ()
 
     it('two hosts on one source through the source store port, each with its own client: one owner at a time, every message once and in order', async () => {
       const tableName = await local.createTable();
+      // A lease far longer than a write can take, even on a loaded machine: an owner that stays
+      // alive keeps its source (a lapsed lease would let the other resume its delivery).
       const storeFor = () =>
         new SnapshotSourceStore(new DynamoDbStore({ client: local.createClient(), tableName }));
-      const a = createTestHost({ model: echoModel(), store: storeFor(), host: { leaseMs: 1000 } });
-      const b = createTestHost({ model: echoModel(), store: storeFor(), host: { leaseMs: 1000 } });
+      const a = createTestHost({ model: echoModel(), store: storeFor(), host: { leaseMs: 10_000 } });
+      const b = createTestHost({ model: echoModel(), store: storeFor(), host: { leaseMs: 10_000 } });
       const source = userSourceNumber(1);
       const base = Date.now();
       const messages = Array.from({ length: 6 }, (_, index) => ({
