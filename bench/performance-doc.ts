@@ -20,3 +20,15 @@ export async function updatePerformanceSection(name: string, section: string): P
       : `${current.trimEnd()}\n\n${section}\n`;
   await writeFile(FILE, next);
 }
+
+/**
+ * The current text of one benchmark's section (markers included), or '' when there is none: for
+ * a report that rewrites the whole file but must keep the figures another benchmark measured.
+ */
+export async function existingPerformanceSection(name: string): Promise<string> {
+  const current = await readFile(FILE, 'utf8').catch(() => '');
+  const start = current.indexOf(`<!-- ${name} -->`);
+  const endMarker = `<!-- /${name} -->`;
+  const end = current.indexOf(endMarker);
+  return start >= 0 && end > start ? current.slice(start, end + endMarker.length) : '';
+}

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { formatBundleFigures, lambdaBundlesSection, measureLambdaBundles } from './lambda-bundles.js';
+import { existingPerformanceSection } from './performance-doc.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
 import { measureContender, median, type ContenderRun, type ThroughputOptions } from './runtime-throughput.js';
 import {
@@ -25,6 +26,8 @@ const options: ThroughputOptions = {
 const contenders = ['baseline', 'kaiwa'];
 
 async function main() {
+  // Every bench process, the Lambda bundles' included, runs on this Node.js.
+  console.log(`kaiwa bench on Node.js ${process.version} (${process.execPath})`);
   process.env.LOG_LEVEL ??= 'warn'; // the same for every contender
   // Prompt tokens, not time: measured in this process, before the throughput runs start.
   const toolSelection = await measureToolSelection();
@@ -65,7 +68,7 @@ async function main() {
   console.log(
     `\nmedian of ${options.rounds}: kaiwa ${kaiwa.turnsPerSecond.toFixed(0)} turns/s, baseline ${baseline.turnsPerSecond.toFixed(0)} turns/s; CPU per turn ratio ${cpuRatio.toFixed(2)}×`,
   );
-  // The Lambda bundles: sizes and cold init under Node.js 22 (packaged offline first).
+  // The Lambda bundles: sizes and cold init on this Node.js (packaged offline first).
   const lambdaBundles = await measureLambdaBundles();
   console.log(`\n${formatBundleFigures(lambdaBundles)}`);
   await writeReport(summary, cpuRatio, toolSelection, lambdaBundlesSection(lambdaBundles));
@@ -104,6 +107,8 @@ CPU per turn, kaiwa ÷ baseline: **${cpuRatio.toFixed(2)}×** (goal ≤ 1.10×).
 ${toolSelectionSection(toolSelection)}
 
 ${lambdaBundles}
+
+${await existingPerformanceSection('hostile-input')}
 `;
   await writeFile(path.join(import.meta.dirname, '..', 'docs', 'PERFORMANCE.md'), report);
 }

@@ -1,29 +1,32 @@
-import type { JsonObject } from '../src/domain/index.js';
+import type { JsonObject, ObjectSchema } from '../src/domain/index.js';
 import { createReminderTools, type Reminder, type ReminderScheduler } from '../src/reminders/index.js';
 import {
   createCurrentTimeTool,
   createWeatherTool,
+  defineTool,
   replyTool,
   skipTool,
   type Tool,
+  type ToolSpec,
 } from '../src/tools/index.js';
 
 // The tool set of the tool-selection benchmark: kaiwa's built-ins (their real metadata, with
 // canned results instead of network calls) and ten more optional tools of the kind a LINE bot
 // grows, each described as carefully as the built-ins, so the prompt sizes are realistic.
 
-const anyObject: JsonObject = { type: 'object' };
+const anyObject: ObjectSchema = { type: 'object' };
 
-function benchTool(
-  tool: Omit<Tool, 'execute' | 'response' | 'optional'> & { readonly result: JsonObject },
-): Tool {
+function benchTool(tool: Omit<ToolSpec, 'response' | 'optional'> & { readonly result: JsonObject }): Tool {
   const { result, ...metadata } = tool;
-  return {
-    ...metadata,
-    optional: true,
-    response: anyObject,
-    execute: () => Promise.resolve({ forLLM: result }),
-  };
+  return defineTool({ ...metadata, optional: true, response: anyObject }).implement(() =>
+    Promise.resolve({ forLLM: result }),
+  );
+}
+
+/** A tool's metadata and schemas, without its code. */
+function specOf(tool: Tool): ToolSpec {
+  const { prepare: _prepare, ...spec } = tool;
+  return spec;
 }
 
 /** A scheduler that keeps reminders in memory with predictable ids (r1, r2, …). */
@@ -52,10 +55,10 @@ export function benchTools(): Tool[] {
   return [
     replyTool,
     skipTool,
-    {
-      ...createWeatherTool({ baseUrl: 'http://127.0.0.1:9' }),
-      execute: () => Promise.resolve({ forLLM: weatherReport }),
-    },
+    // The real metadata, a canned report.
+    defineTool(specOf(createWeatherTool({ baseUrl: 'http://127.0.0.1:9' }))).implement(() =>
+      Promise.resolve({ forLLM: weatherReport }),
+    ),
     createCurrentTimeTool({ defaultTimeZone: 'Asia/Tokyo' }),
     ...createReminderTools({ scheduler: memoryScheduler(), newId: () => `r${++reminderCount}` }),
     benchTool({

@@ -77,7 +77,7 @@ async function connect(): Promise<{ url: string; runtime?: KaiwaRuntime }> {
   try {
     config = loadConfig(process.env, { store: 'file' });
   } catch (error) {
-    fail(error instanceof ConfigError ? error.message : String(error));
+    fail(ConfigError.isInstance(error) ? error.message : String(error));
   }
   if (config.line.mode !== 'emulator')
     fail('unset LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN: the chat plays LINE');

@@ -1,4 +1,5 @@
 import { createActor, type Actor, type InspectionEvent } from 'xstate';
+import { defaults } from '../defaults/index.js';
 import type { Clock, InboxItem, Source } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import {
@@ -7,7 +8,7 @@ import {
   type ConversationServices,
   type ConversationSettings,
 } from '../machines/index.js';
-import type { SourceOwner, SourceStore } from '../persistence/index.js';
+import { acceptEvents, type AcceptResult, type SourceOwner, type SourceStore } from '../persistence/index.js';
 import { defaultBackoff, type BackoffOptions } from './backoff.js';
 import { SETTLED_TAG, type SourceMachine } from './source-machine.js';
 import { ownerIdentity, ownerProcessIsGone, type OwnerIdentity } from './source-owner.js';
@@ -46,11 +47,6 @@ export interface ActorHostOptions {
   readonly isOwnerGone?: (owner: SourceOwner) => boolean;
 }
 
-export interface AcceptResult {
-  readonly accepted: number;
-  readonly duplicates: number;
-}
-
 type SourceActor = Actor<SourceMachine>;
 
 /**
@@ -72,13 +68,13 @@ export class ActorHost {
 
   constructor(private readonly options: ActorHostOptions) {
     this.logger = options.logger ?? silentLogger;
-    this.maxLiveSources = options.maxLiveSources ?? 1000;
+    this.maxLiveSources = options.maxLiveSources ?? defaults.host.maxLiveSources;
     this.settings = {
       ...defaultConversationSettings,
       ...options.settings,
       ...(options.turnDeadlineMs !== undefined && { turnDeadlineMs: options.turnDeadlineMs }),
     };
-    this.owner = ownerIdentity(options.leaseMs ?? 30_000, options.ownerId);
+    this.owner = ownerIdentity(options.leaseMs ?? defaults.host.leaseMs, options.ownerId);
     this.machine = provideSourceServices({
       store: options.store,
       conversation: provideConversationServices(options.services),
@@ -86,7 +82,7 @@ export class ActorHost {
       owner: this.owner,
       isOwnerGone: options.isOwnerGone ?? ownerProcessIsGone,
       backoff: options.backoff ?? defaultBackoff,
-      idleEvictionMs: options.idleEvictionMs ?? 5 * 60_000,
+      idleEvictionMs: options.idleEvictionMs ?? defaults.host.idleEvictionMs,
       clock: options.clock,
       logger: this.logger,
       ...(options.enrich && { enrich: options.enrich }),
@@ -97,27 +93,15 @@ export class ActorHost {
   }
 
   /**
-   * Claims each message's event id and appends it to its source's inbox; once this
-   * resolves the messages are durable and the webhook may answer. Then their sources run.
+   * Claims each message's event id and appends it to its source's inbox (`acceptEvents`,
+   * as the Lambda webhook does); once this resolves the messages are durable and the webhook
+   * may answer. Then their sources run.
    */
   async accept(messages: readonly InboxItem[]): Promise<AcceptResult> {
     if (this.closed) throw new Error('the actor host is shut down');
-    let accepted = 0;
-    const sources = new Set<string>();
-    // In order: a source's messages must enter its inbox in the order LINE sent them.
-    for (const message of messages) {
-      if (await this.options.store.accept(message)) {
-        accepted++;
-        sources.add(message.source.id);
-      } else {
-        this.logger.info('duplicate event ignored', {
-          eventId: message.eventId,
-          sourceId: message.source.id,
-        });
-      }
-    }
+    const { accepted, duplicates, sources } = await acceptEvents(this.options.store, messages, this.logger);
     for (const sourceId of sources) this.notify(sourceId);
-    return { accepted, duplicates: messages.length - accepted };
+    return { accepted, duplicates };
   }
 
   /** "Source X has work": the inbox says what. */
@@ -174,7 +158,7 @@ export class ActorHost {
    * conversation (no side effect starts after this) and releases what this process owns, so
    * another process resumes it at once from its last checkpoint.
    */
-  async shutdown(deadlineMs = 10_000): Promise<void> {
+  async shutdown(deadlineMs: number = defaults.server.shutdownDeadlineMs): Promise<void> {
     this.closed = true;
     const settled = await withinMs(this.whenSettled(), deadlineMs);
     if (!settled) this.logger.warn('shutdown deadline reached; releasing sources with turns in progress');
@@ -200,7 +184,7 @@ export class ActorHost {
       input: {
         sourceId,
         rules: { queuePolicy: this.settings.queuePolicy, maxQueuedTurns: this.settings.maxQueuedTurns },
-        forgetPolicy: this.options.forgetPolicy ?? 'delete',
+        forgetPolicy: this.options.forgetPolicy ?? defaults.line.forgetPolicy,
       },
     });
     source.subscribe({

@@ -1,18 +1,13 @@
-export interface BackoffOptions {
-  readonly baseMs: number;
-  readonly maxMs: number;
-  /** 0..1; defaults to Math.random. */
-  readonly random?: () => number;
-}
+import { defaults } from '../defaults/index.js';
+import { backoffDelay as exponentialDelay, type BackoffPolicy } from '../timing/index.js';
 
-export const defaultBackoff: BackoffOptions = { baseMs: 50, maxMs: 30_000 };
+export { sleep } from '../timing/index.js';
 
-/** "Full jitter" exponential backoff: a random delay up to base·2^attempt, capped. */
+export type BackoffOptions = BackoffPolicy;
+
+export const defaultBackoff: BackoffOptions = defaults.host.backoff;
+
+/** The shared backoff counted from 0 (a source's failures so far): up to base·2^attempt, capped. */
 export function backoffDelay(attempt: number, options: BackoffOptions = defaultBackoff): number {
-  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.min(attempt, 30));
-  return Math.round((options.random ?? Math.random)() * ceiling);
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return exponentialDelay(attempt + 1, options);
 }

@@ -1,5 +1,5 @@
 export { ActorHost } from './actor-host.js';
-export type { AcceptResult, ActorHostOptions } from './actor-host.js';
+export type { ActorHostOptions } from './actor-host.js';
 export type { MessageEnricher, SourceServices, TurnActivityListener } from './source-services.js';
 export { provideSourceServices } from './source-services.js';
 export { sourceMachine, SETTLED_TAG } from './source-machine.js';

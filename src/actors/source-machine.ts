@@ -171,8 +171,8 @@ export const sourceMachine = setup({
     planIs: ({ context }, params: { kind: InboxPlan['kind'] }) => context.plan.kind === params.kind,
     /** An unfollow or leave under the `keep` retention policy: nothing is deleted. */
     forgetButKeep: ({ context }) => context.plan.kind === 'forget' && context.forgetPolicy === 'keep',
-    ownershipLost: (_, params: { error: unknown }) => params.error instanceof OwnershipLostError,
-    versionConflict: (_, params: { error: unknown }) => params.error instanceof VersionConflictError,
+    ownershipLost: (_, params: { error: unknown }) => OwnershipLostError.isInstance(params.error),
+    versionConflict: (_, params: { error: unknown }) => VersionConflictError.isInstance(params.error),
     /** The reloaded head is still under our fence: what it holds was written by us. */
     headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
       params.head?.fence === context.ownership?.fence &&

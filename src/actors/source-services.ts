@@ -195,7 +195,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             store
               .renew(input.ownership, clock.now())
               .catch((error: unknown) => {
-                if (error instanceof OwnershipLostError) sendBack({ type: 'ownership.lost', error });
+                if (OwnershipLostError.isInstance(error)) sendBack({ type: 'ownership.lost', error });
                 else loggerFor(input.ownership.sourceId).warn('renewing the lease failed', { error });
               })
               .finally(() => {

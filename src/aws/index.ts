@@ -11,7 +11,8 @@ export type { AwsReminderSchedulerOptions, ReminderEvent } from './aws-reminder-
 export { EventBridgeRetryScheduler, retryDelayMs, MIN_RETRY_DELAY_MS } from './retry-scheduler.js';
 export type { RetryScheduler } from './retry-scheduler.js';
 export { SourceLeases, LEASE_SORT_KEY } from './source-lease.js';
-export { SsmSecrets, SecretNotFoundError, withSecrets } from './ssm-secrets.js';
+export { SsmSecrets, withSecrets } from './ssm-secrets.js';
+export { SecretNotFoundError } from './secret-not-found-error.js';
 export type { SecretReader } from './ssm-secrets.js';
 export { SECRET_PARAMETERS, readWebhookConfig, readWorkerSettings } from './lambda-config.js';
 export type { WebhookConfig, WorkerSettings } from './lambda-config.js';

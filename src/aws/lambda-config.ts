@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/config-error.js';
+import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from '../config/dynamodb-config.js';
 import { readChoice, readInteger, readString, type Env } from '../config/env-readers.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
@@ -25,10 +26,10 @@ export interface WebhookConfig {
 export function readWebhookConfig(env: Env): WebhookConfig {
   return {
     dynamodb: readDynamoDbConfig(env, 'dynamodb'),
-    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, defaults.server.logLevel),
     groupPolicy: {
-      mode: readChoice(env, 'KAIWA_GROUP_ANSWER', ['all', 'mention'] as const, 'all'),
-      botName: readString(env, 'KAIWA_BOT_NAME') ?? 'kaiwa',
+      mode: readChoice(env, 'KAIWA_GROUP_ANSWER', ['all', 'mention'] as const, defaults.line.groupAnswer),
+      botName: readString(env, 'KAIWA_BOT_NAME') ?? defaults.line.botName,
     },
     acceptDeadlineMs: readInteger(env, 'KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS', 1500, { min: 100, max: 1900 }),
   };

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SSMClient } from '@aws-sdk/client-ssm';
+// Leaf modules of composition/ and persistence/, not their barrels: the Lambda bundles never
+// load the local stores.
+import { composeConversations } from '../composition/compose-conversations.js';
+import { createModel } from '../composition/create-model.js';
 import { ConfigError, loadConfig, type Env, type KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
@@ -8,8 +12,6 @@ import type { ModelPort } from '../model/index.js';
 import { createDynamoDbClient } from '../persistence/dynamodb-client.js';
 import type { DynamoDbStore } from '../persistence/dynamodb-store.js';
 import { SnapshotSourceStore } from '../persistence/snapshot-source-store.js';
-import { composeConversations } from '../server/compose-conversations.js';
-import { createModel } from '../server/create-model.js';
 import type { Tool } from '../tools/index.js';
 import { AwsReminderScheduler } from './aws-reminder-scheduler.js';
 import { SECRET_PARAMETERS, readWorkerSettings, type WorkerSettings } from './lambda-config.js';

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { sleep } from '../timing/index.js';
 
 /** The sort key of a source's lease item, next to its conversation and inbox in the same partition. */
 export const LEASE_SORT_KEY = 'LEASE';
@@ -32,7 +33,7 @@ export class SourceLeases {
   constructor(private readonly options: SourceLeasesOptions) {
     this.documents = DynamoDBDocumentClient.from(options.client);
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? sleep;
   }
 
   /** Takes the source's lease until `leaseUntil` (epoch ms), polling while another holder has it, up to `waitUntil`. */

@@ -3,19 +3,12 @@ import { ConfigError } from '../config/config-error.js';
 import { readString, type Env } from '../config/env-readers.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import { SECRET_PARAMETERS, type SecretVariable } from './lambda-config.js';
+import { SecretNotFoundError } from './secret-not-found-error.js';
 
 /** Reads secret values by SSM parameter name. */
 export interface SecretReader {
   /** Every name's value; throws `SecretNotFoundError` naming the parameters that do not exist. */
   read(names: readonly string[]): Promise<ReadonlyMap<string, string>>;
-}
-
-/** SSM parameters that were asked for and do not exist (or are not readable). */
-export class SecretNotFoundError extends Error {
-  override readonly name = 'SecretNotFoundError';
-  constructor(readonly parameterNames: readonly string[]) {
-    super(`SSM parameters not found: ${parameterNames.join(', ')}`);
-  }
 }
 
 export interface SsmSecretsOptions {
@@ -57,7 +50,7 @@ export class SsmSecrets implements SecretReader {
         await this.fetch(stale, now);
       } catch (error) {
         const unknown = stale.filter((name) => !this.values.has(name));
-        if (error instanceof SecretNotFoundError || unknown.length > 0) throw error;
+        if (SecretNotFoundError.isInstance(error) || unknown.length > 0) throw error;
         this.logger.warn('SSM refresh failed; using the values read before', { error });
       }
     }
@@ -102,7 +95,7 @@ export async function withSecrets(
   try {
     values = await secrets.read(wanted.map(({ parameterName }) => parameterName));
   } catch (error) {
-    if (!(error instanceof SecretNotFoundError)) throw error;
+    if (!SecretNotFoundError.isInstance(error)) throw error;
     const first = wanted.find(({ parameterName }) => error.parameterNames.includes(parameterName))!;
     throw new ConfigError(
       SECRET_PARAMETERS[first.variable],

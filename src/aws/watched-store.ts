@@ -5,14 +5,7 @@ import {
   type SaveRequest,
   type StoredConversation,
 } from '../persistence/index.js';
-
-/** A call to a store that was fenced off: its invocation is over. */
-export class StoreFencedError extends Error {
-  override readonly name = 'StoreFencedError';
-  constructor() {
-    super('this invocation is over: the store is fenced off');
-  }
-}
+import { StoreFencedError } from './store-fenced-error.js';
 
 /**
  * The store as one invocation's actor host sees it. It counts failures since the last
@@ -70,7 +63,7 @@ export class WatchedStore implements ConversationStore {
       return await call();
     } catch (error) {
       // Losing a version check is how optimistic concurrency works, not a failure.
-      if (!(error instanceof VersionConflictError)) this.recordFailure();
+      if (!VersionConflictError.isInstance(error)) this.recordFailure();
       throw error;
     }
   }

@@ -2,10 +2,10 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ConfigError } from '../config/config-error.js';
 import { readString } from '../config/env-readers.js';
-import type { InboxItem } from '../domain/index.js';
 import type { GroupAnswerPolicy } from '../line/webhook-events.js';
 import { handleWebhook } from '../line/webhook-handling.js';
 import { createLogger, type Logger } from '../logging/index.js';
+import { acceptEvents } from '../persistence/accept-events.js';
 import type { ConversationStore } from '../persistence/conversation-store.js';
 import { SECRET_PARAMETERS, readWebhookConfig } from './lambda-config.js';
 import { createLambdaStore } from './lambda-store.js';
@@ -48,33 +48,19 @@ export function createWebhookHandler(
       { rawBody, signature: headerOf(event, 'x-line-signature') },
       {
         channelSecret,
-        accept: (items) =>
-          withDeadline(acceptInOrder(parts.store, items, parts.logger), parts.acceptDeadlineMs),
+        accept: async (items) => {
+          const { accepted, duplicates } = await withDeadline(
+            acceptEvents(parts.store, items, parts.logger),
+            parts.acceptDeadlineMs,
+          );
+          return { accepted, duplicates };
+        },
         groupPolicy: parts.groupPolicy,
         logger: parts.logger,
       },
     );
     return json(result.status, result.body);
   };
-}
-
-/**
- * Accepts each source's events in order (its inbox order is LINE's); different sources at
- * once, so a body with many chats still fits in LINE's 2 s.
- */
-async function acceptInOrder(store: ConversationStore, items: readonly InboxItem[], logger: Logger) {
-  const bySource = new Map<string, InboxItem[]>();
-  for (const item of items) bySource.set(item.source.id, [...(bySource.get(item.source.id) ?? []), item]);
-  let accepted = 0;
-  await Promise.all(
-    [...bySource.values()].map(async (sourceItems) => {
-      for (const item of sourceItems) {
-        if (await store.accept(item)) accepted++;
-        else logger.info('duplicate event ignored', { eventId: item.eventId, sourceId: item.source.id });
-      }
-    }),
-  );
-  return { accepted, duplicates: items.length - accepted };
 }
 
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {

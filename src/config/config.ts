@@ -1,8 +1,9 @@
+import { isValidTimeZone } from '../domain/index.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 import { GeminiConfigError, geminiOptionsFromEnv, type GeminiModelOptions } from '../model/gemini/index.js';
 import type { QueuePolicy } from '../machines/index.js';
-import { isValidTimeZone } from '../tools/index.js';
 import { ConfigError } from './config-error.js';
+import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
@@ -51,8 +52,20 @@ export interface KaiwaConfig {
     readonly groupAnswer: 'all' | 'mention';
     /** The name that addresses the bot in a group under `mention`. */
     readonly botName: string;
+    /** Every Messaging API call ends after this long (ms) without a complete answer. */
+    readonly requestTimeoutMs: number;
     /** Images larger than this are not given to the model. */
     readonly mediaMaxBytes: number;
+    /** One content download, body included, ends after this long (ms). */
+    readonly mediaTimeoutMs: number;
+    /** Content downloads at once; the others wait (bounds the memory images take). */
+    readonly mediaConcurrency: number;
+    /** Bytes of loaded images kept for the next model call of a turn. */
+    readonly mediaCacheBytes: number;
+    /** How long (ms) a loaded image is kept. */
+    readonly mediaCacheTtlMs: number;
+    /** Media types given to the model (`image/jpeg`, …); anything else is left out. */
+    readonly mediaTypes: readonly string[];
     /** Unfollow and leave: delete the source's history, profiles and inbox, or keep them. */
     readonly forgetPolicy: 'delete' | 'keep';
   };
@@ -73,7 +86,10 @@ export interface KaiwaConfig {
  * Reads SPEC's fixed variables and kaiwa's own `KAIWA_*` settings. Throws a `ConfigError`
  * that names the variable; `npm start` prints it as one line and exits 1.
  */
-export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: 'file' }): KaiwaConfig {
+export function loadConfig(
+  env: Env,
+  fallback: { store: StoreKind } = { store: defaults.store.kind },
+): KaiwaConfig {
   const channelSecret = readString(env, 'LINE_CHANNEL_SECRET');
   const channelAccessToken = readString(env, 'LINE_CHANNEL_ACCESS_TOKEN');
   if (!!channelSecret !== !!channelAccessToken) {
@@ -86,64 +102,137 @@ export function loadConfig(env: Env, defaults: { store: StoreKind } = { store: '
       : { mode: 'emulator' };
 
   const gemini = readGemini(env);
-  const storeKind = readChoice(env, 'STORE', STORE_KINDS, defaults.store);
+  const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
   return {
-    port: readInteger(env, 'PORT', 3000, { min: 0, max: 65535 }),
+    port: readInteger(env, 'PORT', defaults.server.port, { min: 0, max: 65535 }),
     line: {
       ...line,
-      apiBaseUrl: readUrl(env, 'LINE_API_BASE_URL', 'https://api.line.me'),
-      dataApiBaseUrl: readUrl(env, 'LINE_DATA_API_BASE_URL', 'https://api-data.line.me'),
+      apiBaseUrl: readUrl(env, 'LINE_API_BASE_URL', defaults.line.apiBaseUrl),
+      dataApiBaseUrl: readUrl(env, 'LINE_DATA_API_BASE_URL', defaults.line.dataApiBaseUrl),
     },
     model: gemini ? 'gemini' : 'offline',
     gemini,
-    weatherBaseUrl: readUrl(env, 'WEATHER_BASE_URL', 'https://wttr.in'),
+    weatherBaseUrl: readUrl(env, 'WEATHER_BASE_URL', defaults.tools.weatherBaseUrl),
     personaFile: readString(env, 'KAIWA_PERSONA_FILE'),
-    timeZone: readTimeZone(env, 'KAIWA_TIME_ZONE', 'Asia/Tokyo'),
+    timeZone: readTimeZone(env, 'KAIWA_TIME_ZONE', defaults.tools.timeZone),
     store: {
       kind: storeKind,
-      dataDir: readString(env, 'DATA_DIR') ?? '.data',
+      dataDir: readString(env, 'DATA_DIR') ?? defaults.store.dataDir,
       dynamodb: readDynamoDbConfig(env, storeKind),
     },
-    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, defaults.server.logLevel),
     conversation: {
-      maxModelCalls: readInteger(env, 'KAIWA_MAX_MODEL_CALLS', 10, { min: 1, max: 100 }),
-      queuePolicy: readChoice(env, 'KAIWA_QUEUE_POLICY', ['queue', 'merge'] as const, 'queue'),
-      maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', 20, { min: 1, max: 1000 }),
-      maxHistoryEntries: readInteger(env, 'KAIWA_MAX_HISTORY_ENTRIES', 200, { min: 4, max: 10_000 }),
-      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', 128 * 1024, {
+      maxModelCalls: readInteger(env, 'KAIWA_MAX_MODEL_CALLS', defaults.conversation.maxModelCalls, {
+        min: 1,
+        max: 100,
+      }),
+      queuePolicy: readChoice(
+        env,
+        'KAIWA_QUEUE_POLICY',
+        ['queue', 'merge'] as const,
+        defaults.conversation.queuePolicy,
+      ),
+      maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', defaults.conversation.maxQueuedTurns, {
+        min: 1,
+        max: 1000,
+      }),
+      maxHistoryEntries: readInteger(
+        env,
+        'KAIWA_MAX_HISTORY_ENTRIES',
+        defaults.conversation.maxHistoryEntries,
+        { min: 4, max: 10_000 },
+      ),
+      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', defaults.conversation.maxHistoryBytes, {
         min: 4096,
         max: 256 * 1024,
       }),
-      maxModelCallsPerMinute: readInteger(env, 'KAIWA_MAX_MODEL_CALLS_PER_MINUTE', 30, {
-        min: 0,
-        max: 10_000,
-      }),
-      dailyTokenBudget: readInteger(env, 'KAIWA_DAILY_TOKEN_BUDGET', 1_000_000, {
+      maxModelCallsPerMinute: readInteger(
+        env,
+        'KAIWA_MAX_MODEL_CALLS_PER_MINUTE',
+        defaults.conversation.maxModelCallsPerMinute,
+        {
+          min: 0,
+          max: 10_000,
+        },
+      ),
+      dailyTokenBudget: readInteger(env, 'KAIWA_DAILY_TOKEN_BUDGET', defaults.conversation.dailyTokenBudget, {
         min: 0,
         max: 1_000_000_000,
       }),
     },
     lineBehaviour: {
-      replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', 50_000, { min: 0, max: 60_000 }),
-      loadingDelayMs: readInteger(env, 'KAIWA_LOADING_DELAY_MS', 1000, { min: 0, max: 60_000 }),
+      replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', defaults.line.replyTokenTtlMs, {
+        min: 0,
+        max: 60_000,
+      }),
+      loadingDelayMs: readInteger(env, 'KAIWA_LOADING_DELAY_MS', defaults.line.loadingDelayMs, {
+        min: 0,
+        max: 60_000,
+      }),
       loadingSeconds: readLoadingSeconds(env),
-      groupAnswer: readChoice(env, 'KAIWA_GROUP_ANSWER', ['all', 'mention'] as const, 'all'),
-      botName: readString(env, 'KAIWA_BOT_NAME') ?? 'kaiwa',
-      mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', 10 * 1024 * 1024, {
+      groupAnswer: readChoice(
+        env,
+        'KAIWA_GROUP_ANSWER',
+        ['all', 'mention'] as const,
+        defaults.line.groupAnswer,
+      ),
+      botName: readString(env, 'KAIWA_BOT_NAME') ?? defaults.line.botName,
+      requestTimeoutMs: readInteger(env, 'KAIWA_LINE_TIMEOUT_MS', defaults.line.requestTimeoutMs, {
+        min: 100,
+        max: 120_000,
+      }),
+      mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', defaults.line.mediaMaxBytes, {
         min: 1024,
         max: 20 * 1024 * 1024,
       }),
-      forgetPolicy: readChoice(env, 'KAIWA_FORGET_POLICY', ['delete', 'keep'] as const, 'delete'),
+      mediaTimeoutMs: readInteger(env, 'KAIWA_MEDIA_TIMEOUT_MS', defaults.line.mediaTimeoutMs, {
+        min: 100,
+        max: 300_000,
+      }),
+      mediaConcurrency: readInteger(env, 'KAIWA_MEDIA_CONCURRENCY', defaults.line.mediaConcurrency, {
+        min: 1,
+        max: 64,
+      }),
+      mediaCacheBytes: readInteger(env, 'KAIWA_MEDIA_CACHE_BYTES', defaults.line.mediaCacheBytes, {
+        min: 0,
+        max: 1024 * 1024 * 1024,
+      }),
+      mediaCacheTtlMs: readInteger(env, 'KAIWA_MEDIA_CACHE_TTL_MS', defaults.line.mediaCacheTtlMs, {
+        min: 1000,
+        max: 3_600_000,
+      }),
+      mediaTypes: readMediaTypes(env),
+      forgetPolicy: readChoice(
+        env,
+        'KAIWA_FORGET_POLICY',
+        ['delete', 'keep'] as const,
+        defaults.line.forgetPolicy,
+      ),
     },
-    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', 120_000, { min: 1000, max: 3_600_000 }),
-    toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', 3000, { min: 1, max: 600_000 }),
-    idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', 300_000, { min: 1, max: 86_400_000 }),
-    maxLiveSources: readInteger(env, 'KAIWA_MAX_LIVE_SOURCES', 1000, { min: 1, max: 1_000_000 }),
-    leaseMs: readInteger(env, 'KAIWA_LEASE_MS', 30_000, { min: 1000, max: 600_000 }),
-    shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', 10_000, { min: 0, max: 600_000 }),
+    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.conversation.turnDeadlineMs, {
+      min: 1000,
+      max: 3_600_000,
+    }),
+    toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', defaults.tools.timeoutMs, {
+      min: 1,
+      max: 600_000,
+    }),
+    idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', defaults.host.idleEvictionMs, {
+      min: 1,
+      max: 86_400_000,
+    }),
+    maxLiveSources: readInteger(env, 'KAIWA_MAX_LIVE_SOURCES', defaults.host.maxLiveSources, {
+      min: 1,
+      max: 1_000_000,
+    }),
+    leaseMs: readInteger(env, 'KAIWA_LEASE_MS', defaults.host.leaseMs, { min: 1000, max: 600_000 }),
+    shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', defaults.server.shutdownDeadlineMs, {
+      min: 0,
+      max: 600_000,
+    }),
     inspect: {
       token: readString(env, 'INSPECT_TOKEN'),
-      stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', false),
+      stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', defaults.server.statelyInspect),
     },
   };
 }
@@ -153,7 +242,7 @@ function readGemini(env: Env): GeminiModelOptions | undefined {
   try {
     return geminiOptionsFromEnv(env);
   } catch (error) {
-    if (error instanceof GeminiConfigError) throw new ConfigError(error.variable, error.reason);
+    if (GeminiConfigError.isInstance(error)) throw new ConfigError(error.variable, error.reason);
     throw error;
   }
 }
@@ -166,9 +255,43 @@ function readTimeZone(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+/** Image types `KAIWA_MEDIA_TYPES` may list: those whose bytes kaiwa can recognise. */
+export const MEDIA_TYPE_CHOICES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/heic',
+  'image/heif',
+] as const;
+
+/**
+ * The image types given to the model by default: those Gemini documents for image input that
+ * LINE serves. GIF is not among Gemini's documented types, so it is opt-in (docs/security.md).
+ */
+export const DEFAULT_MEDIA_TYPES: readonly string[] = defaults.line.mediaTypes;
+
+/** `KAIWA_MEDIA_TYPES`: a comma-separated list from {@link MEDIA_TYPE_CHOICES}. */
+function readMediaTypes(env: Env): readonly string[] {
+  const raw = readString(env, 'KAIWA_MEDIA_TYPES');
+  if (raw === undefined) return DEFAULT_MEDIA_TYPES;
+  const types = raw
+    .split(',')
+    .map((type) => type.trim().toLowerCase())
+    .filter(Boolean);
+  const choices: readonly string[] = MEDIA_TYPE_CHOICES;
+  if (types.length === 0 || types.some((type) => !choices.includes(type))) {
+    throw new ConfigError('KAIWA_MEDIA_TYPES', `must list types from ${choices.join(', ')} (got "${raw}")`);
+  }
+  return types;
+}
+
 /** LINE accepts a loading animation of 5 to 60 seconds, in steps of 5. */
 function readLoadingSeconds(env: Env): number {
-  const seconds = readInteger(env, 'KAIWA_LOADING_SECONDS', 20, { min: 5, max: 60 });
+  const seconds = readInteger(env, 'KAIWA_LOADING_SECONDS', defaults.line.loadingSeconds, {
+    min: 5,
+    max: 60,
+  });
   if (seconds % 5 !== 0)
     throw new ConfigError('KAIWA_LOADING_SECONDS', `must be a multiple of 5 (got ${seconds})`);
   return seconds;

@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.js';
+import { defaults } from '../defaults/index.js';
 import { readInteger, readString, readUrl, type Env } from './env-readers.js';
 
 /** The DynamoDB store's settings (read whatever `STORE` says; checked strictly only when it is `dynamodb`). */
@@ -20,7 +21,7 @@ export interface DynamoDbConfig {
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 export function readDynamoDbConfig(env: Env, storeKind: string): DynamoDbConfig {
-  const table = readString(env, 'DYNAMODB_TABLE') ?? 'kaiwa';
+  const table = readString(env, 'DYNAMODB_TABLE') ?? defaults.store.dynamodbTable;
   if (!TABLE_NAME.test(table)) {
     throw new ConfigError(
       'DYNAMODB_TABLE',
@@ -39,7 +40,10 @@ export function readDynamoDbConfig(env: Env, storeKind: string): DynamoDbConfig 
   return {
     table,
     endpoint,
-    region: region ?? 'us-east-1',
-    conversationTtlDays: readInteger(env, 'KAIWA_CONVERSATION_TTL_DAYS', 30, { min: 0, max: 3650 }),
+    region: region ?? defaults.store.localRegion,
+    conversationTtlDays: readInteger(env, 'KAIWA_CONVERSATION_TTL_DAYS', defaults.store.conversationTtlDays, {
+      min: 0,
+      max: 3650,
+    }),
   };
 }

@@ -1,3 +1,4 @@
+import { defaults } from '../defaults/index.js';
 import type { HistoryEntry } from './history.js';
 
 /** How much history a conversation keeps. Both limits hold after `boundHistory`. */
@@ -13,7 +14,10 @@ export interface HistoryLimits {
  * history. Loading a source reads this window from the store (docs/persistence.md), so the
  * byte limit is also what an actor costs to load.
  */
-export const defaultHistoryLimits: HistoryLimits = { maxEntries: 200, maxBytes: 128 * 1024 };
+export const defaultHistoryLimits: HistoryLimits = {
+  maxEntries: defaults.conversation.maxHistoryEntries,
+  maxBytes: defaults.conversation.maxHistoryBytes,
+};
 
 /**
  * Drops the oldest whole exchanges until both limits hold. An exchange starts at a user

@@ -72,10 +72,14 @@ export function sourceRow(
   facts: { live: boolean; lastActivity?: number; fallbackName?: string },
 ): SourceRow {
   const context = asContext(snapshot?.context);
-  const displayName = (context && displayNameOf(context)) ?? facts.fallbackName;
+  const kind = context?.source?.kind ?? kindFromId(sourceId);
+  const displayName =
+    kind === 'user'
+      ? ((context && userNameOf(context)) ?? facts.fallbackName)
+      : (context?.chat?.title ?? facts.fallbackName ?? `${kind} ${shortId(sourceId)}`);
   return {
     sourceId,
-    kind: context?.source?.kind ?? kindFromId(sourceId),
+    kind,
     ...(displayName && { displayName }),
     state: stateValueText(snapshot?.value),
     live: facts.live,
@@ -126,21 +130,21 @@ export function conversationView(machineId: string, snapshot: SnapshotLike) {
 
 export type ConversationView = ReturnType<typeof conversationView>;
 
-/** A group's or room's title; a user's display name; else the names of who spoke. */
-function displayNameOf(context: LooseContext): string | undefined {
+/**
+ * A 1:1 chat is named by its user: the profile, else the name on their last message. Groups and
+ * rooms are named by their own title only — never by who spoke in them (that would label a
+ * group "Aiko").
+ */
+function userNameOf(context: LooseContext): string | undefined {
   const sourceId = context.source?.id;
-  if (context.source?.kind !== 'user') {
-    if (context.chat?.title) return context.chat.title;
-    const names = new Set<string>();
-    for (const profile of Object.values(context.profiles ?? {}))
-      if (profile?.displayName) names.add(profile.displayName);
-    for (const entry of context.history ?? [])
-      if (entry.sender?.displayName) names.add(entry.sender.displayName);
-    return names.size > 0 ? [...names].slice(0, 4).join(', ') : undefined;
-  }
   if (sourceId && context.profiles?.[sourceId]?.displayName) return context.profiles[sourceId].displayName;
   return context.history?.findLast((entry) => entry.role === 'user' && entry.sender?.displayName)?.sender
     ?.displayName;
+}
+
+/** "C1a2b3…f809": enough of a LINE id to tell chats apart. */
+function shortId(sourceId: string): string {
+  return sourceId.length > 12 ? `${sourceId.slice(0, 6)}…${sourceId.slice(-4)}` : sourceId;
 }
 
 /** LINE ids say their kind: U… user, C… group, R… room. */

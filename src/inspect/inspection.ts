@@ -120,13 +120,14 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
   };
 }
 
-/** In the emulator, the names people typed: a 1:1 chat is its user, a group its speakers. */
+/**
+ * In the emulator, what LINE would answer: a user's profile name, a group's summary name.
+ * Rooms have no name on LINE, so they keep their id.
+ */
 function emulatorNames(emulator: LineEmulator): (sourceId: string) => string | undefined {
   return (sourceId) => {
-    const names = new Set<string>();
-    for (const entry of emulator.entries()) {
-      if (entry.chatId === sourceId && entry.from === 'user' && entry.userName) names.add(entry.userName);
-    }
-    return names.size > 0 ? [...names].slice(0, 4).join(', ') : undefined;
+    const answer = sourceId.startsWith('C') ? emulator.groupSummary(sourceId) : emulator.profile(sourceId);
+    const name = answer.status === 200 ? (answer.body.groupName ?? answer.body.displayName) : undefined;
+    return typeof name === 'string' ? name : undefined;
   };
 }

@@ -1,20 +1,25 @@
 import { HTTPFetchError, messagingApi } from '@line/bot-sdk';
-import { backoffDelay, sleep, type BackoffOptions } from '../actors/backoff.js';
+import { defaults } from '../defaults/index.js';
 import type { Clock } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { DeliveryPort, DeliveryReceipt, DeliveryRequest } from '../machines/index.js';
+import { backoffDelay, sleep, type BackoffPolicy } from '../timing/index.js';
+import type { LineTransport } from './line-transport.js';
 import { retryKeyFor } from './retry-key.js';
 import { splitForLine } from './split-text.js';
 
 export interface LineDeliveryOptions {
+  /** A client whose calls go through `transport` (`createMessagingApiClient`). */
   readonly client: messagingApi.MessagingApiClient;
+  /** Gives each call the turn's abort signal. */
+  readonly transport: LineTransport;
   readonly clock: Clock;
   readonly logger: Logger;
   /** A reply token is used only while younger than this (ms from the event's timestamp). */
   readonly replyTokenTtlMs?: number;
   /** Attempts for 429 and 5xx answers, the first included. */
   readonly maxAttempts?: number;
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: BackoffPolicy;
 }
 
 /**
@@ -25,14 +30,14 @@ export interface LineDeliveryOptions {
 export class LineDelivery implements DeliveryPort {
   private readonly replyTokenTtlMs: number;
   private readonly maxAttempts: number;
-  private readonly backoff: BackoffOptions;
+  private readonly backoff: BackoffPolicy;
   /** Pushes refused because the channel's monthly message quota is used up. */
   monthlyQuotaRefusals = 0;
 
   constructor(private readonly options: LineDeliveryOptions) {
-    this.replyTokenTtlMs = options.replyTokenTtlMs ?? 50_000;
-    this.maxAttempts = options.maxAttempts ?? 4;
-    this.backoff = options.backoff ?? { baseMs: 200, maxMs: 5_000 };
+    this.replyTokenTtlMs = options.replyTokenTtlMs ?? defaults.line.replyTokenTtlMs;
+    this.maxAttempts = options.maxAttempts ?? defaults.line.deliveryAttempts;
+    this.backoff = options.backoff ?? defaults.line.deliveryBackoff;
   }
 
   async deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt> {
@@ -46,14 +51,19 @@ export class LineDelivery implements DeliveryPort {
     if (request.replyToken && this.tokenIsFresh(request.replyTokenIssuedAt)) {
       let attempts = 0;
       try {
-        await this.withRetries(() => {
-          attempts++;
-          return this.options.client.replyMessage({ replyToken: request.replyToken!, messages });
-        }, signal);
+        await this.withRetries(
+          () => {
+            attempts++;
+            return this.options.client.replyMessage({ replyToken: request.replyToken!, messages });
+          },
+          signal,
+          // A spent or expired token is an answer handled below, not a failure.
+          [400],
+        );
         logger.info('reply sent', { method: 'reply', messages: messages.length });
         return { method: 'reply' };
       } catch (error) {
-        if (!isRejectedReplyToken(error)) throw withRequestId(error);
+        if (!isRejectedReplyToken(error)) throw error;
         // A fresh token LINE refuses was used. By whom decides: on the first attempt of the
         // host that wrote this delivery's intent, not by us — it expired early, push. On a
         // retry (LINE took the first try and answered 5xx) or a resumed delivery (a host before
@@ -75,6 +85,7 @@ export class LineDelivery implements DeliveryPort {
       await this.withRetries(
         () => this.options.client.pushMessage({ to: request.source.id, messages }, retryKey),
         signal,
+        [409],
       );
     } catch (error) {
       if (isMonthlyQuota(error)) {
@@ -85,7 +96,7 @@ export class LineDelivery implements DeliveryPort {
         });
       }
       // 409: a push with this retry key was accepted before — the message is already there.
-      if (!(error instanceof HTTPFetchError && error.status === 409)) throw withRequestId(error);
+      if (!(error instanceof HTTPFetchError && error.status === 409)) throw error;
       logger.info('push already delivered (409 for its retry key)', { retryKey });
       return { method: 'push' };
     }
@@ -107,15 +118,20 @@ export class LineDelivery implements DeliveryPort {
   }
 
   /**
-   * Retries 429 (except the monthly quota) and 5xx with jittered backoff. A cancelled delivery
-   * (its source was lost, the process stops) never sends: the signal is checked right before
-   * every request.
+   * Retries 429 (except the monthly quota) and 5xx with jittered backoff. Each attempt carries
+   * the turn's signal; `expectedStatuses` are answers the caller handles (logged at debug). A
+   * cancelled delivery (its source was lost, the process stops) never sends: the signal is
+   * checked right before every request.
    */
-  private async withRetries<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  private async withRetries<T>(
+    call: () => Promise<T>,
+    signal: AbortSignal,
+    expectedStatuses: readonly number[],
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       signal.throwIfAborted();
       try {
-        return await call();
+        return await this.options.transport.within({ signal, expectedStatuses }, call);
       } catch (error) {
         if (attempt >= this.maxAttempts || !isRetryable(error) || signal.aborted) throw error;
         const delay = backoffDelay(attempt, this.backoff);
@@ -125,7 +141,7 @@ export class LineDelivery implements DeliveryPort {
           attempt,
           retryInMs: delay,
         });
-        await sleep(delay);
+        await sleep(delay, signal);
       }
     }
   }
@@ -148,15 +164,4 @@ function isRejectedReplyToken(error: unknown): boolean {
 
 function requestIdOf(error: unknown): string | undefined {
   return error instanceof HTTPFetchError ? (error.headers.get('x-line-request-id') ?? undefined) : undefined;
-}
-
-/** Keeps LINE's request id on the error so the final failure log can name it. */
-function withRequestId(error: unknown): unknown {
-  if (error instanceof HTTPFetchError) {
-    return Object.assign(new Error(`LINE API ${error.status}: ${String(error.body)}`), {
-      status: error.status,
-      requestId: requestIdOf(error),
-    });
-  }
-  return error;
 }

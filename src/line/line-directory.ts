@@ -3,9 +3,12 @@ import type { MessageEnricher } from '../actors/index.js';
 import type { Clock, InboundMessage, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { KnownProfile } from '../machines/index.js';
+import type { LineTransport } from './line-transport.js';
 
 export interface LineDirectoryOptions {
+  /** A client whose calls go through `transport` (`createMessagingApiClient`). */
   readonly client: messagingApi.MessagingApiClient;
+  readonly transport: LineTransport;
   readonly clock: Clock;
   readonly logger: Logger;
   /** A display name is looked up again after this long (ms). */
@@ -86,7 +89,8 @@ export class LineDirectory {
 
   private async lookup<T>(what: string, source: Source, call: () => Promise<T>): Promise<T | undefined> {
     try {
-      return await call();
+      // 404 is an answer here (a user who left the group), not a LINE failure.
+      return await this.options.transport.within({ expectedStatuses: [404] }, call);
     } catch (error) {
       const status = error instanceof HTTPFetchError ? error.status : undefined;
       // 404 is expected (a user who left the group): only worth a debug line.

@@ -1,4 +1,5 @@
 import { messagingApi } from '@line/bot-sdk';
+import { defaults } from '../defaults/index.js';
 import type { TurnActivityListener } from '../actors/index.js';
 import type { Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
@@ -23,8 +24,8 @@ export class LoadingAnimation implements TurnActivityListener {
   private readonly seconds: number;
 
   constructor(private readonly options: LoadingAnimationOptions) {
-    this.delayMs = options.delayMs ?? 1000;
-    this.seconds = options.seconds ?? 20;
+    this.delayMs = options.delayMs ?? defaults.line.loadingDelayMs;
+    this.seconds = options.seconds ?? defaults.line.loadingSeconds;
     if (this.seconds % 5 !== 0 || this.seconds < 5 || this.seconds > 60) {
       throw new RangeError(`loading seconds must be a multiple of 5 from 5 to 60 (got ${this.seconds})`);
     }

@@ -18,21 +18,21 @@ export function sourceOf(source: webhook.Source | undefined): Source | undefined
 }
 
 /**
- * Turns a webhook's events into inbox items: messages of every kind become text (media keep a
- * reference, never bytes), unsend and unfollow/leave become source events. Unknown event or
- * message types are skipped with a debug log, never an error: LINE adds types over time.
+ * Turns a webhook's events — already checked against LINE's schema (`WebhookEventValidator`) —
+ * into inbox items: messages of every kind become text (media keep a reference, never bytes),
+ * unsend and unfollow/leave become source events. Event types kaiwa does not handle are skipped
+ * with a debug log, never an error.
  */
 export function toInboxItems(
-  events: readonly unknown[],
+  events: readonly webhook.Event[],
   policy: GroupAnswerPolicy,
   logger: Logger,
 ): InboxItem[] {
   const items: InboxItem[] = [];
-  for (const raw of events) {
-    const event = (raw ?? {}) as webhook.Event;
-    const source = sourceOf((event as { source?: webhook.Source }).source);
-    if (!source || typeof event.webhookEventId !== 'string') {
-      logger.debug('event without a source or webhookEventId ignored', { type: event.type });
+  for (const event of events) {
+    const source = sourceOf(event.source);
+    if (!source) {
+      logger.debug('event without a source ignored', { type: event.type, eventId: event.webhookEventId });
       continue;
     }
     const item = toInboxItem(event, source, policy);

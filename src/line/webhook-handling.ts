@@ -1,9 +1,13 @@
-import { validateSignature } from '@line/bot-sdk';
+import { validateSignature, type webhook } from '@line/bot-sdk';
 import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
+import { WebhookEventValidator } from './webhook-event-validator.js';
 
-/** LINE's webhook bodies are small; anything over 1 MiB is refused with 413. */
+/**
+ * The largest webhook body accepted, in bytes, on every path (express and Lambda): LINE's
+ * bodies are small, and SPEC refuses anything over 1 MiB with 413.
+ */
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
 export interface WebhookRequest {
@@ -24,13 +28,22 @@ export interface WebhookHandlingOptions {
   readonly accept: (items: InboxItem[]) => Promise<{ accepted: number; duplicates: number }>;
   readonly groupPolicy: GroupAnswerPolicy;
   readonly logger: Logger;
+  /** LINE's webhook schema; defaults to the process's shared, compiled-once validator. */
+  readonly validator?: WebhookEventValidator;
 }
+
+/** The answer to a body over {@link MAX_WEBHOOK_BYTES}. */
+export const BODY_TOO_LARGE = {
+  status: 413,
+  body: { message: `webhook body over ${MAX_WEBHOOK_BYTES} bytes` },
+} as const satisfies WebhookResponse;
 
 /**
  * `POST /webhook` without a framework, shared by the express router and the Lambda handler:
  * 401 without a valid `x-line-signature` (HMAC-SHA256 of the raw body, compared in constant
  * time), 413 over 1 MiB, 400 for malformed JSON, 500 when the events could not be stored
- * (LINE redelivers), otherwise 200 once they are durable.
+ * (LINE redelivers), otherwise 200 once they are durable. Each event is checked against LINE's
+ * webhook schema first: an invalid one is skipped and logged, and the rest are still accepted.
  */
 export async function handleWebhook(
   request: WebhookRequest,
@@ -38,7 +51,7 @@ export async function handleWebhook(
 ): Promise<WebhookResponse> {
   if (!request.signature) return { status: 401, body: { message: 'missing x-line-signature' } };
   if (request.rawBody.length > MAX_WEBHOOK_BYTES) {
-    return { status: 413, body: { message: 'webhook body over 1mb' } };
+    return BODY_TOO_LARGE;
   }
   if (!validateSignature(request.rawBody, options.channelSecret, request.signature)) {
     options.logger.warn('webhook signature rejected', { bytes: request.rawBody.length });
@@ -46,16 +59,25 @@ export async function handleWebhook(
   }
   let events: unknown[];
   try {
-    const parsed = JSON.parse(request.rawBody.toString('utf8')) as { events?: unknown };
-    if (!Array.isArray(parsed.events)) throw new Error('events is not an array');
+    // V8's JSON.parse does not recurse, so any nesting parses; the per-event bounds come next.
+    const parsed = JSON.parse(request.rawBody.toString('utf8')) as { events?: unknown } | null;
+    if (!Array.isArray(parsed?.events)) {
+      return { status: 400, body: { message: 'malformed webhook body: events is not an array' } };
+    }
     events = parsed.events;
-  } catch (error) {
-    return { status: 400, body: { message: `malformed webhook body: ${(error as Error).message}` } };
+  } catch {
+    // Not the parser's message: it quotes the body.
+    return { status: 400, body: { message: 'malformed webhook body: not JSON' } };
   }
-  const messages = toInboxItems(events, options.groupPolicy, options.logger);
+  const valid = validEvents(events, options.validator ?? WebhookEventValidator.shared(), options.logger);
+  const messages = toInboxItems(valid, options.groupPolicy, options.logger);
   try {
     const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
-    options.logger.info('webhook accepted', { events: events.length, ...result });
+    options.logger.info('webhook accepted', {
+      events: events.length,
+      skipped: events.length - valid.length,
+      ...result,
+    });
   } catch (error) {
     options.logger.error('webhook events could not be stored; LINE will redeliver', {
       error,
@@ -64,4 +86,41 @@ export async function handleWebhook(
     return { status: 500, body: { message: 'could not store the events' } };
   }
   return { status: 200, body: {} };
+}
+
+/**
+ * The events that satisfy LINE's webhook schema. An invalid one is skipped with a warning that
+ * names where it breaks the schema — never its content; a type LINE added after `webhook.yml`
+ * is skipped quietly (debug).
+ */
+function validEvents(
+  events: readonly unknown[],
+  validator: WebhookEventValidator,
+  logger: Logger,
+): webhook.Event[] {
+  const valid: webhook.Event[] = [];
+  for (const raw of events) {
+    const verdict = validator.check(raw);
+    if (verdict.kind === 'valid') {
+      valid.push(verdict.event);
+      continue;
+    }
+    const fields = { eventId: loggableId(raw, 'webhookEventId'), type: loggableId(raw, 'type') };
+    if (verdict.kind === 'unknown') {
+      logger.debug(`webhook event skipped: ${verdict.what} type not known`, fields);
+    } else {
+      logger.warn("webhook event skipped: it breaks LINE's webhook schema", {
+        ...fields,
+        ...verdict.problem,
+      });
+    }
+  }
+  return valid;
+}
+
+/** An id or type worth logging: short and plain. Anything else could be user content. */
+function loggableId(event: unknown, property: string): string | undefined {
+  const value =
+    typeof event === 'object' && event !== null ? (event as Record<string, unknown>)[property] : undefined;
+  return typeof value === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(value) ? value : undefined;
 }

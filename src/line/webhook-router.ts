@@ -1,11 +1,10 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
-import type { AcceptResult } from '../actors/index.js';
 import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
+import type { AcceptResult } from '../persistence/index.js';
 import type { GroupAnswerPolicy } from './webhook-events.js';
-import { handleWebhook } from './webhook-handling.js';
-
-export const MAX_WEBHOOK_BODY = '1mb';
+import { WebhookEventValidator } from './webhook-event-validator.js';
+import { handleWebhook, MAX_WEBHOOK_BYTES, BODY_TOO_LARGE } from './webhook-handling.js';
 
 export interface WebhookRouterOptions {
   /** The channel secret; read per request so the emulator can set it after start. */
@@ -14,14 +13,18 @@ export interface WebhookRouterOptions {
   readonly accept: (items: InboxItem[]) => Promise<AcceptResult>;
   readonly groupPolicy: GroupAnswerPolicy;
   readonly logger: Logger;
+  /** LINE's webhook schema; defaults to the process's shared validator. */
+  readonly validator?: WebhookEventValidator;
 }
 
 /**
  * `POST /webhook`: 401 without a valid `x-line-signature` (HMAC-SHA256 of the raw body,
  * compared in constant time), 413 over 1 MiB, 400 for malformed JSON, 500 when the events
- * could not be stored (LINE redelivers), otherwise 200 once they are durable.
+ * could not be stored (LINE redelivers), otherwise 200 once they are durable. Events that break
+ * LINE's webhook schema are skipped (logged), never stored.
  */
 export function webhookRouter(options: WebhookRouterOptions): Router {
+  const validator = options.validator ?? WebhookEventValidator.shared();
   const router = express.Router();
   router.post(
     '/webhook',
@@ -34,7 +37,8 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
       next();
     },
     // Raw bytes: the signature covers the body exactly as sent (express.json() would break it).
-    express.raw({ type: () => true, limit: MAX_WEBHOOK_BODY }),
+    // In bytes, the same number as the Lambda path: express refuses only beyond it, as handleWebhook does.
+    express.raw({ type: () => true, limit: MAX_WEBHOOK_BYTES }),
     async (request, response) => {
       const result = await handleWebhook(
         {
@@ -46,6 +50,7 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
           accept: options.accept,
           groupPolicy: options.groupPolicy,
           logger: options.logger,
+          validator,
         },
       );
       response.status(result.status).json(result.body);
@@ -58,7 +63,7 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
 function webhookErrors(logger: Logger): ErrorRequestHandler {
   return (error: { type?: string; status?: number }, _request, response, _next) => {
     if (error.type === 'entity.too.large') {
-      response.status(413).json({ message: `webhook body over ${MAX_WEBHOOK_BODY}` });
+      response.status(BODY_TOO_LARGE.status).json(BODY_TOO_LARGE.body);
       return;
     }
     logger.error('webhook failed', { error });

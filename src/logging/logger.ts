@@ -1,3 +1,5 @@
+import { describeError } from './describe-error.js';
+
 /** Log levels in increasing severity; `LOG_LEVEL` picks the lowest one written. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -48,8 +50,5 @@ export function createLogger(options: LoggerOptions = {}, bindings: LogFields = 
 export const silentLogger: Logger = createLogger({ level: 'silent' });
 
 function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack };
-  }
-  return value;
+  return value instanceof Error ? describeError(value) : value;
 }

@@ -8,8 +8,8 @@ import {
   stopChild,
   type DoneActorEvent,
 } from 'xstate';
+import { REPLY_TOOL_NAME, type ToolOutcome } from '../domain/index.js';
 import type { ModelResponse } from '../model/index.js';
-import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import {
   defaultConversationSettings,
   type ConversationContext,
@@ -22,7 +22,7 @@ import {
   type GenerateInput,
 } from './conversation-types.js';
 import { turnShouldStop } from './stop-conditions.js';
-import { LimitReachedError } from './usage-limits.js';
+import { LimitReachedError } from './limit-reached-error.js';
 import {
   allCallsSettled,
   closeStep,
@@ -98,7 +98,7 @@ export const conversationMachine = setup({
   },
   guards: {
     turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
-    limitReached: ({ event }) => (event as { error?: unknown }).error instanceof LimitReachedError,
+    limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
     /**
      * Whether a call of this step may act outside the conversation; `provideConversationServices`

@@ -17,7 +17,8 @@ import type {
   ExecuteToolInput,
   GenerateInput,
 } from './conversation-types.js';
-import { LimitReachedError, limitReached } from './usage-limits.js';
+import { LimitReachedError } from './limit-reached-error.js';
+import { limitReached } from './usage-limits.js';
 import { offeredToolsFields, stepRequest, type StepPromptPort } from './tool-step.js';
 
 /** Sends text to a LINE source: the LINE adapter implements it. */

@@ -1,6 +1,13 @@
-import type { FunctionCall, HistoryEntry, InboundMessage, Sender, Source } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
+import type {
+  FunctionCall,
+  HistoryEntry,
+  InboundMessage,
+  Sender,
+  Source,
+  ToolOutcome,
+} from '../domain/index.js';
 import type { TokenUsage } from '../model/index.js';
-import type { ToolOutcome } from '../tools/index.js';
 
 /** What happens to messages that arrive while a turn runs. None is ever dropped. */
 export type QueuePolicy = 'queue' | 'merge';
@@ -30,18 +37,8 @@ export interface ConversationSettings {
   readonly turnDeadlineMs: number;
 }
 
-export const defaultConversationSettings: ConversationSettings = {
-  maxModelCalls: 10,
-  queuePolicy: 'queue',
-  maxQueuedTurns: 20,
-  apology: 'Sorry, I cannot answer right now. Please try again in a moment.',
-  maxHistoryEntries: 200,
-  maxHistoryBytes: 128 * 1024,
-  maxModelCallsPerMinute: 30,
-  dailyTokenBudget: 1_000_000,
-  limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
-  turnDeadlineMs: 120_000,
-};
+/** The settings a conversation has when its input gives none (the reasons are in `defaults/defaults.ts`). */
+export const defaultConversationSettings: ConversationSettings = defaults.conversation;
 
 export type StopReason =
   | 'no-function-calls'

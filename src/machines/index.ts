@@ -13,6 +13,7 @@ export { defaultConversationSettings } from './conversation-types.js';
 export type * from './conversation-types.js';
 export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } from './stop-conditions.js';
 export type { StopCondition } from './stop-conditions.js';
-export { LimitReachedError, limitReached, recordUsage } from './usage-limits.js';
+export { LimitReachedError } from './limit-reached-error.js';
+export { limitReached, recordUsage } from './usage-limits.js';
 export type { LimitKind } from './usage-limits.js';
 export { answerCheckpointsAtOnce } from './standalone-conversation.js';

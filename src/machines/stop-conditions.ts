@@ -1,4 +1,4 @@
-import { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from '../tools/index.js';
+import { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from '../domain/index.js';
 import type { ConversationSettings, StopReason, Turn } from './conversation-types.js';
 
 /** A rule that may end a turn after a step; the first that answers wins. */

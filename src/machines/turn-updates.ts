@@ -1,12 +1,13 @@
 import {
   boundHistory,
+  REPLY_TOOL_NAME,
   type FunctionCall,
   type HistoryEntry,
   type InboundMessage,
   type Sender,
+  type ToolOutcome,
 } from '../domain/index.js';
 import type { ModelResponse, TokenUsage } from '../model/index.js';
-import { REPLY_TOOL_NAME, type ToolOutcome } from '../tools/index.js';
 import type {
   ConversationContext,
   SequencedEntry,

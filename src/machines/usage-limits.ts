@@ -5,17 +5,6 @@ const DAY = 24 * 3600_000;
 
 export type LimitKind = 'model-calls-per-minute' | 'daily-token-budget';
 
-/** A per-source limit was reached: the turn ends with a short notice instead of a model call. */
-export class LimitReachedError extends Error {
-  override readonly name = 'LimitReachedError';
-  constructor(
-    readonly limit: LimitKind,
-    readonly sourceId: string,
-  ) {
-    super(`source ${sourceId} reached its ${limit} limit`);
-  }
-}
-
 /**
  * Which limit, if any, one more model call would break (every call made so far is in the
  * buckets, the current turn's included).

@@ -1,11 +1,11 @@
-import type { FunctionCall, HistoryEntry, JsonObject } from '../domain/index.js';
+import type { FunctionCall, HistoryEntry, JsonObject, ObjectSchema } from '../domain/index.js';
 
 /** A tool as the model sees it: name, description and JSON Schemas. */
 export interface ToolDeclaration {
   readonly name: string;
   readonly description: string;
-  readonly parameters: JsonObject;
-  readonly response?: JsonObject;
+  readonly parameters: ObjectSchema;
+  readonly response?: ObjectSchema;
 }
 
 export interface TokenUsage {

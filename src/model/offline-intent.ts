@@ -1,3 +1,5 @@
+import { timeZoneOfPlace } from './city-time-zones.js';
+
 /** What the offline model understood a message to ask, by keywords in English and Japanese. */
 export type OfflineIntent =
   | {
@@ -6,7 +8,11 @@ export type OfflineIntent =
       readonly location: string | undefined;
       readonly date: 'today' | 'tomorrow' | 'day_after_tomorrow';
     }
-  | { readonly kind: 'time' }
+  /**
+   * "What time is it?" has no `place` (the default zone); "… in London?" has the place and its
+   * zone; a place the model does not know has no `timeZone`.
+   */
+  | { readonly kind: 'time'; readonly place?: string; readonly timeZone?: string }
   /** "remind me in 5 minutes to stretch", 「10分後に薬を飲むとリマインドして」 */
   | { readonly kind: 'reminder'; readonly minutes: number; readonly text: string };
 
@@ -18,10 +24,15 @@ const JAPANESE_REMINDER = /(\d{1,6})\s*(分|時間)後に(.+?)(?:と|って)?(?:
 
 const WEATHER_WORDS = /\b(?:weather|forecast|temperature|rain|raining|rainy)\b|天気|天候|予報|気温/i;
 const TIME_WORDS =
-  /\bwhat time\b|\btime is it\b|\bcurrent time\b|\bwhat day\b|\bwhat(?:'s| is) (?:the )?date\b|\btoday's date\b|何時|何日|何曜日|日付/i;
+  /\bwhat time\b|\btime is it\b|\bcurrent time\b|\bwhat day\b|\bwhat(?:'s| is) the time\b|\bwhat(?:'s| is) (?:the )?date\b|\btoday's date\b|何時|何日|何曜日|日付/i;
 
 const DAY_AFTER_TOMORROW = /\bday after tomorrow\b|明後日|あさって/i;
 const TOMORROW = /\btomorrow\b|明日|あした/i;
+
+// "what time is it in New York now": the place after the last "in".
+const ENGLISH_TIME_PLACE = /\bin\s+([^?!.,;]+)[?!.,;]*\s*$/i;
+// 「ロンドンは今何時？」「今ベルリンは何曜日？」: the word before the question, without particles.
+const JAPANESE_TIME_PLACE = /([^\s\p{P}のはがもでにを]+)[のはでが]?(?:今|いま)?(?:何時|何日|何曜日|日付)/u;
 
 // Words that say when, not where: removed from a candidate location.
 const ENGLISH_WHEN =
@@ -52,8 +63,21 @@ export function offlineIntentOf(text: string): OfflineIntent | undefined {
         : 'today';
     return { kind: 'weather', location: locationIn(text), date };
   }
-  if (TIME_WORDS.test(text)) return { kind: 'time' };
+  if (TIME_WORDS.test(text)) return { kind: 'time', ...timePlaceIn(text) };
   return undefined;
+}
+
+/** The place a time question names, with its zone when the city table knows it. */
+function timePlaceIn(text: string): { place?: string; timeZone?: string } {
+  const named = [
+    ENGLISH_TIME_PLACE.exec(text)?.[1]?.replace(ENGLISH_WHEN, ''),
+    JAPANESE_TIME_PLACE.exec(text)?.[1]?.replace(JAPANESE_WHEN, ''),
+  ]
+    .map((candidate) => candidate?.replace(/\s+/g, ' ').trim())
+    .find((candidate) => candidate !== undefined && candidate !== '' && candidate.length <= 100);
+  // A place the question names is looked up; otherwise a known city anywhere ("London time?").
+  if (named === undefined) return timeZoneOfPlace(text) ?? {};
+  return timeZoneOfPlace(named) ?? { place: named };
 }
 
 function locationIn(text: string): string | undefined {

@@ -29,7 +29,9 @@ type Language = keyof typeof NOTICE;
  * `reply` tool like a real model must, and says what it is. It knows two tools by keyword,
  * so the emulator shows real tool calls: weather questions ("weather in Tokyo",
  * 「東京の天気」) call `get_weather`, time questions ("what day is it", 「今何時？」) call
- * `get_current_time`; once the result is in, it replies with a summary of it. When per-step
+ * `get_current_time` — in the city's own zone when they name a city it knows ("what time is
+ * it in London?"), and a place it does not know gets "I do not know", never another zone's
+ * time; once the result is in, it replies with a summary of it. When per-step
  * selection did not offer the tool it needs, it asks `find_tools` for it once and calls it
  * on the next step, as a real model should.
  */
@@ -58,7 +60,7 @@ function respond(request: ModelRequest): ModelResponse {
     // Tools ran this turn: summarise what the known ones said, or stop (as before).
     const results = currentTurn.flatMap((entry) => (entry.role === 'tool' ? entry.results : []));
     const summaries = results
-      .map((result) => summaryOf(result, language))
+      .map((result) => summaryOf(result, userText, language))
       .filter((line) => line !== undefined);
     return summaries.length > 0 ? reply(summaries.join('\n'), language) : nothingMore();
   }
@@ -90,11 +92,21 @@ function respond(request: ModelRequest): ModelResponse {
       ...(intent.date !== 'today' && { date: intent.date }),
     });
   }
-  if (intent?.kind === 'time' && reachable(CURRENT_TIME)) return callOrFind(CURRENT_TIME, {});
+  if (intent?.kind === 'time' && reachable(CURRENT_TIME)) {
+    if (intent.place !== undefined && intent.timeZone === undefined) {
+      return reply(
+        language === 'ja'
+          ? `「${intent.place}」のタイムゾーンがわかりません。ロンドン、ニューヨーク、シドニーのような都市名か、Europe/London のような IANA のタイムゾーン名で聞いてください。`
+          : `I do not know the time zone of “${intent.place}”. Ask about a large city such as London, New York or Sydney, or name an IANA zone such as Europe/London.`,
+        language,
+      );
+    }
+    return callOrFind(CURRENT_TIME, intent.timeZone === undefined ? {} : { time_zone: intent.timeZone });
+  }
   return reply(`You said: “${userText}”.`, 'en');
 }
 
-function summaryOf(result: FunctionResult, language: Language): string | undefined {
+function summaryOf(result: FunctionResult, userText: string, language: Language): string | undefined {
   const response = result.response;
   if (result.name === SET_REMINDER) return reminderSummary(response, language);
   if (result.name !== WEATHER && result.name !== CURRENT_TIME) return undefined;
@@ -104,7 +116,9 @@ function summaryOf(result: FunctionResult, language: Language): string | undefin
       ? `${what[1]}を取得できませんでした（${response.error}）。`
       : `I could not get ${what[0]} (${response.error}).`;
   }
-  return result.name === WEATHER ? weatherSummary(response, language) : timeSummary(response, language);
+  if (result.name === WEATHER) return weatherSummary(response, language);
+  const asked = offlineIntentOf(userText);
+  return timeSummary(response, language, asked?.kind === 'time' ? asked.place : undefined);
 }
 
 function reminderSummary(response: JsonObject, language: Language): string {
@@ -130,8 +144,12 @@ function weatherSummary(report: JsonObject, language: Language): string {
   return `Weather for ${place} on ${text(report.date)}: ${text(report.condition)}${now}; ${range}, up to ${text(report.chanceOfRainPercent)}% chance of rain.`;
 }
 
-function timeSummary(time: JsonObject, language: Language): string {
-  const zone = `${text(time.timeZone)} (UTC${text(time.utcOffset)})`;
+function timeSummary(time: JsonObject, language: Language, place: string | undefined): string {
+  const offset = `UTC${text(time.utcOffset)}`;
+  const zone =
+    place === undefined || place === time.timeZone
+      ? `${text(time.timeZone)} (${offset})`
+      : `${place} (${text(time.timeZone)}, ${offset})`;
   return language === 'ja'
     ? `${zone} の現在時刻は ${text(time.date)}（${text(time.weekday)}）${text(time.time)} です。`
     : `It is ${text(time.weekday)}, ${text(time.date)}, ${text(time.time)} in ${zone}.`;

@@ -1,14 +1,18 @@
 import type { CreateTableCommandInput, TimeToLiveSpecification } from '@aws-sdk/client-dynamodb';
 
 /**
- * kaiwa's single-table design, shared by the store, `scripts/create-table.ts` and the
+ * kaiwa's single-table design, shared by the stores, `scripts/create-table.ts` and the
  * deployment template. See `docs/persistence.md`.
  *
- * | item          | pk                | sk                                   | extra attributes                                  |
- * |---------------|-------------------|--------------------------------------|---------------------------------------------------|
- * | conversation  | source id         | `CONVERSATION`                       | version, machineVersion, snapshot (JSON), busy, updatedAt, expiresAt?, work? |
- * | inbox message | source id         | `INBOX#<timestamp>#<arrival>#<event>` | eventId, message (JSON), acceptedAt, work         |
- * | event claim   | `CLAIM#<event id>` | `CLAIM`                              | claimedAt, expiresAt                              |
+ * | item                        | pk                 | sk                                    | extra attributes                                      |
+ * |-----------------------------|--------------------|---------------------------------------|-------------------------------------------------------|
+ * | head (v2)                   | source id          | `HEAD`                                | version, fence, owner, snapshot (deflated JSON), tail, lastSeq, pagedThrough, busy, work? |
+ * | history page (v2)           | source id          | `H#<last seq, 12 digits>`             | fromSeq, records (deflated JSON), fence, version, expiresAt? |
+ * | profile (v2)                | source id          | `P#<user id>`                         | displayName?, fetchedAt, expiresAt?                   |
+ * | consumed inbox keys (v2)    | source id          | `INBOX`                               | keys (string set)                                     |
+ * | conversation (first wave)   | source id          | `CONVERSATION`                        | version, machineVersion, snapshot (JSON), busy, updatedAt, expiresAt?, work? |
+ * | inbox item                  | source id          | `INBOX#<timestamp>#<arrival>#<event>` | eventId, message (JSON), acceptedAt, attempts?, work  |
+ * | event claim                 | `CLAIM#<event id>` | `CLAIM`                               | claimedAt, expiresAt                                  |
  */
 export const dynamoDbKeys = {
   partition: 'pk',
@@ -19,7 +23,18 @@ export const dynamoDbKeys = {
   expiresAt: 'expiresAt',
 } as const;
 
+/** The first wave's whole-conversation item; the v2 store migrates it on first load. */
 export const CONVERSATION_SORT_KEY = 'CONVERSATION';
+/** The v2 head: everything of a source but history, inbox and profiles. */
+export const HEAD_SORT_KEY = 'HEAD';
+export const HISTORY_PREFIX = 'H#';
+export const PROFILE_PREFIX = 'P#';
+/**
+ * Inbox keys a committed checkpoint consumed but could not delete inside its transaction
+ * (100 actions): `inbox()` hides them and deletes them. It sorts just before the inbox items
+ * and does not start with `INBOX#`, so a stream filter on that prefix never sees it.
+ */
+export const CONSUMED_INBOX_SORT_KEY = 'INBOX';
 export const INBOX_PREFIX = 'INBOX#';
 export const CLAIM_SORT_KEY = 'CLAIM';
 /** The sparse global secondary index: `work` (shard) → `pk` (source id), keys only. */
@@ -43,6 +58,18 @@ export function claimPartitionKey(eventId: string): string {
  */
 export function inboxSortKey(eventTimestamp: number, arrival: string, eventId: string): string {
   return `${INBOX_PREFIX}${padNumber(eventTimestamp, 15)}#${arrival}#${eventId}`;
+}
+
+/**
+ * A history page's sort key: the last `seq` the page covers, so that the page a committed
+ * checkpoint writes replaces any page an interrupted one left under the same key.
+ */
+export function historySortKey(throughSeq: number): string {
+  return `${HISTORY_PREFIX}${padNumber(throughSeq, 12)}`;
+}
+
+export function profileSortKey(userId: string): string {
+  return `${PROFILE_PREFIX}${userId}`;
 }
 
 /** The work index partition a source's entries go to (FNV-1a of the id, modulo the shard count). */

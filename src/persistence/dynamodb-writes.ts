@@ -4,6 +4,7 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { backoffDelay, sleep as delay } from '../timing/index.js';
 import { isTransientCancellation } from './dynamodb-cancellation.js';
 
 /** DynamoDB's limit on actions in one TransactWriteItems. */
@@ -16,6 +17,15 @@ const BATCH_ATTEMPTS = 8;
 export type TransactionPut = NonNullable<
   NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Put']
 >;
+export type TransactionUpdate = NonNullable<
+  NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']
+>;
+
+/** A table and the document client that reaches it: what the store's helpers write with. */
+export interface TableClient {
+  readonly documents: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
 
 /**
  * Sends a transaction, again after a short jittered pause when DynamoDB cancelled it only
@@ -39,15 +49,41 @@ export async function transactWrite(
 }
 
 /** Deletes items in batches of 25, re-sending what DynamoDB left unprocessed (throttled). */
-export async function batchDelete(
+export function batchDelete(
   documents: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly { pk: string; sk: string }[],
 ): Promise<void> {
-  for (let start = 0; start < keys.length; start += MAX_BATCH_WRITE) {
-    let requests: { DeleteRequest: { Key: Record<string, unknown> } }[] = keys
-      .slice(start, start + MAX_BATCH_WRITE)
-      .map((key) => ({ DeleteRequest: { Key: key } }));
+  return batchWrite(
+    documents,
+    tableName,
+    keys.map((key) => ({ DeleteRequest: { Key: key } })),
+  );
+}
+
+/** Puts items in batches of 25 (unconditional), re-sending what DynamoDB left unprocessed. */
+export function batchPut(
+  documents: DynamoDBDocumentClient,
+  tableName: string,
+  items: readonly Record<string, unknown>[],
+): Promise<void> {
+  return batchWrite(
+    documents,
+    tableName,
+    items.map((item) => ({ PutRequest: { Item: item } })),
+  );
+}
+
+type WriteRequest =
+  { DeleteRequest: { Key: Record<string, unknown> } } | { PutRequest: { Item: Record<string, unknown> } };
+
+async function batchWrite(
+  documents: DynamoDBDocumentClient,
+  tableName: string,
+  all: readonly WriteRequest[],
+): Promise<void> {
+  for (let start = 0; start < all.length; start += MAX_BATCH_WRITE) {
+    let requests: WriteRequest[] = all.slice(start, start + MAX_BATCH_WRITE);
     for (let attempt = 1; requests.length > 0; attempt++) {
       if (attempt > 1) await delay(jitteredDelay(attempt));
       const { UnprocessedItems } = await documents.send(
@@ -55,19 +91,17 @@ export async function batchDelete(
       );
       const left = UnprocessedItems?.[tableName] ?? [];
       if (left.length > 0 && attempt >= BATCH_ATTEMPTS) {
-        throw new Error(`DynamoDB left ${left.length} deletes unprocessed after ${attempt} attempts`);
+        throw new Error(`DynamoDB left ${left.length} writes unprocessed after ${attempt} attempts`);
       }
-      requests = left.flatMap((request) =>
-        request.DeleteRequest?.Key ? [{ DeleteRequest: { Key: request.DeleteRequest.Key } }] : [],
-      );
+      requests = left.flatMap((request): WriteRequest[] => {
+        if (request.DeleteRequest?.Key) return [{ DeleteRequest: { Key: request.DeleteRequest.Key } }];
+        if (request.PutRequest?.Item) return [{ PutRequest: { Item: request.PutRequest.Item } }];
+        return [];
+      });
     }
   }
 }
 
 function jitteredDelay(attempt: number): number {
-  return Math.round(Math.random() * Math.min(1_000, 25 * 2 ** attempt));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return backoffDelay(attempt, { baseMs: 50, maxMs: 1_000 });
 }

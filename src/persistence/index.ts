@@ -1,11 +1,16 @@
 export type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
 export { VersionConflictError } from './version-conflict-error.js';
+export { acceptEvents } from './accept-events.js';
+export type { AcceptedEvents, AcceptResult } from './accept-events.js';
 export { MemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
 export { FileStore } from './file-store.js';
 export type { FileStoreOptions } from './file-store.js';
 export { DynamoDbStore } from './dynamodb-store.js';
 export type { DynamoDbStoreOptions } from './dynamodb-store.js';
+export { DynamoDbSourceStore } from './dynamodb-source-store.js';
+export type { DynamoDbSourceStoreOptions } from './dynamodb-source-store.js';
+export type { DynamoDbSourceStoreLimits } from './dynamodb-source-limits.js';
 export { createDynamoDbClient } from './dynamodb-client.js';
 export type { DynamoDbClientSettings } from './dynamodb-client.js';
 export {

@@ -1,10 +1,14 @@
+import { KaiwaError } from '../errors/index.js';
+const marker = Symbol.for('kaiwa.error.OwnershipLostError');
+
 /**
  * The source is no longer this caller's: another process took it over (the fence moved on),
  * or it was released. The caller stops before its next side effect and leaves the source to
  * its owner.
  */
-export class OwnershipLostError extends Error {
-  override readonly name = 'OwnershipLostError';
+export class OwnershipLostError extends KaiwaError {
+  private readonly [marker] = true;
+  override readonly name = 'OwnershipLostError' as const;
   constructor(
     readonly sourceId: string,
     /** The fence the caller held. */
@@ -17,5 +21,10 @@ export class OwnershipLostError extends Error {
     super(
       `source ${sourceId}: ownership with fence ${fence} lost (fence now ${currentFence ?? 'none'}, owner ${currentOwnerId ?? 'none'})`,
     );
+  }
+
+  /** True for a `OwnershipLostError` from any copy of kaiwa (see `KaiwaError.isInstance`). */
+  static override isInstance(value: unknown): value is OwnershipLostError {
+    return KaiwaError.hasMarker(value, marker);
   }
 }

@@ -271,7 +271,7 @@ export class SnapshotSourceStore implements SourceStore {
         });
         return outcome.result as T;
       } catch (error) {
-        if (!(error instanceof VersionConflictError) || error.sourceId !== sourceId) throw error;
+        if (!VersionConflictError.isInstance(error) || error.sourceId !== sourceId) throw error;
         if (error.expectedVersion !== (stored?.version ?? 0)) throw error;
       }
     }

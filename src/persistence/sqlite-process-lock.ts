@@ -1,3 +1,4 @@
+import { KaiwaError } from '../errors/index.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -19,11 +20,19 @@ interface Held {
 // process are one holder (the conformance suite's two writers).
 const held = new Map<string, Held>();
 
+const marker = Symbol.for('kaiwa.error.ProcessLockBusyError');
+
 /** The side file is locked by another process. */
-export class ProcessLockBusyError extends Error {
-  override readonly name = 'ProcessLockBusyError';
+export class ProcessLockBusyError extends KaiwaError {
+  private readonly [marker] = true;
+  override readonly name = 'ProcessLockBusyError' as const;
   constructor(readonly lockFile: string) {
     super(`${lockFile} is locked by another process`);
+  }
+
+  /** True for a `ProcessLockBusyError` from any copy of kaiwa (see `KaiwaError.isInstance`). */
+  static override isInstance(value: unknown): value is ProcessLockBusyError {
+    return KaiwaError.hasMarker(value, marker);
   }
 }
 

@@ -105,7 +105,7 @@ export class SqliteSourceStore implements SourceStore {
     try {
       releaseLock = holdProcessLock(options.file);
     } catch (error) {
-      if (error instanceof ProcessLockBusyError)
+      if (ProcessLockBusyError.isInstance(error))
         throw new StoreInUseError(options.file, readHolder(options.file));
       throw error;
     }

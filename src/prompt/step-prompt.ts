@@ -1,6 +1,7 @@
+import { SKIP_TOOL_NAME } from '../domain/index.js';
 import type { PreparedStep, StepPromptPort } from '../machines/index.js';
 import type { ToolDeclaration } from '../model/index.js';
-import { SKIP_TOOL_NAME, type ToolRegistry } from '../tools/index.js';
+import type { ToolRegistry } from '../tools/index.js';
 import {
   selectTools,
   TOOL_FINDER_NAME,
@@ -12,7 +13,8 @@ import { replyRules, SystemPrompt } from './system-prompt.js';
 import { renderStableToolSection, renderStepGuidance } from './tiered-tool-section.js';
 
 /**
- * The prompt of each model step with per-step tool selection (seed 004, ADR-002 phases 2–4).
+ * The prompt of each model step with per-step tool selection (docs/design-notes.md, "Choosing
+ * tools per step").
  * The system instruction is a fixed prefix (persona, required tools, rules), cached until
  * the registry changes; the optional tools that fit the conversation now come as separate
  * step guidance, and only they are declared (plus the required ones).

@@ -1,12 +1,14 @@
-import { SKIP_TOOL_NAME, type ToolRegistry } from '../tools/index.js';
+import { SKIP_TOOL_NAME } from '../domain/index.js';
+import type { ToolRegistry } from '../tools/index.js';
 import { DEFAULT_PERSONA } from './persona.js';
 import { ToolSection } from './tool-section.js';
 
 export { DEFAULT_PERSONA } from './persona.js';
 
 /**
- * The reply rules of seed 000: the model decides whether to reply, and replies only through
- * `reply`. The `skip` line appears only when that tool is registered.
+ * The reply rules: the model decides whether to reply, and replies only through `reply`
+ * (docs/design-notes.md, "Replies go through a tool"). The `skip` line appears only when that
+ * tool is registered.
  */
 export function replyRules(options: { skipAvailable: boolean }): string {
   const noReply = options.skipAvailable

@@ -1,7 +1,12 @@
 import { TOOL_FINDER_NAME } from '../tools/selection/index.js';
-import type { Tool } from '../tools/index.js';
+import {
+  compareStrings,
+  groupTools,
+  renderToolDetail,
+  renderToolSummary,
+  type Tool,
+} from '../tools/index.js';
 import { renderGroup, renderSelectionGuidance, SELECTION_STEPS } from './tool-section.js';
-import { compareStrings, groupTools, renderToolDetail, renderToolSummary } from './tool-text.js';
 
 /** The heading of the per-step part; the stable part refers to it by this name. */
 export const STEP_GUIDANCE_HEADING = '# Tools for this step';
@@ -9,8 +14,8 @@ export const STEP_GUIDANCE_HEADING = '# Tools for this step';
 const FINDER_STEP = `When the message needs a tool that is not offered for this step, call \`${TOOL_FINDER_NAME}\` (a query helps), enable the tool with its \`name\`, and call it on your next step. Check \`${TOOL_FINDER_NAME}\` before telling anyone you cannot do something.`;
 
 /**
- * The tool section of the stable prompt prefix when tools are selected per step (ADR-002
- * phases 2–4): required tools in full, the optional ones only by category, and how the
+ * The tool section of the stable prompt prefix when tools are selected per step
+ * (docs/design-notes.md, "Choosing tools per step"): required tools in full, the optional ones only by category, and how the
  * per-step part and the tool finder work. It depends on the registry alone, never on the
  * conversation, so a context cache holding it keeps hitting while the offered set changes.
  * @example

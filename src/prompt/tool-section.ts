@@ -1,9 +1,15 @@
 import type { ToolDeclaration } from '../model/index.js';
-import type { Tool, ToolRegistry } from '../tools/index.js';
-import { groupTools, renderToolDetail, titleOf, type ToolGroup } from './tool-text.js';
+import {
+  groupTools,
+  renderToolDetail,
+  titleOf,
+  type Tool,
+  type ToolGroup,
+  type ToolRegistry,
+} from '../tools/index.js';
 
 /**
- * The system prompt's tool section (seed 004, ADR-002), generated from the registry so it
+ * The system prompt's tool section (docs/design-notes.md), generated from the registry so it
  * never drifts from the tools: grouped by category, required tools before optional ones,
  * parameters read from each JSON Schema, usage hints, examples and selection guidance.
  *

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { JsonObject } from '../domain/index.js';
-import type { Tool, ToolResult } from '../tools/index.js';
+import type { ObjectSchema } from '../domain/index.js';
+import { defineTool } from '../tools/index.js';
 import type { ReminderScheduler } from './reminder-scheduler.js';
 
 export interface ReminderToolsOptions {
@@ -12,7 +12,7 @@ export interface ReminderToolsOptions {
   readonly newId?: () => string;
 }
 
-const reminderShape: JsonObject = {
+const reminderShape = {
   type: 'object',
   properties: {
     id: { type: 'string' },
@@ -21,20 +21,20 @@ const reminderShape: JsonObject = {
   },
   required: ['id', 'due', 'text'],
   additionalProperties: false,
-};
+} as const satisfies ObjectSchema;
 
 /**
  * `set_reminder`, `list_reminders` and `cancel_reminder`. They act on the conversation they are
  * called in — the source comes from the tool context, never from the arguments — so a reminder
  * of another chat can be neither listed nor cancelled.
  */
-export function createReminderTools(options: ReminderToolsOptions): Tool[] {
+export function createReminderTools(options: ReminderToolsOptions) {
   const { scheduler } = options;
   const maxAheadMs = options.maxAheadMs ?? 365 * 24 * 3600_000;
   const maxPerSource = options.maxPerSource ?? 50;
   const newId = options.newId ?? (() => randomUUID().slice(0, 8));
 
-  const setReminder: Tool = {
+  const setReminder = defineTool({
     name: 'set_reminder',
     description:
       'Remind this chat later: at the time, you get the reminder back and write the message, which is then pushed.',
@@ -76,39 +76,36 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
       additionalProperties: false,
     },
     response: reminderShape,
-    async execute(args, context): Promise<ToolResult> {
-      const now = context.clock.now();
-      const hasWhen = typeof args.when === 'string';
-      const hasDelay = typeof args.delay_minutes === 'number';
-      if (hasWhen === hasDelay)
-        return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true };
-      const dueAt = hasWhen ? Date.parse(args.when as string) : now + (args.delay_minutes as number) * 60_000;
-      if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true };
-      if (dueAt - now > maxAheadMs) return { forLLM: { error: 'that is too far ahead' }, isError: true };
-      if ((await scheduler.list(context.source.id)).length >= maxPerSource) {
-        return {
-          forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` },
-          isError: true,
-        };
-      }
-      const reminder = {
-        id: newId(),
-        source: context.source,
-        dueAt,
-        text: args.text as string,
-        createdAt: now,
-        ...(context.sender && { requestedBy: context.sender.userId }),
-      };
-      await scheduler.schedule(reminder);
-      // An async tool: it returns now; the reminder comes back later through the inbox.
+  }).implement(async (args, context) => {
+    const now = context.clock.now();
+    const dueAt = dueAtOf(args, now);
+    if (dueAt === undefined)
+      return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true };
+    if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true };
+    if (dueAt - now > maxAheadMs) return { forLLM: { error: 'that is too far ahead' }, isError: true };
+    if ((await scheduler.list(context.source.id)).length >= maxPerSource) {
       return {
-        forLLM: { id: reminder.id, due: new Date(dueAt).toISOString(), text: reminder.text },
-        async: true,
+        forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` },
+        isError: true,
       };
-    },
-  };
+    }
+    const reminder = {
+      id: newId(),
+      source: context.source,
+      dueAt,
+      text: args.text,
+      createdAt: now,
+      ...(context.sender && { requestedBy: context.sender.userId }),
+    };
+    await scheduler.schedule(reminder);
+    // An async tool: it returns now; the reminder comes back later through the inbox.
+    return {
+      forLLM: { id: reminder.id, due: new Date(dueAt).toISOString(), text: reminder.text },
+      async: true,
+    };
+  });
 
-  const listReminders: Tool = {
+  const listReminders = defineTool({
     name: 'list_reminders',
     description: "List this chat's waiting reminders.",
     category: 'reminders',
@@ -123,21 +120,20 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
       required: ['reminders'],
       additionalProperties: false,
     },
-    async execute(_args, context): Promise<ToolResult> {
-      const reminders = await scheduler.list(context.source.id);
-      return {
-        forLLM: {
-          reminders: reminders.map((reminder) => ({
-            id: reminder.id,
-            due: new Date(reminder.dueAt).toISOString(),
-            text: reminder.text,
-          })),
-        },
-      };
-    },
-  };
+  }).implement(async (_args, context) => {
+    const reminders = await scheduler.list(context.source.id);
+    return {
+      forLLM: {
+        reminders: reminders.map((reminder) => ({
+          id: reminder.id,
+          due: new Date(reminder.dueAt).toISOString(),
+          text: reminder.text,
+        })),
+      },
+    };
+  });
 
-  const cancelReminder: Tool = {
+  const cancelReminder = defineTool({
     name: 'cancel_reminder',
     description: "Cancel one of this chat's reminders by its id (see list_reminders).",
     category: 'reminders',
@@ -159,13 +155,19 @@ export function createReminderTools(options: ReminderToolsOptions): Tool[] {
       required: ['cancelled'],
       additionalProperties: false,
     },
-    async execute(args, context): Promise<ToolResult> {
-      const cancelled = await scheduler.cancel(context.source.id, args.id as string);
-      return cancelled
-        ? { forLLM: { cancelled: true } }
-        : { forLLM: { error: `no reminder ${args.id as string} in this chat` }, isError: true };
-    },
-  };
+  }).implement(async (args, context) => {
+    const cancelled = await scheduler.cancel(context.source.id, args.id);
+    return cancelled
+      ? { forLLM: { cancelled: true } }
+      : { forLLM: { error: `no reminder ${args.id} in this chat` }, isError: true };
+  });
 
-  return [setReminder, listReminders, cancelReminder];
+  return [setReminder, listReminders, cancelReminder] as const;
+}
+
+/** When the reminder is due: from exactly one of `when` and `delay_minutes`, else undefined. */
+function dueAtOf(args: { when?: string; delay_minutes?: number }, now: number): number | undefined {
+  if (args.when !== undefined && args.delay_minutes === undefined) return Date.parse(args.when);
+  if (args.delay_minutes !== undefined && args.when === undefined) return now + args.delay_minutes * 60_000;
+  return undefined;
 }

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ActorHost } from '../actors/index.js';
+import { composeConversations, createModel, createStore } from '../composition/index.js';
 import type { KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { LineEmulator } from '../line/emulator/line-emulator.js';
@@ -15,9 +16,6 @@ import type { ModelPort } from '../model/index.js';
 import type { SourceStore } from '../persistence/index.js';
 import type { Tool } from '../tools/index.js';
 import { LocalReminderScheduler } from '../reminders/index.js';
-import { composeConversations } from './compose-conversations.js';
-import { createModel } from './create-model.js';
-import { createStore } from './create-store.js';
 
 /** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
 export interface RuntimeOverrides {

@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig } from '../config/index.js';
-import { startKaiwa } from './kaiwa-runtime.js';
+import { createLogger } from '../logging/index.js';
+import { startKaiwa, type KaiwaRuntime } from './kaiwa-runtime.js';
+import { installProcessGuards } from './process-guard.js';
 
 // `npm start`: the local runtime. Invalid configuration → one line naming the variable, exit 1.
 async function main() {
@@ -7,33 +9,38 @@ async function main() {
   try {
     config = loadConfig(process.env, { store: 'file' });
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (ConfigError.isInstance(error)) {
       process.stderr.write(`kaiwa: ${error.message}\n`);
       process.exit(1);
     }
     throw error;
   }
-  const runtime = await startKaiwa(config);
+  const logger = createLogger({ level: config.logLevel });
+  // The guards may fire before the runtime exists: `stop` closes whatever has started by then.
+  const lifecycle: { runtime?: KaiwaRuntime; stopping: boolean } = { stopping: false };
+  const stop = (reason: string, exitCode: number) => {
+    if (lifecycle.stopping) return;
+    lifecycle.stopping = true;
+    logger.info('shutting down', { reason });
+    (lifecycle.runtime?.close() ?? Promise.resolve()).then(
+      () => process.exit(exitCode),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  // Installed before anything starts: nothing the network does may end the process (docs/security.md).
+  installProcessGuards({ logger, onUncaughtException: () => stop('uncaught exception', 1) });
+  const runtime = await startKaiwa(config, { logger });
+  lifecycle.runtime = runtime;
   if (runtime.emulator) {
     process.stdout.write(
       `\n  kaiwa is running: open ${runtime.url} to chat (LINE emulator, ${config.model} model)\n\n`,
     );
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    runtime.logger.info('shutting down', { signal });
-    runtime.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        runtime.logger.error('shutdown failed', { error });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT', 0));
+  process.on('SIGTERM', () => stop('SIGTERM', 0));
 }
 
 main().catch((error: unknown) => {

@@ -1,21 +1,11 @@
-import type { FunctionCall, JsonObject } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
+import type { FunctionCall, ObjectSchema, ToolOutcome } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
+import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import type { ToolDeclaration } from '../model/index.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-validator.js';
-import type { Tool, ToolContext, ToolResult } from './tool.js';
+import type { PreparedTool, Tool, ToolContext, ToolRun } from './tool.js';
 import { ToolDefinitionError } from './tool-definition-error.js';
-
-/** What one call produced, as the machine records it. */
-export interface ToolOutcome {
-  readonly callId: string;
-  readonly name: string;
-  /** The function response the model will see: the tool's `forLLM` or `{ error }`. */
-  readonly response: JsonObject;
-  readonly isError: boolean;
-  readonly forUser?: string;
-  readonly silent?: boolean;
-  readonly async?: boolean;
-}
 
 /** The call's surroundings; the registry adds the call id, idempotency key and logger. */
 export type CallContext = Omit<ToolContext, 'callId' | 'idempotencyKey' | 'logger'>;
@@ -28,8 +18,7 @@ export interface ToolRegistryOptions {
 
 interface RegisteredTool {
   readonly tool: Tool;
-  readonly parameters: CompiledSchema;
-  readonly response: CompiledSchema;
+  readonly prepared: PreparedTool;
 }
 
 /**
@@ -45,22 +34,26 @@ export class ToolRegistry {
 
   constructor(options: ToolRegistryOptions = {}) {
     this.logger = options.logger ?? silentLogger;
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 3000;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? defaults.tools.timeoutMs;
   }
 
-  /** Adds a tool. Rejects a duplicate name, an invalid schema, or an example its schema refuses. */
+  /**
+   * Adds a tool made with `defineTool`. Rejects a duplicate name, an invalid schema, or an
+   * example its schema refuses.
+   */
   register(tool: Tool): this {
     if (this.tools.has(tool.name))
       throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
+    // Compiled here first so a bad schema is named; `prepare` then finds both in ajv's cache.
     const parameters = this.compileSchema(tool, 'parameters', tool.parameters);
-    const response = this.compileSchema(tool, 'response', tool.response);
+    this.compileSchema(tool, 'response', tool.response);
     for (const example of tool.examples ?? []) {
       const result = parameters.validate(example.args);
       if (!result.ok)
         throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
     }
     checkSelectionHints(tool);
-    this.tools.set(tool.name, { tool, parameters, response });
+    this.tools.set(tool.name, { tool, prepared: tool.prepare(this.compiler) });
     this.cachedDeclarations = undefined;
     return this;
   }
@@ -99,60 +92,58 @@ export class ToolRegistry {
         `unknown tool "${call.name}"; available tools: ${[...this.tools.keys()].sort().join(', ')}`,
       );
     }
-    const argsCheck = registered.parameters.validate(call.args);
-    if (!argsCheck.ok) return fail(`invalid arguments: ${argsCheck.message}`);
-
-    const { tool } = registered;
+    const { tool, prepared } = registered;
     const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
     const started = context.clock.now();
-    let result: ToolResult;
+    // On the real clock: the injected one may stand still (tests, restored turns).
+    const deadline = Date.now() + timeoutMs;
+    let run: ToolRun;
     try {
-      result = await runWithTimeout(
+      run = await withDeadline(
         (signal) =>
-          tool.execute(call.args, {
+          prepared.run(call.args, {
             ...context,
             signal,
             callId: call.id,
             idempotencyKey: `${context.turnId}:${call.id}`,
             logger,
           }),
-        timeoutMs,
-        context.signal,
+        { deadline, signal: context.signal },
       );
     } catch (error) {
-      if (error instanceof ToolTimeoutError)
+      if (DeadlineExceededError.isInstance(error) && error.deadline === deadline)
         return fail(`tool "${call.name}" timed out after ${timeoutMs} ms`);
       return fail(`tool "${call.name}" failed`, { cause: error });
     }
 
-    if (!result.isError) {
-      const responseCheck = registered.response.validate(result.forLLM);
-      if (!responseCheck.ok) {
-        return fail(`tool "${call.name}" returned an invalid response`, {
-          validation: responseCheck.message,
-        });
-      }
+    if (!run.ok) {
+      return run.refused === 'arguments'
+        ? fail(`invalid arguments: ${run.message}`)
+        : fail(`tool "${call.name}" returned an invalid response`, { validation: run.message });
     }
+    const { result } = run;
     logger.debug('tool call finished', {
       durationMs: context.clock.now() - started,
       isError: !!result.isError,
     });
+    if (result.isError) return { callId: call.id, name: call.name, response: result.forLLM, isError: true };
     return {
       callId: call.id,
       name: call.name,
       response: result.forLLM,
-      isError: !!result.isError,
+      isError: false,
       ...(result.forUser !== undefined && { forUser: result.forUser }),
       ...(result.silent !== undefined && { silent: result.silent }),
       ...(result.async !== undefined && { async: result.async }),
     };
   }
 
-  private compileSchema(tool: Tool, which: string, schema: JsonObject): CompiledSchema {
+  private compileSchema(tool: Tool, which: string, schema: ObjectSchema): CompiledSchema<unknown> {
     try {
-      return this.compiler.compile(schema);
+      return this.compiler.compileUntyped(schema);
     } catch (error) {
-      throw new ToolDefinitionError(tool.name, `invalid ${which} schema: ${(error as Error).message}`);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ToolDefinitionError(tool.name, `invalid ${which} schema: ${reason}`);
     }
   }
 }
@@ -167,33 +158,4 @@ function checkSelectionHints(tool: Tool): void {
       tool.name,
       `intent ${String(stateful)} has the g or y flag, which keeps state`,
     );
-}
-
-class ToolTimeoutError extends Error {
-  override readonly name = 'ToolTimeoutError';
-}
-
-/** Runs `work` with its own abort signal, aborted on timeout or when `parent` aborts. */
-async function runWithTimeout<T>(
-  work: (signal: AbortSignal) => Promise<T>,
-  timeoutMs: number,
-  parent: AbortSignal,
-): Promise<T> {
-  const controller = new AbortController();
-  const abortFromParent = () => controller.abort(parent.reason);
-  parent.addEventListener('abort', abortFromParent, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new ToolTimeoutError(`timed out after ${timeoutMs} ms`);
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([work(controller.signal), timeout]);
-  } finally {
-    clearTimeout(timer);
-    parent.removeEventListener('abort', abortFromParent);
-  }
 }

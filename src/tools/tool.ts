@@ -1,19 +1,38 @@
-import type { Clock, JsonObject, Sender, Source, SourceKind } from '../domain/index.js';
+import type {
+  Clock,
+  JsonObject,
+  ObjectSchema,
+  SchemaValue,
+  Sender,
+  Source,
+  SourceKind,
+} from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
+import type { SchemaCompiler } from './schema-validator.js';
 
-/**
- * What a tool run produced (seed 003): what the model sees, what the user sees, and flags.
- * `forLLM` is validated against the tool's response schema unless `isError` is set.
- */
-export interface ToolResult {
-  readonly forLLM: JsonObject;
+/** What a tool's run produced when it worked: what the model sees, what the user sees, and flags. */
+export interface ToolSuccess<Response = JsonObject> {
+  /** Matches the tool's response schema: typed from it, and checked against it at run time too. */
+  readonly forLLM: Response;
   /** Text for the user, delivered by the machine's `reply` service unless `silent`. */
   readonly forUser?: string;
   readonly silent?: boolean;
-  readonly isError?: boolean;
+  readonly isError?: false;
   /** The work goes on in the background; its completion re-enters the source's inbox. */
   readonly async?: boolean;
 }
+
+/** What the model reads when a call could not do its work: a reason it can act on. */
+export type ToolError = { readonly error: string };
+
+/** A failure the model can correct ("unknown time zone"); not held to the response schema. */
+export interface ToolFailure {
+  readonly forLLM: ToolError;
+  readonly isError: true;
+}
+
+/** What a tool run produced (docs/design-notes.md, "Tools"): a success matching the response schema, or a failure. */
+export type ToolResult<Response = JsonObject> = ToolSuccess<Response> | ToolFailure;
 
 /**
  * Everything a tool may know about the call. A tool reaches its source only through
@@ -31,23 +50,17 @@ export interface ToolContext {
   readonly clock: Clock;
 }
 
-/** One example call, shown in the prompt and checked against the parameter schema. */
+/** One example call, shown in the prompt and checked against the parameter schema at registration. */
 export interface ToolExample {
   readonly description: string;
   readonly args: JsonObject;
 }
 
-/**
- * A tool the model can call (seeds 002–004).
- * @example
- * const echo: Tool = {
- *   name: 'echo', description: 'Repeats text.', category: 'utility', optional: true,
- *   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
- *   response: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
- *   execute: async (args) => ({ forLLM: { text: String(args.text) } }),
- * };
- */
-export interface Tool {
+/** Everything about a tool but its code: what the prompt, the model and tool selection read. */
+export interface ToolSpec<
+  ParametersSchema extends ObjectSchema = ObjectSchema,
+  ResponseSchema extends ObjectSchema = ObjectSchema,
+> {
   readonly name: string;
   readonly description: string;
   readonly category: string;
@@ -56,8 +69,10 @@ export interface Tool {
   /** When the model should use it. */
   readonly usageHint?: string;
   readonly examples?: readonly ToolExample[];
-  readonly parameters: JsonObject;
-  readonly response: JsonObject;
+  /** The arguments' JSON Schema: the type of `execute`'s `args`, and ajv's check of every call. */
+  readonly parameters: ParametersSchema;
+  /** The result's JSON Schema: the type `execute` must return, and ajv's check of every result. */
+  readonly response: ResponseSchema;
   /** Overrides the registry's default timeout (ms). */
   readonly timeoutMs?: number;
   /**
@@ -83,5 +98,43 @@ export interface Tool {
   readonly offerAlwaysIn?: readonly SourceKind[];
   /** Complex or commonly misused: shown with full detail (parameters, examples) whenever offered. */
   readonly complex?: boolean;
-  execute(args: JsonObject, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool's code, typed by its schemas: `args` as `parameters` describes them, a result as `response` does. */
+export type ToolExecute<ParametersSchema extends ObjectSchema, ResponseSchema extends ObjectSchema> = (
+  args: SchemaValue<ParametersSchema>,
+  context: ToolContext,
+) => Promise<ToolResult<SchemaValue<ResponseSchema>>>;
+
+/** What one run gave: the result, or which check refused the call or its result, and why. */
+export type ToolRun =
+  | { readonly ok: true; readonly result: ToolResult }
+  | { readonly ok: false; readonly refused: 'arguments' | 'response'; readonly message: string };
+
+/** A tool joined to validators compiled from its own schemas. */
+export interface PreparedTool {
+  /** Checks `args` against the parameters, runs the tool, and checks a success against the response schema. */
+  run(args: unknown, context: ToolContext): Promise<ToolRun>;
+}
+
+/**
+ * A tool the model can call, its types erased: what the registry, the prompt and tool
+ * selection hold, whatever each tool's arguments are. Made by `defineTool`, which is
+ * the only place that knows a tool's argument type; `prepare` carries that knowledge
+ * across the erasure, because the arguments reach the code only through a validator
+ * compiled from the same schema the code's type was read from.
+ */
+export interface Tool extends ToolSpec {
+  readonly prepare: (compiler: SchemaCompiler) => PreparedTool;
+}
+
+/**
+ * A tool as `defineTool` made it, before erasure: `execute` keeps the types read from the
+ * schemas, so a test may call it directly. Generic in those types rather than in the schemas,
+ * so comparing two tools never makes TypeScript expand a schema it does not know.
+ * Build tools with `defineTool`: a copy with other schemas or another `execute`
+ * (`{ ...tool, execute }`) would still run the original.
+ */
+export interface TypedTool<Args, Response> extends Tool {
+  readonly execute: (args: Args, context: ToolContext) => Promise<ToolResult<Response>>;
 }

@@ -3,7 +3,7 @@ import type { HistoryEntry, InboxItem } from '../../src/domain/index.js';
 import { CONVERSATION_MACHINE_VERSION } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore, MemorySourceTables } from '../../src/persistence/index.js';
-import type { Tool } from '../../src/tools/index.js';
+import { defineTool } from '../../src/tools/index.js';
 import {
   createTestHost,
   messageFor,
@@ -70,6 +70,34 @@ describe('actor host', () => {
     expect(delivery.texts).toEqual(['re: once']);
   });
 
+  it('accepts through the shared accept path: one slow source does not hold up another', async () => {
+    const inner = new MemorySourceStore();
+    const slow = userSourceNumber(1);
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const claimed: string[] = [];
+    const store = new Proxy(inner, {
+      get(target, property) {
+        if (property === 'accept')
+          return async (item: InboxItem) => {
+            if (item.source.id === slow.id) await gate;
+            claimed.push(item.source.id);
+            return target.accept(item);
+          };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const { host } = createTestHost({ model: echoModel(), store });
+
+    const accepting = host.accept([messageFor(slow, 'slow'), messageFor(userSourceNumber(2), 'fast')]);
+    await until(() => claimed.length === 1, 2000);
+    expect(claimed).toEqual([userSourceNumber(2).id]);
+    open();
+    expect(await accepting).toEqual({ accepted: 2, duplicates: 0 });
+    await host.whenSettled();
+  });
+
   it('stores a small head and the history as entries, empties the inbox and releases the source', async () => {
     const { host, store } = createTestHost({ model: echoModel() });
     const source = userSourceNumber(2);
@@ -125,19 +153,19 @@ describe('actor host', () => {
     const store = new MemorySourceStore();
     const source = userSourceNumber(44);
     const bookings: string[] = [];
-    const book = (answer: () => Promise<void>): Tool => ({
-      name: 'book',
-      description: 'Books a table.',
-      category: 'test',
-      optional: true,
-      parameters: { type: 'object', properties: {}, additionalProperties: false },
-      response: { type: 'object', properties: {} },
-      execute: async (_args, context) => {
+    const book = (answer: () => Promise<void>) =>
+      defineTool({
+        name: 'book',
+        description: 'Books a table.',
+        category: 'test',
+        optional: true,
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+        response: { type: 'object', properties: {} },
+      }).implement(async (_args, context) => {
         bookings.push(context.idempotencyKey);
         await answer();
         return { forLLM: {} };
-      },
-    });
+      });
     const firstModel = new ScriptedModel([callTools(['book', {}])]);
     const first = createTestHost({
       model: firstModel,
@@ -176,7 +204,7 @@ describe('actor host', () => {
     await first.host.whenSettled();
     await first.host.shutdown();
 
-    const think: Tool = {
+    const think = defineTool({
       name: 'think',
       description: 'Thinks.',
       category: 'test',
@@ -184,8 +212,7 @@ describe('actor host', () => {
       sideEffects: false,
       parameters: { type: 'object', properties: {}, additionalProperties: false },
       response: { type: 'object', properties: {} },
-      execute: () => Promise.resolve({ forLLM: {} }),
-    };
+    }).implement(() => Promise.resolve({ forLLM: {} }));
     const model = new ScriptedModel([callTools(['think', {}])], { repeatLast: true });
     const second = createTestHost({ model, store, tools: [think], host: { settings: { maxModelCalls: 3 } } });
     await second.host.accept([messageFor(source, 'two')]);

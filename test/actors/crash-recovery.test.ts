@@ -1,10 +1,11 @@
-import { messagingApi } from '@line/bot-sdk';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../src/actors/index.js';
 import { LineDelivery } from '../../src/line/line-delivery.js';
+import { LineTransport } from '../../src/line/line-transport.js';
+import { createMessagingApiClient } from '../../src/line/sdk-http-client.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelPort } from '../../src/model/index.js';
@@ -16,7 +17,7 @@ import {
   SnapshotSourceStore,
   type SourceStore,
 } from '../../src/persistence/index.js';
-import { ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
+import { defineTool, ToolRegistry, replyTool, skipTool } from '../../src/tools/index.js';
 import { startHoldingProxy } from '../aws/support/holding-proxy.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startFakeLine } from '../support/fake-line-server.js';
@@ -27,7 +28,7 @@ import { WatchedSourceStore } from '../support/watched-source-store.js';
 const USER = 'U' + '7'.repeat(32);
 const lookupRuns: string[] = [];
 /** A tool with a side effect of its own: it runs only after its call is durable. */
-const lookup: Tool = {
+const lookup = defineTool({
   name: 'lookup',
   description: 'Looks something up.',
   category: 'test',
@@ -39,11 +40,10 @@ const lookup: Tool = {
     additionalProperties: false,
   },
   response: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
-  execute: (args, context) => {
-    lookupRuns.push(context.idempotencyKey);
-    return Promise.resolve({ forLLM: { answer: `about ${args.q as string}` } });
-  },
-};
+}).implement((args, context) => {
+  lookupRuns.push(context.idempotencyKey);
+  return Promise.resolve({ forLLM: { answer: `about ${args.q}` } });
+});
 
 /** The turn: the model looks something up, then replies — decided from history, as a real model would. */
 const script = () =>
@@ -69,7 +69,8 @@ function hostOn(
   model: ModelPort,
   options: { lineUrl?: string; replyTokenTtlMs?: number; goneOwner?: string } = {},
 ) {
-  const client = new messagingApi.MessagingApiClient({
+  const transport = new LineTransport({ logger: silentLogger });
+  const client = createMessagingApiClient(transport, {
     channelAccessToken: line.emulator.channelAccessToken,
     baseURL: options.lineUrl ?? line.url,
   });
@@ -82,6 +83,7 @@ function hostOn(
       tools,
       delivery: new LineDelivery({
         client,
+        transport,
         clock,
         logger: silentLogger,
         ...(options.replyTokenTtlMs !== undefined && { replyTokenTtlMs: options.replyTokenTtlMs }),

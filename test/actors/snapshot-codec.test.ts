@@ -10,7 +10,7 @@ import {
 } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, callTools } from '../../src/model/index.js';
 import type { HistoryRecord, SourceHead } from '../../src/persistence/source-store.js';
-import type { Tool } from '../../src/tools/index.js';
+import { defineTool } from '../../src/tools/index.js';
 import {
   conversationMachineFor,
   inbound,
@@ -19,7 +19,7 @@ import {
   userSource,
 } from '../support/conversation-harness.js';
 
-const loopTool: Tool = {
+const loopTool = defineTool({
   name: 'think',
   description: 'Thinks.',
   category: 'test',
@@ -27,8 +27,7 @@ const loopTool: Tool = {
   sideEffects: false,
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   response: { type: 'object', properties: {} },
-  execute: () => Promise.resolve({ forLLM: {} }),
-};
+}).implement(() => Promise.resolve({ forLLM: {} }));
 
 function headOf(
   snapshot: JsonObject,

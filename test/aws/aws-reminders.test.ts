@@ -109,12 +109,12 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
       clock: { now: () => Date.now() },
       logger: silentLogger,
     };
-    const set = await setReminder!.execute({ text: 'stretch', delay_minutes: 30 }, context);
+    const set = await setReminder.execute({ text: 'stretch', delay_minutes: 30 }, context);
     expect(set).toMatchObject({ async: true, forLLM: { id: 'tool1', text: 'stretch' } });
-    expect(await listReminders!.execute({}, context)).toMatchObject({
+    expect(await listReminders.execute({}, context)).toMatchObject({
       forLLM: { reminders: [{ id: 'tool1' }] },
     });
-    expect(await cancelReminder!.execute({ id: 'tool1' }, context)).toMatchObject({
+    expect(await cancelReminder.execute({ id: 'tool1' }, context)).toMatchObject({
       forLLM: { cancelled: true },
     });
   });

@@ -7,9 +7,24 @@ import {
   type WebhookHandlerDependencies,
 } from '../../src/aws/index.js';
 import type { InboxItem } from '../../src/domain/index.js';
+import { MAX_WEBHOOK_BYTES } from '../../src/line/webhook-handling.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { MemoryStore, type ConversationStore } from '../../src/persistence/index.js';
-import { groupSource, textMessageEvent, unfollowEvent, webhookBody } from '../support/webhook-fixtures.js';
+import { webhookBodyOfSize } from '../support/sized-webhook-body.js';
+import {
+  botUserId,
+  groupSource,
+  textMessageEvent,
+  unfollowEvent,
+  webhookBody,
+} from '../support/webhook-fixtures.js';
+import {
+  deeplyNestedText,
+  groupIdAsArray,
+  serialize,
+  textAsObject,
+  textWithoutText,
+} from '../support/hostile-events.js';
 import { startFakeSsm } from './support/fake-ssm-server.js';
 import { apiGatewayEvent, signedWebhookEvent, textEvent } from './support/lambda-events.js';
 
@@ -42,8 +57,8 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
     { name: 'malformed JSON', event: () => signedWebhookEvent('{"events": [', SECRET), status: 400 },
     { name: 'no events array', event: () => signedWebhookEvent('{"destination":"U1"}', SECRET), status: 400 },
     {
-      name: 'a body over 1 MiB',
-      event: () => signedWebhookEvent(`{"events":[],"pad":"${'x'.repeat(1024 * 1024)}"}`, SECRET),
+      name: 'a body of 1 MiB + 1 byte',
+      event: () => signedWebhookEvent(webhookBodyOfSize(MAX_WEBHOOK_BYTES + 1), SECRET),
       status: 413,
     },
   ])('answers $name with $status and stores nothing', async ({ event, status }) => {
@@ -52,6 +67,14 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
     expect(response.statusCode).toBe(status);
     expect(await store.inbox(groupSource.groupId)).toEqual([]);
   });
+
+  it.each([{ base64: false }, { base64: true }])(
+    'accepts a body of exactly 1 MiB (base64 body: $base64)',
+    async ({ base64 }) => {
+      const event = signedWebhookEvent(webhookBodyOfSize(MAX_WEBHOOK_BYTES), SECRET, { base64 });
+      expect((await webhookOn(new MemoryStore())(event)).statusCode).toBe(200);
+    },
+  );
 
   it('answers 200 to an empty event list (LINE\'s "verify" button)', async () => {
     const response = await webhookOn(new MemoryStore())(
@@ -131,6 +154,38 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
     ];
     await webhookOn(recording)(signedWebhookEvent(JSON.stringify(webhookBody(events)), SECRET));
     expect(accepted).toEqual(['Ub:b1', 'Ua:a1', 'Ua:a2']);
+  });
+});
+
+describe("the webhook Lambda handler checks every event against LINE's webhook schema", () => {
+  it('skips the events that break it, stores the rest, and answers 200', async () => {
+    const accepted: InboxItem[] = [];
+    const store = new MemoryStore();
+    const recording: ConversationStore = Object.assign(Object.create(store) as MemoryStore, {
+      accept: (item: InboxItem) => {
+        accepted.push(item);
+        return store.accept(item);
+      },
+    });
+    const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
+    const events = [
+      textAsObject(textEvent(userId, 'x')),
+      textEvent(userId, 'first good one'),
+      groupIdAsArray(textEvent(userId, 'x')),
+      deeplyNestedText(textEvent(userId, 'x')),
+      textWithoutText(textEvent(userId, 'x')),
+      textEvent(userId, 'second good one'),
+    ];
+
+    const response = await webhookOn(recording)(
+      signedWebhookEvent(serialize({ destination: botUserId, events }), SECRET),
+    );
+
+    expect(response.statusCode).toBe(200);
+    expect(accepted.map((item) => [item.source.id, (item as { text: string }).text])).toEqual([
+      [userId, 'first good one'],
+      [userId, 'second good one'],
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { ConfigError, loadConfig, MEDIA_TYPE_CHOICES } from '../../src/config/index.js';
+import { checkableImageTypes } from '../../src/line/media/index.js';
 
 describe('configuration', () => {
   it('starts with no environment at all: emulator, offline model, file store, port 3000', () => {
@@ -54,6 +55,26 @@ describe('configuration', () => {
     });
   });
 
+  it('limits what LINE may cost: call and download timeouts, image bytes, types, concurrency and cache', () => {
+    expect(loadConfig({}).lineBehaviour).toMatchObject({
+      requestTimeoutMs: 10_000,
+      mediaMaxBytes: 10 * 1024 * 1024,
+      mediaTimeoutMs: 20_000,
+      mediaConcurrency: 4,
+      mediaCacheBytes: 32 * 1024 * 1024,
+      mediaCacheTtlMs: 120_000,
+      mediaTypes: ['image/jpeg', 'image/png', 'image/webp'],
+    });
+    expect(loadConfig({ KAIWA_MEDIA_TYPES: 'image/PNG, image/gif' }).lineBehaviour.mediaTypes).toEqual([
+      'image/png',
+      'image/gif',
+    ]);
+  });
+
+  it('offers only media types whose bytes kaiwa can recognise', () => {
+    expect(checkableImageTypes).toEqual(expect.arrayContaining([...MEDIA_TYPE_CHOICES]));
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT', 'must be a whole number'],
     [{ PORT: '70000' }, 'PORT', 'between 0 and 65535'],
@@ -67,6 +88,10 @@ describe('configuration', () => {
     [{ GOOGLE_GENAI_USE_VERTEXAI: 'maybe' }, 'GOOGLE_GENAI_USE_VERTEXAI', 'true or false'],
     [{ GOOGLE_GENAI_USE_VERTEXAI: 'true' }, 'GOOGLE_CLOUD_PROJECT', 'is required'],
     [{ GEMINI_API_KEY: 'k', GEMINI_TEMPERATURE: 'hot' }, 'GEMINI_TEMPERATURE', ''],
+    [{ KAIWA_MEDIA_TYPES: 'image/png,image/svg+xml' }, 'KAIWA_MEDIA_TYPES', 'must list types from'],
+    [{ KAIWA_MEDIA_TYPES: ' , ' }, 'KAIWA_MEDIA_TYPES', 'must list types from'],
+    [{ KAIWA_MEDIA_CONCURRENCY: '0' }, 'KAIWA_MEDIA_CONCURRENCY', 'between 1 and 64'],
+    [{ KAIWA_LINE_TIMEOUT_MS: '10' }, 'KAIWA_LINE_TIMEOUT_MS', 'between 100 and 120000'],
   ])('rejects %o naming %s', (env, variable, reason) => {
     let error: unknown;
     try {

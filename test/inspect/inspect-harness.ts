@@ -2,7 +2,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import type { SourceStore } from '../../src/persistence/index.js';
-import type { Tool } from '../../src/tools/index.js';
+import { defineTool, type Tool } from '../../src/tools/index.js';
 import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 
 /** A model whose every answer waits for `release()`: the turn stays in `generate` until then. */
@@ -52,7 +52,7 @@ export function startEmulatorKaiwa(options: {
 export function gatedTool(name = 'slow_lookup') {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const tool: Tool = {
+  const tool = defineTool({
     name,
     description: 'Looks something up, slowly.',
     category: 'test',
@@ -60,11 +60,10 @@ export function gatedTool(name = 'slow_lookup') {
     parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
     response: { type: 'object', properties: { found: { type: 'string' } }, required: ['found'] },
     timeoutMs: 30_000,
-    execute: async (args) => {
-      await gate;
-      return { forLLM: { found: `facts about ${typeof args.query === 'string' ? args.query : '?'}` } };
-    },
-  };
+  }).implement(async (args) => {
+    await gate;
+    return { forLLM: { found: `facts about ${args.query}` } };
+  });
   return { tool, release: () => open() };
 }
 

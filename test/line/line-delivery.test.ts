@@ -1,10 +1,13 @@
-import { messagingApi } from '@line/bot-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LineDelivery } from '../../src/line/line-delivery.js';
+import { LineTransport } from '../../src/line/line-transport.js';
+import { createMessagingApiClient } from '../../src/line/sdk-http-client.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { createLogger } from '../../src/logging/index.js';
 import type { DeliveryRequest } from '../../src/machines/index.js';
+import type { BackoffPolicy } from '../../src/timing/index.js';
 import { startFakeLine } from '../support/fake-line-server.js';
+import { until } from '../support/until.js';
 
 const USER = 'U' + '1'.repeat(32);
 const now = 1_800_000_000_000;
@@ -18,16 +21,19 @@ beforeEach(async () => {
 });
 afterEach(() => line.close());
 
-function delivery() {
-  const client = new messagingApi.MessagingApiClient({
+function delivery(backoff: BackoffPolicy = { baseMs: 1, maxMs: 5 }) {
+  const logger = createLogger({ level: 'debug', write: (entry) => logLines.push(entry) });
+  const transport = new LineTransport({ logger });
+  const client = createMessagingApiClient(transport, {
     channelAccessToken: line.emulator.channelAccessToken,
     baseURL: line.url,
   });
   return new LineDelivery({
     client,
+    transport,
     clock,
-    logger: createLogger({ level: 'debug', write: (entry) => logLines.push(entry) }),
-    backoff: { baseMs: 1, maxMs: 5 },
+    logger,
+    backoff,
   });
 }
 
@@ -128,6 +134,21 @@ describe('LINE delivery', () => {
     });
     expect(sentTo('/v2/bot/message/push')).toHaveLength(4);
   });
+
+  it('stops waiting for a retry as soon as the turn is cancelled', async () => {
+    line.failNext('/v2/bot/message/push', 503, { message: 'Service unavailable' });
+    const turn = new AbortController();
+    const reason = new Error('the actor stopped');
+    // A ten-minute backoff: only the abort can end this delivery within the test's time.
+    const sender = delivery({ baseMs: 600_000, maxMs: 600_000, random: () => 0.5 });
+
+    const outcome = sender.deliver(request({ replyToken: undefined }), turn.signal).catch((e: unknown) => e);
+    await until(() => logLines.some((entry) => entry.includes('LINE call failed; retrying')));
+    turn.abort(reason);
+
+    expect(await outcome).toBe(reason);
+    expect(sentTo('/v2/bot/message/push')).toHaveLength(1);
+  }, 3_000);
 
   it('does not retry the monthly quota 429, and counts it', async () => {
     line.failNext('/v2/bot/message/push', 429, { message: 'You have reached your monthly limit.' }, 10);

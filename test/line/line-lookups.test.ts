@@ -29,7 +29,8 @@ function event(source: Record<string, string>, message: Record<string, unknown>)
     webhookEventId: `01LOOKUPS${String(sequence).padStart(17, '0')}`,
     deliveryContext: { isRedelivery: false },
     replyToken: `token-${sequence}`,
-    message: { id: String(5000 + sequence), ...message },
+    // LINE sends a quote token with every text, image, video and sticker (webhook.yml requires it).
+    message: { id: String(5000 + sequence), quoteToken: `quote-${sequence}`, ...message },
   } as unknown as webhook.Event;
 }
 

@@ -8,7 +8,7 @@ import {
   conversationMachine,
 } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, callTools, textOnly } from '../../src/model/index.js';
-import type { Tool } from '../../src/tools/index.js';
+import { defineTool } from '../../src/tools/index.js';
 import {
   conversationMachineFor,
   inbound,
@@ -21,29 +21,33 @@ import {
   userSource,
 } from '../support/conversation-harness.js';
 
-const echoSchema: JsonObject = {
+const echoSchema = {
   type: 'object',
   properties: { text: { type: 'string' } },
   required: ['text'],
   additionalProperties: false,
-};
+} as const;
 
-/** A tool that records when it starts and finishes, and waits until released. */
-function gatedTool(name: string, log: string[], gate: Promise<void> = Promise.resolve()): Tool {
-  return {
+/** A test tool taking and giving `{ text }`. */
+function echoTool(name: string) {
+  return defineTool({
     name,
     description: `test tool ${name}`,
     category: 'test',
     optional: true,
     parameters: echoSchema,
     response: echoSchema,
-    execute: async (args) => {
-      log.push(`start ${name}`);
-      await gate;
-      log.push(`end ${name}`);
-      return { forLLM: { text: `${name}:${args.text as string}` } };
-    },
-  };
+  });
+}
+
+/** A tool that records when it starts and finishes, and waits until released. */
+function gatedTool(name: string, log: string[], gate: Promise<void> = Promise.resolve()) {
+  return echoTool(name).implement(async (args) => {
+    log.push(`start ${name}`);
+    await gate;
+    log.push(`end ${name}`);
+    return { forLLM: { text: `${name}:${args.text}` } };
+  });
 }
 
 describe('conversation machine', () => {
@@ -221,10 +225,9 @@ describe('conversation machine', () => {
       callTools(['notify', { text: 'working on it' }]),
       callReply('finished'),
     ]);
-    const notify: Tool = {
-      ...gatedTool('notify', []),
-      execute: (args) => Promise.resolve({ forLLM: { text: 'shown' }, forUser: args.text as string }),
-    };
+    const notify = echoTool('notify').implement((args) =>
+      Promise.resolve({ forLLM: { text: 'shown' }, forUser: args.text }),
+    );
     const { actor, delivery } = startConversation({ model, tools: [notify] });
 
     say(actor, inbound('long job'));
@@ -236,17 +239,16 @@ describe('conversation machine', () => {
     ]);
   });
 
-  it.each([
+  it.each<[string, { forUser: string; silent?: boolean }, string[]]>([
     ['the same text as the reply', { forUser: 'It is sunny.' }, ['It is sunny.']],
     ['silent text', { forUser: 'internal note', silent: true }, ['It is sunny.']],
     ['its own text', { forUser: 'Fetching the forecast…' }, ['Fetching the forecast…', 'It is sunny.']],
   ])(
     'a tool with %s in the same step as reply: the user never gets one content twice',
     async (_case, result, texts) => {
-      const tool: Tool = {
-        ...gatedTool('forecast', []),
-        execute: () => Promise.resolve({ forLLM: { text: 'ok' }, ...result }),
-      };
+      const tool = echoTool('forecast').implement(() =>
+        Promise.resolve({ ...result, forLLM: { text: 'ok' } }),
+      );
       const model = new ScriptedModel([
         callTools(['forecast', { text: 'x' }], ['reply', { message: 'It is sunny.' }]),
       ]);
@@ -318,14 +320,11 @@ describe('conversation machine', () => {
 });
 
 /** A tool that acts outside the conversation (the default): it runs after its checkpoint. */
-function sideEffectTool(name: string, runs: string[]): Tool {
-  return {
-    ...gatedTool(name, []),
-    execute: (args) => {
-      runs.push(name);
-      return Promise.resolve({ forLLM: { text: `${name}:${args.text as string}` } });
-    },
-  };
+function sideEffectTool(name: string, runs: string[]) {
+  return echoTool(name).implement((args) => {
+    runs.push(name);
+    return Promise.resolve({ forLLM: { text: `${name}:${args.text}` } });
+  });
 }
 
 /** A conversation whose checkpoints the test answers itself, as a host would. */

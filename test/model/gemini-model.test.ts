@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import type { HistoryEntry } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { GeminiModel, type GeminiModelOptions, type ModelRequest } from '../../src/model/index.js';
-import type { Tool } from '../../src/tools/index.js';
+import { defineTool } from '../../src/tools/index.js';
 import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
 import {
   blockedPromptAnswer,
@@ -61,30 +61,29 @@ const hello: HistoryEntry = {
 /** Large and random, like Gemini's: any truncation or re-encoding shows. */
 const signature = () => randomBytes(384).toString('base64');
 
-const locationSchema: JsonObject = {
+const locationSchema = {
   type: 'object',
   properties: { location: { type: 'string' } },
   required: ['location'],
   additionalProperties: false,
-};
+} as const;
 
 /** Tokyo waits until Osaka ran, so results settle in the opposite order of the calls. */
-function weatherTool(): Tool {
+function weatherTool() {
   let osakaRan: () => void = () => undefined;
   const osakaDone = new Promise<void>((resolve) => (osakaRan = resolve));
-  return {
+  return defineTool({
     name: 'get_weather',
     description: 'The weather in a city.',
     category: 'information',
     optional: true,
     parameters: locationSchema,
     response: { type: 'object', properties: { forecast: { type: 'string' } }, required: ['forecast'] },
-    execute: async (args) => {
-      if (args.location === 'Tokyo') await osakaDone;
-      else osakaRan();
-      return { forLLM: { forecast: args.location === 'Tokyo' ? 'sunny' : 'rainy' } };
-    },
-  };
+  }).implement(async (args) => {
+    if (args.location === 'Tokyo') await osakaDone;
+    else osakaRan();
+    return { forLLM: { forecast: args.location === 'Tokyo' ? 'sunny' : 'rainy' } };
+  });
 }
 
 describe('GeminiModel through the conversation machine', () => {

@@ -7,6 +7,8 @@ import {
   type GeminiRetryOptions,
   type ModelRequest,
 } from '../../src/model/index.js';
+import { resolveRetryOptions } from '../../src/model/gemini/gemini-options.js';
+import { callWithRetry } from '../../src/model/gemini/gemini-retry.js';
 import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
 import { apiError, FakeGeminiServer, rateLimited, textAnswer } from '../support/fake-gemini-server.js';
 
@@ -227,4 +229,26 @@ describe('GeminiModel failure handling', () => {
     expect(snapshot.context.lastTurn?.stopReason).toBe('model-failed');
     expect(server.generateBodies).toHaveLength(2);
   });
+});
+
+describe('callWithRetry', () => {
+  it('ends an attempt at its timeout even when the call ignores its signal, and retries', async () => {
+    const calls: number[] = [];
+    const context = {
+      policy: resolveRetryOptions({ attemptTimeoutMs: 20 }),
+      clock: { now: () => Date.now() },
+      sleep: () => Promise.resolve(),
+      random: () => 0,
+      signal: new AbortController().signal,
+    };
+
+    const value = await callWithRetry(({ number }) => {
+      calls.push(number);
+      // The first attempt hangs whatever its signal says, like a stream stuck in a body read.
+      return number === 1 ? new Promise<string>(() => {}) : Promise.resolve('ok');
+    }, context);
+
+    expect(value).toBe('ok');
+    expect(calls).toEqual([1, 2]);
+  }, 2_000);
 });

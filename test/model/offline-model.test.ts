@@ -66,6 +66,36 @@ describe('offline model: which tool it calls', () => {
     expect(await generate([user(text)])).toMatchObject({ calls: [{ name: 'get_current_time', args: {} }] });
   });
 
+  it.each<[string, string]>([
+    ['What time is it in London?', 'Europe/London'],
+    ['what time is it in New York right now', 'America/New_York'],
+    ["What's the time in Paris?", 'Europe/Paris'],
+    ['What is the current time in Los Angeles', 'America/Los_Angeles'],
+    ['What day is it in Sydney?', 'Australia/Sydney'],
+    ['Singapore: what time is it?', 'Asia/Singapore'],
+    ['what time is it in bangkok', 'Asia/Bangkok'],
+    ['What time is it in Europe/Berlin?', 'Europe/Berlin'],
+    ['ロンドンは今何時？', 'Europe/London'],
+    ['ソウルは何時ですか', 'Asia/Seoul'],
+    ['今ベルリンは何曜日？', 'Europe/Berlin'],
+  ])('%s → get_current_time in %s, the place’s own zone', async (text, timeZone) => {
+    expect(await generate([user(text)])).toMatchObject({
+      calls: [{ name: 'get_current_time', args: { time_zone: timeZone } }],
+    });
+  });
+
+  it.each([
+    ['What time is it in Atlantis?', 'I do not know the time zone of “Atlantis”'],
+    ['what time is it in Springfield now', 'I do not know the time zone of “Springfield”'],
+    ['アトランティスは何時？', '「アトランティス」のタイムゾーンがわかりません'],
+  ])('says it does not know the place in "%s" instead of guessing', async (text, answer) => {
+    const response = await generate([user(text)]);
+
+    expect(response.calls).toHaveLength(1);
+    expect(response.calls[0]?.name).toBe('reply');
+    expect(response.calls[0]?.args.message).toContain(answer);
+  });
+
   it.each([
     ['How is the weather?', 'Which place?'],
     ['今日の天気は？', 'どこの天気ですか'],
@@ -156,6 +186,24 @@ describe('offline model: after the tool result', () => {
     );
   });
 
+  it('names the place it was asked about', async () => {
+    const response = await generate([
+      user('What time is it in London?'),
+      modelCalled('get_current_time', { time_zone: 'Europe/London' }),
+      toolAnswered('get_current_time', {
+        timeZone: 'Europe/London',
+        date: '2025-03-15',
+        time: '05:30',
+        weekday: 'Saturday',
+        utcOffset: '+00:00',
+      }),
+    ]);
+
+    expect(response.calls[0]?.args.message).toContain(
+      'It is Saturday, 2025-03-15, 05:30 in London (Europe/London, UTC+00:00).',
+    );
+  });
+
   it('passes a tool error on to the user', async () => {
     const response = await generate([
       user('weather in Atlantis'),
@@ -227,10 +275,31 @@ describe('offline model in a conversation with the real tools', () => {
       "(offline model) It is Thursday, 1970-01-01, 09:00 in Asia/Tokyo (UTC+09:00). I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
     ]);
   });
+
+  it('answers a time question about a city in that city’s zone, not the default one', async () => {
+    // The harness clock stands at 0: 1969-12-31T19:00 in New York.
+    const { actor, delivery } = startConversation({
+      model: new OfflineModel(),
+      tools: [createCurrentTimeTool({ defaultTimeZone: 'Asia/Tokyo' })],
+    });
+
+    say(actor, inbound('What time is it in New York?'));
+    await untilIdle(actor);
+
+    expect(delivery.texts).toHaveLength(1);
+    expect(delivery.texts[0]).toContain(
+      'It is Wednesday, 1969-12-31, 19:00 in New York (America/New_York, UTC-05:00).',
+    );
+    expect(delivery.texts[0]).not.toContain('Tokyo');
+  });
 });
 
 describe('the offline model and reminders', () => {
-  const tools = ['reply', 'set_reminder'].map((name) => ({ name, description: name, parameters: {} }));
+  const tools = ['reply', 'set_reminder'].map((name) => ({
+    name,
+    description: name,
+    parameters: { type: 'object' as const },
+  }));
   const userEntry = (text: string) => ({ role: 'user' as const, eventId: 'e', text, timestamp: 0 });
   const ask = (history: HistoryEntry[]) =>
     new OfflineModel().generate({

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { StepPrompt } from '../../src/prompt/step-prompt.js';
 import { SystemPrompt } from '../../src/prompt/system-prompt.js';
-import { ToolRegistry, createWeatherTool, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
+import { ToolRegistry, createWeatherTool, defineTool, replyTool, skipTool } from '../../src/tools/index.js';
 import { builtInRegistry, requested, said } from '../tools/selection/selection-fixtures.js';
 
 const persona = 'You are Momo, a cheerful cat who answers in short sentences.';
@@ -114,15 +114,14 @@ describe('the step prompt: a stable prefix and a per-step part', () => {
 
     expect(prompt.stablePrefix()).toBe(first);
     expect(list).toHaveBeenCalledTimes(listsAfterFirst);
-    const translate: Tool = {
+    const translate = defineTool({
       name: 'translate',
       description: 'Translate text.',
       category: 'language',
       optional: true,
       parameters: { type: 'object' },
       response: { type: 'object' },
-      execute: () => Promise.resolve({ forLLM: {} }),
-    };
+    }).implement(() => Promise.resolve({ forLLM: {} }));
     registry.register(translate);
 
     expect(prompt.stablePrefix()).toContain(

@@ -5,8 +5,9 @@ import {
   createCurrentTimeTool,
   createWeatherTool,
   replyTool,
+  defineTool,
   skipTool,
-  type Tool,
+  type ToolSpec,
 } from '../../src/tools/index.js';
 
 function builtInRegistry() {
@@ -17,15 +18,15 @@ function builtInRegistry() {
     .register(replyTool);
 }
 
-const tool = (overrides: Partial<Tool> & Pick<Tool, 'name'>): Tool => ({
-  description: `The ${overrides.name} tool.`,
-  category: 'misc',
-  optional: true,
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
-  response: { type: 'object' },
-  execute: () => Promise.resolve({ forLLM: {} }),
-  ...overrides,
-});
+const tool = (overrides: Partial<ToolSpec> & Pick<ToolSpec, 'name'>) =>
+  defineTool({
+    description: `The ${overrides.name} tool.`,
+    category: 'misc',
+    optional: true,
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    response: { type: 'object' },
+    ...overrides,
+  }).implement(() => Promise.resolve({ forLLM: {} }));
 
 describe('the generated tool section', () => {
   it('pins the text for reply, skip, get_weather and get_current_time', async () => {

@@ -1,15 +1,38 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { signBody } from '../../src/line/emulator/webhook-sender.js';
+import { startFakeLine } from '../support/fake-line-server.js';
+import { startHostileServer } from '../support/hostile-http-server.js';
 import { until } from '../support/until.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
+const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  scripts: { start: string };
+  engines: { node: string };
+};
+/** The file `npm start` runs: `tsx <entry>`. */
+const entry = packageJson.scripts.start.replace(/^tsx\s+/, '');
+
+/** A Node.js older than 22 on this machine (Debian's, say), to start kaiwa with. */
+function olderNode(): { path: string; version: string } | undefined {
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    try {
+      const version = execFileSync(candidate, ['-v'], { encoding: 'utf8' }).trim();
+      if (Number(/^v(\d+)/.exec(version)?.[1]) < 22) return { path: candidate, version };
+    } catch {
+      // not installed there
+    }
+  }
+  return undefined;
+}
 
 /** `npm start`'s entry point, run as its own process with a clean environment. */
-function startProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+function startProcess(env: Record<string, string>, node = process.execPath) {
+  const child = spawn(node, ['--import', 'tsx', entry], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,8 +47,10 @@ function startProcess(env: Record<string, string>) {
 
 const children: ChildProcess[] = [];
 const directories: string[] = [];
+const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
+  await Promise.all(closers.splice(0).map((close) => close()));
   await Promise.all(
     directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
   );
@@ -67,6 +92,22 @@ describe('npm start', () => {
     expect(await started.exited).toBe(0);
   });
 
+  const older = olderNode();
+  it.skipIf(older === undefined)(
+    'on an older Node.js, says which version it needs in one line and exits 1',
+    async () => {
+      const started = startProcess({ PORT: '0', STORE: 'memory' }, older!.path);
+      children.push(started.child);
+
+      expect(await started.exited).toBe(1);
+      const required = packageJson.engines.node.replace(/^>=\s*/, '>= ');
+      expect(started.output()).toEqual({
+        stdout: '',
+        stderr: `kaiwa needs Node.js ${required} (this is ${older!.version})\n`,
+      });
+    },
+  );
+
   it('fails with one clear line naming the variable when the configuration is invalid', async () => {
     const started = startProcess({ PORT: 'eighty' });
     children.push(started.child);
@@ -76,5 +117,79 @@ describe('npm start', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('PORT');
     expect(stderr).not.toContain('    at ');
+  });
+});
+
+describe('npm start on a hostile network', () => {
+  it('stays up when the content server drops the connection mid-image, and answers the next message', async () => {
+    const secret = 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5';
+    const line = await startFakeLine();
+    const content = await startHostileServer(() => ({
+      kind: 'drop-mid-body',
+      contentType: 'image/jpeg',
+      declaredBytes: 4 * 1024 * 1024,
+      sentBytes: 256 * 1024,
+    }));
+    closers.push(() => line.close(), content.close);
+    const started = startProcess({
+      PORT: '0',
+      STORE: 'memory',
+      LOG_LEVEL: 'info',
+      LINE_CHANNEL_SECRET: secret,
+      LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
+      LINE_API_BASE_URL: line.url,
+      LINE_DATA_API_BASE_URL: content.url,
+    });
+    children.push(started.child);
+    const url = await until(
+      () =>
+        /"message":"kaiwa is listening".*?"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(
+          started.output().stdout,
+        )?.[1],
+    );
+    const userId = 'U' + 'f'.repeat(32);
+    const post = (event: Record<string, unknown>) => {
+      const body = JSON.stringify({ destination: 'U' + '0'.repeat(32), events: [event] });
+      return fetch(`${url}/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-line-signature': signBody(body, secret) },
+        body,
+      });
+    };
+    const base = (id: string) => ({
+      mode: 'active',
+      timestamp: Date.now(),
+      source: { type: 'user', userId },
+      webhookEventId: `01HBLACKBOXNETWORK0000000${id}`,
+      deliveryContext: { isRedelivery: false },
+      replyToken: line.emulator.issueReplyToken(userId),
+    });
+
+    const image = await post({
+      ...base('1'),
+      type: 'message',
+      message: { type: 'image', id: '424242', quoteToken: 'q-image', contentProvider: { type: 'line' } },
+    });
+    expect(image.status).toBe(200);
+    await until(() => content.requests.length > 0);
+    // The turn goes on without the image: it is answered, and the process is still there.
+    await until(() => line.requestsTo('/v2/bot/message/reply').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(started.child.exitCode).toBeNull();
+
+    const text = await post({
+      ...base('2'),
+      type: 'message',
+      message: { type: 'text', id: '424243', quoteToken: 'q-text', text: 'still there?' },
+    });
+    expect(text.status).toBe(200);
+    const reply = await until(() => line.requestsTo('/v2/bot/message/reply')[1]);
+    expect(JSON.stringify(reply.body)).toContain('still there?');
+    expect(started.child.exitCode).toBeNull();
+    expect(started.output().stdout).toContain('"message":"image left out"');
+    expect(started.output().stdout).not.toContain('unhandled promise rejection');
+
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
   });
 });

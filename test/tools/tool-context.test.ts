@@ -4,6 +4,7 @@ import {
   ToolRegistry,
   createCurrentTimeTool,
   createWeatherTool,
+  defineTool,
   replyTool,
   skipTool,
   type Tool,
@@ -55,18 +56,17 @@ describe('a tool reaches its source only through the context', () => {
 
   it('a tool that accepts any arguments still gets only its own source', async () => {
     const seen: ToolContext[] = [];
-    const permissive: Tool = {
+    const permissive = defineTool({
       name: 'notify',
       description: 'Acts on the conversation it was called from.',
       category: 'test',
       optional: true,
       parameters: { type: 'object' }, // takes anything, source fields included
       response: { type: 'object', properties: { sourceId: { type: 'string' } }, required: ['sourceId'] },
-      execute: (_args, context) => {
-        seen.push(context);
-        return Promise.resolve({ forLLM: { sourceId: context.source.id } });
-      },
-    };
+    }).implement((_args, context) => {
+      seen.push(context);
+      return Promise.resolve({ forLLM: { sourceId: context.source.id } });
+    });
     const registry = new ToolRegistry().register(permissive);
 
     const outcome = await registry.execute({ id: 'c1', name: 'notify', args: smuggledArgs }, callContext());

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logging/index.js';
-import { ToolDefinitionError, ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
+import {
+  defineTool,
+  ToolDefinitionError,
+  ToolRegistry,
+  replyTool,
+  skipTool,
+  type Tool,
+  type ToolContext,
+  type ToolSpec,
+} from '../../src/tools/index.js';
 
-const weatherLike: Tool = {
+const lookupSpec = {
   name: 'lookup',
   description: 'Looks a place up.',
   category: 'test',
@@ -23,8 +32,19 @@ const weatherLike: Tool = {
     required: ['summary'],
     additionalProperties: false,
   },
-  execute: (args) => Promise.resolve({ forLLM: { summary: `sunny in ${args.location as string}` } }),
-};
+} as const satisfies ToolSpec;
+
+const lookupTool = defineTool(lookupSpec);
+type LookupExecute = Parameters<typeof lookupTool.implement>[0];
+
+const weatherLike = lookupTool.implement((args) =>
+  Promise.resolve({ forLLM: { summary: `sunny in ${args.location}` } }),
+);
+
+/** The lookup tool with other code or settings: tools are built, never copied with `...`. */
+function lookupWith(execute: LookupExecute, overrides: Partial<Pick<ToolSpec, 'name' | 'timeoutMs'>> = {}) {
+  return defineTool({ ...lookupSpec, ...overrides }).implement(execute);
+}
 
 const callContext = () => ({
   source: { kind: 'user' as const, id: 'U1' },
@@ -67,18 +87,16 @@ describe('tool registry: argument validation', () => {
   });
 });
 
+// The response type refuses these already; the run-time check is for what the types cannot see.
+// @ts-expect-error -- a required field missing
+const missingField: LookupExecute = () => Promise.resolve({ forLLM: { other: 'x' } });
+// @ts-expect-error -- a field of the wrong type
+const wrongType: LookupExecute = () => Promise.resolve({ forLLM: { summary: 1 } });
+
 describe('tool registry: response validation and failures', () => {
-  it.each<[string, Tool['execute'], string]>([
-    [
-      'a response missing a required field',
-      () => Promise.resolve({ forLLM: { other: 'x' } }),
-      'returned an invalid response',
-    ],
-    [
-      'a response of the wrong type',
-      () => Promise.resolve({ forLLM: { summary: 1 } }),
-      'returned an invalid response',
-    ],
+  it.each<[string, LookupExecute, string]>([
+    ['a response missing a required field', missingField, 'returned an invalid response'],
+    ['a response of the wrong type', wrongType, 'returned an invalid response'],
     [
       'a thrown error',
       () => Promise.reject(new Error('database password is hunter2')),
@@ -86,7 +104,7 @@ describe('tool registry: response validation and failures', () => {
     ],
     ['a timeout', () => new Promise(() => {}), 'timed out after 50 ms'],
   ])('turns %s into an error for the model, details only in the log', async (_case, execute, expected) => {
-    const { registry, lines } = registryWith({ ...weatherLike, execute });
+    const { registry, lines } = registryWith(lookupWith(execute));
 
     const outcome = await registry.execute(
       { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
@@ -103,6 +121,30 @@ describe('tool registry: response validation and failures', () => {
     expect(lines.some((line) => line.includes('tool call failed'))).toBe(true);
   });
 
+  it.each<[string, { value?: number; [extra: string]: unknown }]>([
+    ['a Date', { value: 1, when: new Date(0) }],
+    ['undefined', { value: undefined }],
+    ['NaN', { value: Number.NaN }],
+  ])('refuses a result holding %s, which history could not keep as it is', async (_case, forLLM) => {
+    // A schema that allows more properties types them `unknown`: only the run-time checks see these.
+    const loose = defineTool({
+      ...lookupSpec,
+      name: 'loose',
+      response: { type: 'object', properties: { value: { type: 'number' } } },
+    }).implement(() => Promise.resolve({ forLLM }));
+    const { registry } = registryWith(loose);
+
+    const outcome = await registry.execute(
+      { id: 'c1', name: 'loose', args: { location: 'Tokyo' } },
+      callContext(),
+    );
+
+    expect(outcome).toMatchObject({
+      isError: true,
+      response: { error: 'tool "loose" returned an invalid response' },
+    });
+  });
+
   it('reports an unknown tool with the tools that exist', async () => {
     const { registry } = registryWith(replyTool, weatherLike);
 
@@ -114,12 +156,10 @@ describe('tool registry: response validation and failures', () => {
   });
 
   it("honours a tool's own timeout over the default", async () => {
-    const slowButAllowed: Tool = {
-      ...weatherLike,
-      timeoutMs: 500,
-      execute: () =>
-        new Promise((resolve) => setTimeout(() => resolve({ forLLM: { summary: 'late but fine' } }), 80)),
-    };
+    const slowButAllowed = lookupWith(
+      () => new Promise((resolve) => setTimeout(() => resolve({ forLLM: { summary: 'late but fine' } }), 80)),
+      { timeoutMs: 500 },
+    );
     const { registry } = registryWith(slowButAllowed);
 
     const outcome = await registry.execute(
@@ -132,28 +172,39 @@ describe('tool registry: response validation and failures', () => {
 
   it("aborts the tool's signal when it times out", async () => {
     let seen: AbortSignal | undefined;
-    const { registry } = registryWith({
-      ...weatherLike,
-      execute: (_args, context) => {
+    const { registry } = registryWith(
+      lookupWith((_args, context) => {
         seen = context.signal;
         return new Promise(() => {});
-      },
-    });
+      }),
+    );
 
     await registry.execute({ id: 'c1', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
 
     expect(seen?.aborted).toBe(true);
   });
 
+  it('ends the call as soon as the turn is cancelled, even when the tool ignores its signal', async () => {
+    const { registry } = registryWith(lookupWith(() => new Promise(() => {}), { timeoutMs: 600_000 }));
+    const turn = new AbortController();
+
+    const outcome = registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
+      { ...callContext(), signal: turn.signal },
+    );
+    turn.abort(new Error('the actor stopped'));
+
+    expect((await outcome).isError).toBe(true);
+  }, 2_000);
+
   it('gives the tool its source, turn and an idempotency key through the context', async () => {
-    let context: Parameters<Tool['execute']>[1] | undefined;
-    const { registry } = registryWith({
-      ...weatherLike,
-      execute: (_args, toolContext) => {
+    let context: ToolContext | undefined;
+    const { registry } = registryWith(
+      lookupWith((_args, toolContext) => {
         context = toolContext;
         return Promise.resolve({ forLLM: { summary: 'ok' } });
-      },
-    });
+      }),
+    );
 
     await registry.execute({ id: 'call-7', name: 'lookup', args: { location: 'Tokyo' } }, callContext());
 
@@ -172,25 +223,39 @@ describe('tool registry: registration', () => {
     expect(() => registry.register(replyTool)).toThrow(ToolDefinitionError);
   });
 
-  it.each<[string, Partial<Tool>, string]>([
+  it.each<[string, () => Tool, string]>([
     [
       'an invalid parameter schema',
-      { parameters: { type: 'object', properties: { a: { type: 'strng' } } } },
+      () =>
+        defineTool({
+          ...lookupSpec,
+          // @ts-expect-error -- a misspelt type is refused by the schema type already
+          parameters: { type: 'object', properties: { a: { type: 'strng' } } },
+        }).implement(() => Promise.resolve({ forLLM: { summary: '' } })),
       'invalid parameters schema',
     ],
     [
       'an unknown keyword (strict mode)',
-      { response: { type: 'object', exampel: 1 } },
+      () =>
+        defineTool({
+          ...lookupSpec,
+          // The type lets an unknown keyword through; ajv's strict mode does not.
+          response: { type: 'object', exampel: 1 },
+        }).implement(() => Promise.resolve({ forLLM: {} })),
       'invalid response schema',
     ],
     [
       'an example its schema refuses',
-      { examples: [{ description: 'bad', args: { location: 'a/b' } }] },
+      () =>
+        defineTool({
+          ...lookupSpec,
+          examples: [{ description: 'bad', args: { location: 'a/b' } }],
+        }).implement(() => Promise.resolve({ forLLM: { summary: '' } })),
       'example "bad"',
     ],
-  ])('rejects %s', (_case, override, message) => {
+  ])('rejects %s', (_case, build, message) => {
     const { registry } = registryWith();
-    expect(() => registry.register({ ...weatherLike, ...override })).toThrow(message);
+    expect(() => registry.register(build())).toThrow(message);
   });
 
   it('lists and declares tools sorted by name, and caches declarations until a tool is added', () => {
@@ -199,7 +264,7 @@ describe('tool registry: registration', () => {
     const first = registry.declarations();
     expect(first.map((declaration) => declaration.name)).toEqual(['lookup', 'reply', 'skip']);
     expect(registry.declarations()).toBe(first);
-    registry.register({ ...weatherLike, name: 'another' });
+    registry.register(lookupWith(weatherLike.execute, { name: 'another' }));
     expect(registry.declarations().map((declaration) => declaration.name)).toEqual([
       'another',
       'lookup',

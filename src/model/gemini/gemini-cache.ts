@@ -34,8 +34,9 @@ type CacheState =
 const EXPIRY_MARGIN_MS = 30_000;
 
 /**
- * The Gemini context cache of one process (seed 002): the system instruction and tool
- * declarations, cached with `ai.caches` once they reach the model's minimum size.
+ * The Gemini context cache of one process: the system instruction and tool
+ * declarations, cached with `ai.caches` once they reach the model's minimum size
+ * (docs/design-notes.md, "Choosing tools per step").
  *
  * - Keyed by a hash of model + prompt + tools, so a deploy or registry change never uses a
  *   stale cache; the superseded cache is deleted.

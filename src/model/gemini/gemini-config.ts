@@ -1,3 +1,4 @@
+import { defaults } from '../../defaults/index.js';
 import { GeminiConfigError } from './gemini-config-error.js';
 import {
   DEFAULT_GEMINI_MODEL,
@@ -14,15 +15,12 @@ export type Environment = Readonly<Record<string, string | undefined>>;
  * `GEMINI_API_KEY` nor `GOOGLE_GENAI_USE_VERTEXAI` is set: kaiwa then runs the offline model.
  * Throws a {@link GeminiConfigError} naming the first invalid variable.
  *
- * | variable | default |
- * |---|---|
- * | `GEMINI_API_KEY` | — (Developer API key; optional Vertex express-mode key) |
- * | `GOOGLE_GENAI_USE_VERTEXAI`, `GOOGLE_CLOUD_PROJECT`, `GOOGLE_CLOUD_LOCATION` | off; project required without a key; location `global` |
- * | `GEMINI_MODEL` | `gemini-2.5-flash` |
- * | `GEMINI_BASE_URL` | the SDK's |
- * | `GEMINI_TEMPERATURE` (0–2), `GEMINI_MAX_OUTPUT_TOKENS`, `GEMINI_THINKING_BUDGET` (-1 = dynamic) | the model's |
- * | `GEMINI_CACHE` (`on`/`off`), `GEMINI_CACHE_MIN_TOKENS`, `GEMINI_CACHE_TTL_SECONDS` | on, per model family, 3600 |
- * | `GEMINI_MAX_ATTEMPTS`, `GEMINI_ATTEMPT_TIMEOUT_MS` | 4, 60000 |
+ * Reads `GEMINI_API_KEY` (a Vertex AI express-mode key too), `GOOGLE_GENAI_USE_VERTEXAI`,
+ * `GOOGLE_CLOUD_PROJECT` (required for Vertex AI without a key), `GOOGLE_CLOUD_LOCATION`,
+ * `GEMINI_MODEL`, `GEMINI_BASE_URL`, `GEMINI_TEMPERATURE` (0–2), `GEMINI_MAX_OUTPUT_TOKENS`,
+ * `GEMINI_THINKING_BUDGET` (-1 = dynamic), `GEMINI_CACHE` (`on`/`off`), `GEMINI_CACHE_MIN_TOKENS`,
+ * `GEMINI_CACHE_TTL_SECONDS`, `GEMINI_MAX_ATTEMPTS` and `GEMINI_ATTEMPT_TIMEOUT_MS`; an unset one
+ * keeps its default from `defaults/defaults.ts` (listed in the README's configuration table).
  * @example
  * const gemini = geminiOptionsFromEnv(process.env);
  * const model = gemini ? new GeminiModel({ ...gemini, logger }) : new OfflineModel();
@@ -44,7 +42,8 @@ export function geminiOptionsFromEnv(env: Environment): GeminiModelOptions | und
   if (!/^[\w.\-/]+$/.test(model))
     throw new GeminiConfigError('GEMINI_MODEL', `is not a model name: "${model}"`);
 
-  const cacheEnabled = flag(env, 'GEMINI_CACHE', ['on', 'true', '1'], ['off', 'false', '0']) ?? true;
+  const cacheEnabled =
+    flag(env, 'GEMINI_CACHE', ['on', 'true', '1'], ['off', 'false', '0']) ?? defaults.gemini.cache;
   const cache: GeminiCacheOptions = {
     ...optional('minTokens', integer(env, 'GEMINI_CACHE_MIN_TOKENS', 0)),
     ...optional('ttlSeconds', integer(env, 'GEMINI_CACHE_TTL_SECONDS', 60)),

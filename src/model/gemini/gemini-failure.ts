@@ -1,4 +1,5 @@
 import { ApiError } from '@google/genai';
+import { retryAfterMs } from '../../timing/index.js';
 import type { ModelFailureKind } from './model-unavailable-error.js';
 import type { ObservedResponse } from './response-observer.js';
 
@@ -41,7 +42,7 @@ export function classifyGeminiFailure(
   if (timedOut) return { kind: 'timeout', retryable: true };
   if (error instanceof ApiError) {
     const body = parseErrorBody(error.message);
-    const retryDelayMs = body.retryDelayMs ?? retryAfterMs(observed);
+    const retryDelayMs = body.retryDelayMs ?? serverRetryAfter(observed);
     return {
       kind: 'http',
       retryable: RETRYABLE_STATUSES.has(error.status),
@@ -104,16 +105,14 @@ function parseDuration(value: unknown): number | undefined {
   return match ? Math.round(Number(match[1]) * 1000) : undefined;
 }
 
-/** `Retry-After`: seconds, or an HTTP date. */
-function retryAfterMs(observed: ObservedResponse | undefined): number | undefined {
-  const header = observed?.headers.get('retry-after')?.trim();
-  if (!header) return undefined;
-  if (/^\d+$/.test(header)) return Number(header) * 1000;
-  const date = Date.parse(header);
-  if (Number.isNaN(date)) return undefined;
-  // Measured against the server's own `Date`, so clock skew does not matter.
-  const serverNow = Date.parse(observed!.headers.get('date') ?? '');
-  return Math.max(0, date - (Number.isNaN(serverNow) ? observed!.receivedAt : serverNow));
+/** `Retry-After`, measured against the server's own `Date` so clock skew does not matter. */
+function serverRetryAfter(observed: ObservedResponse | undefined): number | undefined {
+  if (!observed) return undefined;
+  const serverNow = Date.parse(observed.headers.get('date') ?? '');
+  return retryAfterMs(
+    observed.headers.get('retry-after'),
+    Number.isNaN(serverNow) ? observed.receivedAt : serverNow,
+  );
 }
 
 function isNetworkError(error: unknown): boolean {

@@ -6,6 +6,7 @@ import {
 } from '@google/genai';
 import { systemClock, type Clock } from '../../domain/index.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
+import { sleep, type Sleep } from '../../timing/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from '../model-port.js';
 import { GeminiContextCache, type CachePrefix } from './gemini-cache.js';
 import { GeminiConfigError } from './gemini-config-error.js';
@@ -13,12 +14,10 @@ import { toGeminiContents } from './gemini-contents.js';
 import { classifyGeminiFailure, isCacheFailure } from './gemini-failure.js';
 import {
   DEFAULT_GEMINI_MODEL,
-  realSleep,
   resolveCacheOptions,
   resolveRetryOptions,
   type GeminiModelOptions,
   type ResolvedRetryOptions,
-  type Sleep,
 } from './gemini-options.js';
 import { fromGeminiResponse } from './gemini-response.js';
 import { callWithRetry, type Attempt } from './gemini-retry.js';
@@ -69,7 +68,7 @@ export class GeminiModel implements ModelPort {
     this.name = this.model;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
-    this.sleep = options.sleep ?? realSleep;
+    this.sleep = options.sleep ?? sleep;
     this.random = options.random ?? Math.random;
     this.retry = resolveRetryOptions(options.retry);
     // Everything explicit, so the SDK's own environment fallbacks cannot switch the backend.

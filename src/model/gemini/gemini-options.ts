@@ -1,10 +1,11 @@
+import { defaults } from '../../defaults/index.js';
 import type { Clock } from '../../domain/index.js';
 import type { Logger } from '../../logging/index.js';
+import type { Sleep } from '../../timing/index.js';
 
-/** Waits `ms` milliseconds; rejects with the signal's reason when it aborts first. */
-export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
+export type { Sleep } from '../../timing/index.js';
 
-/** Context cache settings (seed 002): the system instruction and every tool declaration, cached. */
+/** Context cache settings: the system instruction and every tool declaration, cached (docs/design-notes.md). */
 export interface GeminiCacheOptions {
   /**
    * Below this estimated size (tokens, estimated as characters / 4) nothing is cached:
@@ -65,7 +66,7 @@ export interface GeminiModelOptions {
   readonly random?: () => number;
 }
 
-export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash';
+export const DEFAULT_GEMINI_MODEL = defaults.gemini.model;
 
 export type ResolvedCacheOptions = Required<GeminiCacheOptions>;
 export type ResolvedRetryOptions = Required<GeminiRetryOptions>;
@@ -82,37 +83,19 @@ export function resolveCacheOptions(model: string, options: GeminiCacheOptions |
   if (options === false) return undefined;
   return {
     minTokens: options?.minTokens ?? defaultMinCacheTokens(model),
-    ttlSeconds: options?.ttlSeconds ?? 3600,
-    refreshBeforeSeconds: options?.refreshBeforeSeconds ?? 600,
-    retryAfterMs: options?.retryAfterMs ?? 60_000,
-    operationTimeoutMs: options?.operationTimeoutMs ?? 5_000,
+    ttlSeconds: options?.ttlSeconds ?? defaults.gemini.cacheTtlSeconds,
+    refreshBeforeSeconds: options?.refreshBeforeSeconds ?? defaults.gemini.cacheRefreshBeforeSeconds,
+    retryAfterMs: options?.retryAfterMs ?? defaults.gemini.cacheRetryAfterMs,
+    operationTimeoutMs: options?.operationTimeoutMs ?? defaults.gemini.cacheOperationTimeoutMs,
   } satisfies ResolvedCacheOptions;
 }
 
 export function resolveRetryOptions(options: GeminiRetryOptions | undefined): ResolvedRetryOptions {
   return {
-    maxAttempts: Math.max(1, options?.maxAttempts ?? 4),
-    initialDelayMs: options?.initialDelayMs ?? 500,
-    maxDelayMs: options?.maxDelayMs ?? 8_000,
-    maxServerDelayMs: options?.maxServerDelayMs ?? 60_000,
-    attemptTimeoutMs: options?.attemptTimeoutMs ?? 60_000,
+    maxAttempts: Math.max(1, options?.maxAttempts ?? defaults.gemini.maxAttempts),
+    initialDelayMs: options?.initialDelayMs ?? defaults.gemini.initialDelayMs,
+    maxDelayMs: options?.maxDelayMs ?? defaults.gemini.maxDelayMs,
+    maxServerDelayMs: options?.maxServerDelayMs ?? defaults.gemini.maxServerDelayMs,
+    attemptTimeoutMs: options?.attemptTimeoutMs ?? defaults.gemini.attemptTimeoutMs,
   };
 }
-
-/** The default `Sleep`: a real timer that stops early when the signal aborts. */
-export const realSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });

@@ -1,6 +1,7 @@
 import type { Clock } from '../../domain/index.js';
+import { backoffDelay, DeadlineExceededError, withDeadline, type Sleep } from '../../timing/index.js';
 import { classifyGeminiFailure, type GeminiFailure } from './gemini-failure.js';
-import type { ResolvedRetryOptions, Sleep } from './gemini-options.js';
+import type { ResolvedRetryOptions } from './gemini-options.js';
 import { ModelUnavailableError } from './model-unavailable-error.js';
 import { ResponseObserver } from './response-observer.js';
 
@@ -53,7 +54,7 @@ export async function callWithRetry<T>(
     if (remaining <= 0) throw unavailable('deadline', number - 1, last);
 
     const timeoutMs = Math.min(policy.attemptTimeoutMs, remaining);
-    const outcome = await runAttempt(operation, number, timeoutMs, context.signal);
+    const outcome = await runAttempt(operation, number, timeoutMs, context);
     if (outcome.ok) return outcome.value;
     last = outcome;
     const { failure } = outcome;
@@ -75,33 +76,27 @@ async function runAttempt<T>(
   operation: (attempt: Attempt) => Promise<T>,
   number: number,
   timeoutMs: number,
-  callerSignal: AbortSignal,
+  context: RetryContext,
 ): Promise<AttemptOutcome<T>> {
-  const timeout = new AbortController();
-  const timer = setTimeout(
-    () => timeout.abort(new DOMException('the attempt timed out', 'TimeoutError')),
-    timeoutMs,
-  );
   const observer = new ResponseObserver();
+  const { clock, signal: callerSignal } = context;
   try {
-    const value = await operation({
-      number,
-      signal: AbortSignal.any([callerSignal, timeout.signal]),
-      observer,
+    const value = await withDeadline((signal) => operation({ number, signal, observer }), {
+      deadline: clock.now() + timeoutMs,
+      now: () => clock.now(),
+      signal: callerSignal,
     });
     return { ok: true, value };
   } catch (error) {
     callerSignal.throwIfAborted();
-    return { ok: false, error, failure: classifyGeminiFailure(error, observer.last, timeout.signal.aborted) };
-  } finally {
-    clearTimeout(timer);
+    const timedOut = DeadlineExceededError.isInstance(error);
+    return { ok: false, error, failure: classifyGeminiFailure(error, observer.last, timedOut) };
   }
 }
 
 /**
- * The server's delay when it gave one, plus up to 10% so that clients told the same
- * moment do not all return at once; else exponential backoff with "equal jitter"
- * (half fixed, half random), which never retries at once.
+ * The server's delay when it gave one and it is longer (spread by up to 10%); else exponential
+ * backoff with "equal jitter" (half fixed, half random), which never retries at once.
  */
 export function retryDelay(
   failure: GeminiFailure,
@@ -109,9 +104,11 @@ export function retryDelay(
   policy: ResolvedRetryOptions,
   random: () => number,
 ): number {
-  if (failure.retryDelayMs !== undefined) return Math.round(failure.retryDelayMs * (1 + 0.1 * random()));
-  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random());
+  return backoffDelay(
+    attempt,
+    { baseMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: 'equal', random },
+    failure.retryDelayMs === undefined ? {} : { serverDelayMs: failure.retryDelayMs },
+  );
 }
 
 function unavailable(

@@ -1,3 +1,5 @@
+import { KaiwaError } from '../../errors/index.js';
+
 /** Why the model could not answer, as far as the adapter could tell. */
 export type ModelFailureKind =
   /** The API answered with an HTTP error status. */
@@ -13,12 +15,15 @@ export type ModelFailureKind =
   /** Anything else (a bug, an SDK-side validation error): never retried. */
   | 'unexpected';
 
+const marker = Symbol.for('kaiwa.error.ModelUnavailableError');
+
 /**
  * The model failed for good: the error was not retryable, the attempts ran out, or the
  * turn's deadline came first. The conversation machine answers it with an apology.
  */
-export class ModelUnavailableError extends Error {
-  override readonly name = 'ModelUnavailableError';
+export class ModelUnavailableError extends KaiwaError {
+  private readonly [marker] = true;
+  override readonly name = 'ModelUnavailableError' as const;
   constructor(
     readonly kind: ModelFailureKind,
     /** Attempts made, the first included (0 when the deadline had passed before the first). */
@@ -31,5 +36,10 @@ export class ModelUnavailableError extends Error {
       `model unavailable after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${kind}${status === undefined ? '' : ` (HTTP ${status})`}`,
       options,
     );
+  }
+
+  /** True for a `ModelUnavailableError` from any copy of kaiwa (see `KaiwaError.isInstance`). */
+  static override isInstance(value: unknown): value is ModelUnavailableError {
+    return KaiwaError.hasMarker(value, marker);
   }
 }

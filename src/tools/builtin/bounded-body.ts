@@ -1,10 +1,4 @@
-/** A response body larger than the caller allows; reading stopped at the limit. */
-export class ResponseTooLargeError extends Error {
-  override readonly name = 'ResponseTooLargeError';
-  constructor(readonly maxBytes: number) {
-    super(`the response body is larger than ${maxBytes} bytes`);
-  }
-}
+import { ResponseTooLargeError } from './response-too-large-error.js';
 
 /**
  * Reads a fetch response's body as UTF-8 text, stopping as soon as it passes `maxBytes`,
@@ -19,13 +13,15 @@ export async function readBodyWithLimit(response: Response, maxBytes: number): P
     throw new ResponseTooLargeError(maxBytes);
   }
   if (!response.body) return '';
-  // The DOM typings leave the chunk type open; fetch bodies are byte streams.
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  // The typings leave the chunk type open; a fetch body is a byte stream, and checked to be one.
+  const body: ReadableStream<unknown> = response.body;
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    if (!(value instanceof Uint8Array)) throw new TypeError('the response body is not a byte stream');
     received += value.byteLength;
     if (received > maxBytes) {
       await reader.cancel();

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../../domain/index.js';
-import type { Tool } from '../tool.js';
+import { isValidTimeZone, type ObjectSchema } from '../../domain/index.js';
+import { defineTool } from '../define-tool.js';
 
 export const CURRENT_TIME_TOOL_NAME = 'get_current_time';
 
@@ -8,17 +8,7 @@ export interface CurrentTimeToolOptions {
   readonly defaultTimeZone: string;
 }
 
-/** True when `timeZone` is a zone this runtime's Intl knows, e.g. "Asia/Tokyo" or "UTC". */
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const CALENDAR_DAY_SCHEMA: JsonObject = {
+const CALENDAR_DAY_SCHEMA = {
   type: 'object',
   properties: {
     date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
@@ -26,7 +16,7 @@ const CALENDAR_DAY_SCHEMA: JsonObject = {
   },
   required: ['date', 'weekday'],
   additionalProperties: false,
-};
+} as const satisfies ObjectSchema;
 
 /**
  * `get_current_time(time_zone?)`: the date, time and weekday in an IANA zone, read from the
@@ -36,11 +26,11 @@ const CALENDAR_DAY_SCHEMA: JsonObject = {
  * @example
  * registry.register(createCurrentTimeTool({ defaultTimeZone: config.timeZone }));
  */
-export function createCurrentTimeTool(options: CurrentTimeToolOptions): Tool {
+export function createCurrentTimeTool(options: CurrentTimeToolOptions) {
   if (!isValidTimeZone(options.defaultTimeZone)) {
     throw new RangeError(`unknown default time zone "${options.defaultTimeZone}"`);
   }
-  return {
+  return defineTool({
     name: CURRENT_TIME_TOOL_NAME,
     description: 'Get the current date, time and day of the week in a time zone.',
     category: 'information',
@@ -108,20 +98,19 @@ export function createCurrentTimeTool(options: CurrentTimeToolOptions): Tool {
       ],
       additionalProperties: false,
     },
-    execute: (args, context) => {
-      const requested = (args.time_zone as string | undefined)?.trim() || options.defaultTimeZone;
-      if (!isValidTimeZone(requested)) {
-        return Promise.resolve({
-          forLLM: { error: `unknown time zone "${requested}"; use an IANA name such as "Asia/Tokyo"` },
-          isError: true,
-        });
-      }
-      return Promise.resolve({ forLLM: describeInstant(context.clock.now(), requested) });
-    },
-  };
+  }).implement((args, context) => {
+    const requested = args.time_zone?.trim() || options.defaultTimeZone;
+    if (!isValidTimeZone(requested)) {
+      return Promise.resolve({
+        forLLM: { error: `unknown time zone "${requested}"; use an IANA name such as "Asia/Tokyo"` },
+        isError: true,
+      });
+    }
+    return Promise.resolve({ forLLM: describeInstant(context.clock.now(), requested) });
+  });
 }
 
-function describeInstant(epochMs: number, timeZone: string): JsonObject {
+function describeInstant(epochMs: number, timeZone: string) {
   const format = new Intl.DateTimeFormat('en-US', {
     timeZone,
     year: 'numeric',
@@ -134,9 +123,8 @@ function describeInstant(epochMs: number, timeZone: string): JsonObject {
     weekday: 'long',
     timeZoneName: 'longOffset',
   });
-  const parts = Object.fromEntries(
-    format.formatToParts(new Date(epochMs)).map((part) => [part.type, part.value]),
-  ) as Partial<Record<Intl.DateTimeFormatPartTypes, string>>;
+  const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
+  for (const part of format.formatToParts(new Date(epochMs))) parts[part.type] = part.value;
   const { year = '', month = '', day = '', hour = '', minute = '', second = '' } = parts;
   // "GMT+09:00", or plain "GMT" for UTC itself.
   const utcOffset = (parts.timeZoneName ?? 'GMT').replace(/^GMT/, '') || '+00:00';
@@ -157,7 +145,7 @@ function describeInstant(epochMs: number, timeZone: string): JsonObject {
 }
 
 /** Calendar arithmetic in UTC, where days are always 24 hours (no DST in the way). */
-function calendarDay(year: number, month: number, day: number): JsonObject {
+function calendarDay(year: number, month: number, day: number) {
   const date = new Date(Date.UTC(year, month - 1, day));
   return {
     date: date.toISOString().slice(0, 10),

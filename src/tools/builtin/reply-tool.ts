@@ -1,13 +1,13 @@
-import type { Tool } from '../tool.js';
-
-export const REPLY_TOOL_NAME = 'reply';
+import { REPLY_TOOL_NAME } from '../../domain/index.js';
+import { defineTool } from '../define-tool.js';
 
 /**
- * `reply(message)`: the only way anything reaches the user (seed 000). The tool checks
+ * `reply(message)`: the only way anything reaches the user (docs/design-notes.md, "Replies go
+ * through a tool"). The tool checks
  * the message; the machine's `reply` service delivers it and records `sent` or an error.
  * A second call in one turn is refused by the machine before it runs.
  */
-export const replyTool: Tool = {
+export const replyTool = defineTool({
   name: REPLY_TOOL_NAME,
   description: 'Send a message to the user in this LINE chat. Nothing reaches the user unless you call this.',
   category: 'conversation',
@@ -36,5 +36,4 @@ export const replyTool: Tool = {
     required: ['status'],
     additionalProperties: false,
   },
-  execute: (args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: args.message as string }),
-};
+}).implement((args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: args.message }));

@@ -1,9 +1,8 @@
-import type { Tool } from '../tool.js';
-
-export const SKIP_TOOL_NAME = 'skip';
+import { SKIP_TOOL_NAME } from '../../domain/index.js';
+import { defineTool } from '../define-tool.js';
 
 /** `skip(reason)`: ends the turn deliberately without a message (a group chat aside, say). */
-export const skipTool: Tool = {
+export const skipTool = defineTool({
   name: SKIP_TOOL_NAME,
   description: 'End this turn without sending anything to the user.',
   category: 'conversation',
@@ -28,5 +27,4 @@ export const skipTool: Tool = {
     required: ['status'],
     additionalProperties: false,
   },
-  execute: () => Promise.resolve({ forLLM: { status: 'skipped' }, silent: true }),
-};
+}).implement(() => Promise.resolve({ forLLM: { status: 'skipped' }, silent: true }));

@@ -1,14 +1,9 @@
-import type { Tool, ToolContext, ToolResult } from '../tool.js';
-import { readBodyWithLimit, ResponseTooLargeError } from './bounded-body.js';
-import {
-  FORECAST_DAYS,
-  FORECAST_DETAILS,
-  forecastFromJ1,
-  UnexpectedForecastError,
-  WEATHER_REPORT_SCHEMA,
-  type ForecastDay,
-  type ForecastDetail,
-} from './wttr-forecast.js';
+import { defineTool } from '../define-tool.js';
+import type { ToolContext, ToolFailure } from '../tool.js';
+import { readBodyWithLimit } from './bounded-body.js';
+import { ResponseTooLargeError } from './response-too-large-error.js';
+import { UnexpectedForecastError } from './unexpected-forecast-error.js';
+import { FORECAST_DAYS, FORECAST_DETAILS, forecastFromJ1, WEATHER_REPORT_SCHEMA } from './wttr-forecast.js';
 
 export const WEATHER_TOOL_NAME = 'get_weather';
 
@@ -17,7 +12,7 @@ export interface WeatherToolOptions {
   readonly baseUrl: string;
   /** Injected in tests; the global `fetch` otherwise. */
   readonly fetch?: typeof fetch;
-  /** How long the weather service may take, body included (default 3000 ms, seed 002). */
+  /** How long the weather service may take, body included (default 3000 ms, as for every tool). */
   readonly timeoutMs?: number;
   /** Larger responses are refused (default 1 MiB; a real j1 answer is about 50 KB). */
   readonly maxResponseBytes?: number;
@@ -29,7 +24,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 const REGISTRY_TIMEOUT_MARGIN_MS = 500;
 
 /**
- * `get_weather(location, date?, detail?)` (seed 002): today's, tomorrow's or the next day's
+ * `get_weather(location, date?, detail?)` (docs/design-notes.md): today's, tomorrow's or the next day's
  * weather from wttr.in's `?format=j1`, reduced to a compact report.
  *
  * The location goes into the URL path through `encodeURIComponent`, since the schema's
@@ -38,13 +33,13 @@ const REGISTRY_TIMEOUT_MARGIN_MS = 500;
  * @example
  * registry.register(createWeatherTool({ baseUrl: config.weatherBaseUrl }));
  */
-export function createWeatherTool(options: WeatherToolOptions): Tool {
+export function createWeatherTool(options: WeatherToolOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const fetchWeather = options.fetch ?? fetch;
 
-  return {
+  return defineTool({
     name: WEATHER_TOOL_NAME,
     description:
       'Get the weather for a place from wttr.in: conditions, temperatures and chance of rain for today, tomorrow or the day after.',
@@ -97,38 +92,37 @@ export function createWeatherTool(options: WeatherToolOptions): Tool {
     },
     response: WEATHER_REPORT_SCHEMA,
     timeoutMs: timeoutMs + REGISTRY_TIMEOUT_MARGIN_MS,
-    execute: async (args, context) => {
-      const location = (args.location as string).trim();
-      const day = (args.date as ForecastDay | undefined) ?? 'today';
-      const detail = (args.detail as ForecastDetail | undefined) ?? 'basic';
-      const url = weatherUrl(baseUrl, location);
-      if (url === undefined) return failure('location must be a place name, such as "Tokyo" or "東京"');
+  }).implement(async (args, context) => {
+    const location = args.location.trim();
+    const day = args.date ?? 'today';
+    const detail = args.detail ?? 'basic';
+    const url = weatherUrl(baseUrl, location);
+    if (url === undefined) return failure('location must be a place name, such as "Tokyo" or "東京"');
 
-      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
-      let payload: unknown;
-      try {
-        const response = await fetchWeather(url, { signal, headers: { accept: 'application/json' } });
-        if (!response.ok) {
-          await response.body?.cancel();
-          return failed(context, { status: response.status }, errorForStatus(response.status, location));
-        }
-        payload = JSON.parse(await readBodyWithLimit(response, maxResponseBytes));
-      } catch (error) {
-        return failed(context, { cause: error }, errorForFailure(error, signal, timeoutMs));
+    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
+    let payload: unknown;
+    try {
+      const response = await fetchWeather(url, { signal, headers: { accept: 'application/json' } });
+      if (!response.ok) {
+        await response.body?.cancel();
+        return failed(context, { status: response.status }, errorForStatus(response.status, location));
       }
+      payload = JSON.parse(await readBodyWithLimit(response, maxResponseBytes));
+    } catch (error) {
+      return failed(context, { cause: error }, errorForFailure(error, signal, timeoutMs));
+    }
 
-      try {
-        return { forLLM: forecastFromJ1(payload, { location, day, detail }) };
-      } catch (error) {
-        if (!(error instanceof UnexpectedForecastError)) throw error;
-        return failed(
-          context,
-          { field: error.field },
-          'the weather service sent a response that could not be read',
-        );
-      }
-    },
-  };
+    try {
+      return { forLLM: forecastFromJ1(payload, { location, day, detail }) };
+    } catch (error) {
+      if (!UnexpectedForecastError.isInstance(error)) throw error;
+      return failed(
+        context,
+        { field: error.field },
+        'the weather service sent a response that could not be read',
+      );
+    }
+  });
 }
 
 /** `undefined` for a location that cannot be one path segment of a URL. */
@@ -148,7 +142,8 @@ function errorForStatus(status: number, location: string): string {
 }
 
 function errorForFailure(error: unknown, signal: AbortSignal, timeoutMs: number): string {
-  if (error instanceof ResponseTooLargeError) return 'the weather service sent a response that was too large';
+  if (ResponseTooLargeError.isInstance(error))
+    return 'the weather service sent a response that was too large';
   if (error instanceof SyntaxError) return 'the weather service sent a response that could not be read';
   if (signal.aborted) {
     const reason: unknown = signal.reason;
@@ -159,12 +154,12 @@ function errorForFailure(error: unknown, signal: AbortSignal, timeoutMs: number)
   return 'the weather service could not be reached';
 }
 
-function failure(error: string): ToolResult {
+function failure(error: string): ToolFailure {
   return { forLLM: { error }, isError: true };
 }
 
 /** Logs what happened, without the location (the user's words), and tells the model why. */
-function failed(context: ToolContext, details: Record<string, unknown>, error: string): ToolResult {
+function failed(context: ToolContext, details: Record<string, unknown>, error: string): ToolFailure {
   context.logger.warn('weather request failed', details);
   return failure(error);
 }

@@ -1,4 +1,11 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../../domain/index.js';
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  type ObjectSchema,
+  type SchemaValue,
+} from '../../domain/index.js';
+import { UnexpectedForecastError } from './unexpected-forecast-error.js';
 
 /** The days wttr.in's j1 format covers, in the order of its `weather` array. */
 export const FORECAST_DAYS = ['today', 'tomorrow', 'day_after_tomorrow'] as const;
@@ -8,16 +15,8 @@ export type ForecastDay = (typeof FORECAST_DAYS)[number];
 export const FORECAST_DETAILS = ['basic', 'detailed', 'full'] as const;
 export type ForecastDetail = (typeof FORECAST_DETAILS)[number];
 
-/** A j1 payload that lacks a field the report needs, or holds one of the wrong kind. */
-export class UnexpectedForecastError extends Error {
-  override readonly name = 'UnexpectedForecastError';
-  constructor(readonly field: string) {
-    super(`the j1 payload has no usable "${field}"`);
-  }
-}
-
 /** What the model gets back: a few dozen numbers and words instead of wttr.in's ~30 KB. */
-export const WEATHER_REPORT_SCHEMA: JsonObject = {
+export const WEATHER_REPORT_SCHEMA = {
   type: 'object',
   properties: {
     location: { type: 'string' },
@@ -65,7 +64,12 @@ export const WEATHER_REPORT_SCHEMA: JsonObject = {
   },
   required: ['location', 'day', 'date', 'condition', 'minTempC', 'maxTempC', 'chanceOfRainPercent'],
   additionalProperties: false,
-};
+} as const satisfies ObjectSchema;
+
+/** The report as a type, read from its schema. */
+export type WeatherReport = SchemaValue<typeof WEATHER_REPORT_SCHEMA>;
+type CurrentConditions = NonNullable<WeatherReport['current']>;
+type HourlyForecast = NonNullable<WeatherReport['hourly']>[number];
 
 /**
  * Maps a wttr.in `?format=j1` payload to the compact report for one day.
@@ -75,7 +79,7 @@ export const WEATHER_REPORT_SCHEMA: JsonObject = {
 export function forecastFromJ1(
   payload: unknown,
   request: { location: string; day: ForecastDay; detail: ForecastDetail },
-): JsonObject {
+): WeatherReport {
   const root = objectAt(payload, 'payload');
   const days = arrayAt(root.weather, 'weather');
   const dayIndex = FORECAST_DAYS.indexOf(request.day);
@@ -86,7 +90,7 @@ export function forecastFromJ1(
   const midday = hours.find((hour) => hour.time === '1200') ?? hours[Math.floor(hours.length / 2)]!;
   const detailed = request.detail !== 'basic';
 
-  const report: JsonObject = {
+  return {
     location: request.location,
     ...areaOf(root),
     day: request.day,
@@ -95,25 +99,26 @@ export function forecastFromJ1(
     minTempC: numberAt(day, 'mintempC'),
     maxTempC: numberAt(day, 'maxtempC'),
     chanceOfRainPercent: Math.max(...hours.map((hour) => numberAt(hour, 'chanceofrain'))),
+    ...(detailed && dayDetailsOf(day, hours)),
+    ...(request.day === 'today' && { current: currentOf(root, detailed) }),
+    ...(request.detail === 'full' && { hourly: hours.map(hourOf) }),
   };
-  if (detailed) {
-    const astronomy = objectAt(arrayAt(day.astronomy, 'astronomy')[0], 'astronomy[0]');
-    Object.assign(report, {
-      precipitationMm: round(hours.reduce((total, hour) => total + numberAt(hour, 'precipMM'), 0)),
-      maxWindKmph: Math.max(...hours.map((hour) => numberAt(hour, 'windspeedKmph'))),
-      uvIndex: numberAt(day, 'uvIndex'),
-      sunrise: textAt(astronomy, 'sunrise'),
-      sunset: textAt(astronomy, 'sunset'),
-    });
-  }
-  if (request.day === 'today') report.current = currentOf(root, detailed);
-  if (request.detail === 'full') report.hourly = hours.map(hourOf);
-  return report;
 }
 
-function currentOf(root: JsonObject, detailed: boolean): JsonObject {
+function dayDetailsOf(day: JsonObject, hours: readonly JsonObject[]) {
+  const astronomy = objectAt(arrayAt(day.astronomy, 'astronomy')[0], 'astronomy[0]');
+  return {
+    precipitationMm: round(hours.reduce((total, hour) => total + numberAt(hour, 'precipMM'), 0)),
+    maxWindKmph: Math.max(...hours.map((hour) => numberAt(hour, 'windspeedKmph'))),
+    uvIndex: numberAt(day, 'uvIndex'),
+    sunrise: textAt(astronomy, 'sunrise'),
+    sunset: textAt(astronomy, 'sunset'),
+  };
+}
+
+function currentOf(root: JsonObject, detailed: boolean): CurrentConditions {
   const now = objectAt(arrayAt(root.current_condition, 'current_condition')[0], 'current_condition[0]');
-  const current: JsonObject = { tempC: numberAt(now, 'temp_C'), condition: conditionOf(now) };
+  const current = { tempC: numberAt(now, 'temp_C'), condition: conditionOf(now) };
   if (!detailed) return current;
   return {
     ...current,
@@ -125,7 +130,7 @@ function currentOf(root: JsonObject, detailed: boolean): JsonObject {
   };
 }
 
-function hourOf(hour: JsonObject): JsonObject {
+function hourOf(hour: JsonObject): HourlyForecast {
   const time = textAt(hour, 'time').padStart(4, '0');
   return {
     time: `${time.slice(0, 2)}:${time.slice(2, 4)}`,

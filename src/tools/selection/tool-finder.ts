@@ -1,5 +1,6 @@
-import type { HistoryEntry, JsonObject } from '../../domain/index.js';
-import { compareStrings, renderToolDetail, renderToolSummary } from '../../prompt/tool-text.js';
+import type { HistoryEntry, JsonObject, ObjectSchema, SchemaValue } from '../../domain/index.js';
+import { compareStrings, renderToolDetail, renderToolSummary } from '../tool-text.js';
+import { defineTool } from '../define-tool.js';
 import type { Tool, ToolResult } from '../tool.js';
 import type { ToolRegistry } from '../tool-registry.js';
 import { KeywordMatcher, normalize } from './keyword-match.js';
@@ -13,9 +14,30 @@ export interface ToolFinderOptions {
 
 const NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 
+const FINDER_RESPONSE = {
+  type: 'object',
+  properties: {
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, summary: { type: 'string' } },
+        required: ['name', 'summary'],
+        additionalProperties: false,
+      },
+    },
+    enabled: { type: 'string' },
+    detail: { type: 'string' },
+    note: { type: 'string' },
+  },
+  additionalProperties: false,
+} as const satisfies ObjectSchema;
+
+type FinderResult = ToolResult<SchemaValue<typeof FINDER_RESPONSE>>;
+
 /**
  * `find_tools(query?, name?)`: the meta-tool that keeps a narrowed tool list from ever
- * cutting the model off (seed 004, ADR-002). Without `name` it lists the optional tools in
+ * cutting the model off (docs/design-notes.md, "Choosing tools per step"). Without `name` it lists the optional tools in
  * one line each (those matching `query` when it matches any); with `name` it returns that
  * tool's full detail and enables it for the next step.
  *
@@ -25,9 +47,9 @@ const NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
  * @example
  * registry.register(createToolFinderTool({ registry }));
  */
-export function createToolFinderTool(options: ToolFinderOptions): Tool {
+export function createToolFinderTool(options: ToolFinderOptions) {
   const { registry } = options;
-  return {
+  return defineTool({
     name: TOOL_FINDER_NAME,
     description:
       'List the optional tools in one line each, or get one in full and enable it for your next step.',
@@ -58,34 +80,13 @@ export function createToolFinderTool(options: ToolFinderOptions): Tool {
       },
       additionalProperties: false,
     },
-    response: {
-      type: 'object',
-      properties: {
-        tools: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { name: { type: 'string' }, summary: { type: 'string' } },
-            required: ['name', 'summary'],
-            additionalProperties: false,
-          },
-        },
-        enabled: { type: 'string' },
-        detail: { type: 'string' },
-        note: { type: 'string' },
-      },
-      additionalProperties: false,
-    },
-    execute: (args) =>
-      Promise.resolve(
-        typeof args.name === 'string'
-          ? enable(registry, args.name)
-          : list(registry, typeof args.query === 'string' ? args.query : undefined),
-      ),
-  };
+    response: FINDER_RESPONSE,
+  }).implement((args) =>
+    Promise.resolve(args.name !== undefined ? enable(registry, args.name) : list(registry, args.query)),
+  );
 }
 
-function enable(registry: ToolFinderOptions['registry'], name: string): ToolResult {
+function enable(registry: ToolFinderOptions['registry'], name: string): FinderResult {
   const tool = registry.get(name);
   if (!tool || tool.name === TOOL_FINDER_NAME) {
     return {
@@ -104,7 +105,7 @@ function enable(registry: ToolFinderOptions['registry'], name: string): ToolResu
   };
 }
 
-function list(registry: ToolFinderOptions['registry'], query: string | undefined): ToolResult {
+function list(registry: ToolFinderOptions['registry'], query: string | undefined): FinderResult {
   const optional = registry.list().filter((tool) => tool.optional);
   const matching = query === undefined ? optional : optional.filter((tool) => matches(tool, query));
   const shown = matching.length > 0 ? matching : optional;

@@ -33,7 +33,7 @@ const DEFAULT_RECENT_USER_MESSAGES = 4;
 const DEFAULT_RECENT_TURNS = 3;
 
 /**
- * Chooses the tools of one model step (seed 004, ADR-002 phase 2). Required tools are
+ * Chooses the tools of one model step (docs/design-notes.md, "Choosing tools per step"). Required tools are
  * always offered. An optional tool is offered when the model asked the tool finder for it
  * this turn, when it is always offered in this kind of chat, when one of its keywords or
  * intents is in a recent user message, or when the conversation used it recently; a tool

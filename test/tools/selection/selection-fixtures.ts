@@ -3,6 +3,7 @@ import { createReminderTools, type ReminderScheduler } from '../../../src/remind
 import {
   createCurrentTimeTool,
   createWeatherTool,
+  defineTool,
   replyTool,
   skipTool,
   type Tool,
@@ -18,7 +19,7 @@ export const idleScheduler: ReminderScheduler = {
 };
 
 /** A tool for group chats only, offered there at every step. */
-export const pollTool: Tool = {
+export const pollTool = defineTool({
   name: 'start_poll',
   description: 'Start a poll among the members of this group.',
   category: 'group',
@@ -33,8 +34,7 @@ export const pollTool: Tool = {
     additionalProperties: false,
   },
   response: { type: 'object' },
-  execute: () => Promise.resolve({ forLLM: {} }),
-};
+}).implement(() => Promise.resolve({ forLLM: {} }));
 
 /**
  * The built-in tools and the tool finder, registered as kaiwa does, plus `extra` (by default

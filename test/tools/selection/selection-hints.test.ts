@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { ToolDefinitionError, ToolRegistry, type Tool } from '../../../src/tools/index.js';
+import { defineTool, ToolDefinitionError, ToolRegistry, type ToolSpec } from '../../../src/tools/index.js';
 import { KeywordMatcher } from '../../../src/tools/selection/index.js';
 
-const hinted = (overrides: Partial<Tool>): Tool => ({
-  name: 'hinted',
-  description: 'A tool with selection hints.',
-  category: 'test',
-  optional: true,
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
-  response: { type: 'object' },
-  execute: () => Promise.resolve({ forLLM: {} }),
-  ...overrides,
-});
+const hinted = (overrides: Partial<ToolSpec>) =>
+  defineTool({
+    name: 'hinted',
+    description: 'A tool with selection hints.',
+    category: 'test',
+    optional: true,
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    response: { type: 'object' },
+    ...overrides,
+  }).implement(() => Promise.resolve({ forLLM: {} }));
 
 describe('selection hints', () => {
-  it.each<[string, Partial<Tool>, string]>([
+  it.each<[string, Partial<ToolSpec>, string]>([
     ['an empty keyword', { keywords: ['weather', ' '] }, 'a keyword is empty'],
     ['a global intent', { intents: [/in \d+ minutes/g] }, 'has the g or y flag'],
     ['a sticky intent', { intents: [/in \d+ minutes/y] }, 'has the g or y flag'],

@@ -1,8 +1,8 @@
-import type { JsonObject, JsonValue } from '../domain/index.js';
-import type { Tool } from '../tools/index.js';
+import type { ObjectSchema } from '../domain/index.js';
+import type { Tool } from './tool.js';
 
 /**
- * One tool in full (seed 004, ADR-002): description, parameters read from its JSON Schema,
+ * One tool in full (docs/design-notes.md): description, parameters read from its JSON Schema,
  * when to use it and example calls. Used for required tools, complex offered tools and
  * whatever the model asks the tool finder about.
  * @example
@@ -71,7 +71,7 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function renderParameters(schema: JsonObject): string {
+function renderParameters(schema: ObjectSchema): string {
   const properties = asObject(schema.properties);
   const names = Object.keys(properties ?? {});
   if (!properties || names.length === 0) return '**Parameters:** none';
@@ -87,7 +87,7 @@ function orderedParameters(names: readonly string[], required: ReadonlySet<strin
   return [...names.filter((name) => required.has(name)), ...names.filter((name) => !required.has(name))];
 }
 
-function renderParameter(name: string, schema: JsonObject, required: boolean): string {
+function renderParameter(name: string, schema: SchemaNode, required: boolean): string {
   const facts = [typeof schema.description === 'string' ? sentence(schema.description) : ''];
   const allowed = schema.enum;
   if (Array.isArray(allowed))
@@ -99,7 +99,7 @@ function renderParameter(name: string, schema: JsonObject, required: boolean): s
 }
 
 /** The limits a model most often breaks, in words, so it can build a valid call first time. */
-function constraintsOf(schema: JsonObject): string[] {
+function constraintsOf(schema: SchemaNode): string[] {
   const constraints: string[] = [];
   const { minLength, maxLength, minimum, maximum, pattern, format } = schema;
   if (typeof minLength === 'number' && typeof maxLength === 'number') {
@@ -121,7 +121,7 @@ function constraintsOf(schema: JsonObject): string[] {
   return constraints;
 }
 
-function typeOf(schema: JsonObject): string {
+function typeOf(schema: SchemaNode): string {
   const { type } = schema;
   if (type === 'array') {
     const items = asObject(schema.items);
@@ -137,10 +137,17 @@ function sentence(text: string): string {
   return trimmed === '' || /[.!?。]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+/** One level of a JSON Schema, read keyword by keyword. */
+type SchemaNode = { readonly [keyword: string]: unknown };
+
+function isSchemaNode(value: unknown): value is SchemaNode {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function asStrings(value: JsonValue | undefined): string[] {
+function asObject(value: unknown): SchemaNode | undefined {
+  return isSchemaNode(value) ? value : undefined;
+}
+
+function asStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }

@@ -6,9 +6,7 @@ import { createLineChannel, type LineEndpoints } from '../line/line-channel.js';
 import type { Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { SourceOwner, SourceStore } from '../persistence/index.js';
-import { loadPersona } from '../prompt/persona.js';
-import { StepPrompt } from '../prompt/step-prompt.js';
-import { SystemPrompt } from '../prompt/system-prompt.js';
+import { loadPersona, StepPrompt, SystemPrompt } from '../prompt/index.js';
 import { createReminderTools, type ReminderScheduler } from '../reminders/index.js';
 import {
   ToolRegistry,
@@ -81,7 +79,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
   }
   const persona = await loadPersona(config.personaFile);
   const systemPrompt = new SystemPrompt(tools, persona);
-  // Per-step tool selection (seed 004): a stable prefix, then the tools that fit each step.
+  // Per-step tool selection: a stable prefix, then the tools that fit each step (docs/design-notes.md).
   const stepPrompt = new StepPrompt(tools, persona);
   const line = createLineChannel(parts.line, config, clock, logger);
 

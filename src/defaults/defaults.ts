@@ -1,0 +1,161 @@
+// Every default of kaiwa in one place, each with the reason for its value. A leaf module: it
+// imports nothing, so any folder (the conversation machine's included) takes its defaults from
+// here without a cycle. The README's configuration table is checked against it by a test.
+
+const values = {
+  server: {
+    /** `PORT`: the usual port of a local Node.js server. */
+    port: 3000,
+    /** `LOG_LEVEL`: one line per webhook and turn; message text appears only at `debug`. */
+    logLevel: 'info',
+    /**
+     * `KAIWA_SHUTDOWN_DEADLINE_MS`: long enough for most turns to finish, well inside the 30 s a
+     * process manager (Kubernetes' default grace period) waits before it kills.
+     */
+    shutdownDeadlineMs: 10_000,
+    /** `KAIWA_STATELY_INSPECT`: off, because it streams conversations to a hosted service. */
+    statelyInspect: false,
+  },
+
+  store: {
+    /** `STORE`: survives a restart with nothing to install or run beside kaiwa. */
+    kind: 'file',
+    /** `DATA_DIR`: a folder of the working directory, ignored by git. */
+    dataDir: '.data',
+    /** `DYNAMODB_TABLE`: the table serverless.yml creates. */
+    dynamodbTable: 'kaiwa',
+    /** `KAIWA_CONVERSATION_TTL_DAYS`: a month without a message ends a conversation; DynamoDB's TTL deletes it for free. */
+    conversationTtlDays: 30,
+    /** `AWS_REGION` next to `DYNAMODB_ENDPOINT`: the SDK needs a region and DynamoDB Local takes any. */
+    localRegion: 'us-east-1',
+  },
+
+  line: {
+    /** `LINE_API_BASE_URL`: LINE's Messaging API. */
+    apiBaseUrl: 'https://api.line.me',
+    /** `LINE_DATA_API_BASE_URL`: LINE's content (media) API. */
+    dataApiBaseUrl: 'https://api-data.line.me',
+    /**
+     * `KAIWA_REPLY_TOKEN_TTL_MS`: a reply token stops working about a minute after its event (the
+     * emulator expires it at 60 s); 10 s are left for the request itself, later answers are pushed.
+     */
+    replyTokenTtlMs: 50_000,
+    /** `KAIWA_LOADING_DELAY_MS`: an answer within a second shows no animation that would flicker. */
+    loadingDelayMs: 1_000,
+    /** `KAIWA_LOADING_SECONDS`: LINE allows 5–60 s in steps of 5; 20 s covers most turns with few renewals. */
+    loadingSeconds: 20,
+    /** `KAIWA_GROUP_ANSWER`: the model sees every group message and may `skip`; `mention` misses unnamed questions. */
+    groupAnswer: 'all',
+    /** `KAIWA_BOT_NAME`: the project's name, until a channel names its bot. */
+    botName: 'kaiwa',
+    /** `KAIWA_LINE_TIMEOUT_MS`: LINE answers in well under a second; 10 s ends a stalled call long before Node's 300 s. */
+    requestTimeoutMs: 10_000,
+    /** `KAIWA_MEDIA_MAX_BYTES`: Gemini takes 20 MB of inline data per request; 10 MiB leaves room for the rest. */
+    mediaMaxBytes: 10 * 1024 * 1024,
+    /** `KAIWA_MEDIA_TIMEOUT_MS`: the whole download, body included: 10 MiB at a slow 4 Mbit/s takes 20 s. */
+    mediaTimeoutMs: 20_000,
+    /** `KAIWA_MEDIA_CONCURRENCY`: downloads at once per process, so 40 chats' images cannot take 400 MB together. */
+    mediaConcurrency: 4,
+    /** `KAIWA_MEDIA_CACHE_BYTES`: a turn's images survive its few model calls; 32 MiB bounds the memory. */
+    mediaCacheBytes: 32 * 1024 * 1024,
+    /** `KAIWA_MEDIA_CACHE_TTL_MS`: a turn's model calls happen within a couple of minutes. */
+    mediaCacheTtlMs: 120_000,
+    /** `KAIWA_MEDIA_TYPES`: the image types Gemini's documentation lists (GIF, HEIC, HEIF on request). */
+    mediaTypes: ['image/jpeg', 'image/png', 'image/webp'],
+    /** `KAIWA_FORGET_POLICY`: someone who unfollows or removes the bot expects their data gone. */
+    forgetPolicy: 'delete',
+    /** Attempts of one reply or push on 429 and 5xx, the first included. */
+    deliveryAttempts: 4,
+    /** Full jitter up to 0.4 s, doubling to 5 s: the four attempts end within about 10 s. */
+    deliveryBackoff: { baseMs: 400, maxMs: 5_000 },
+  },
+
+  gemini: {
+    /** `GEMINI_MODEL`: a current stable Flash model, fast and inexpensive for chat. */
+    model: 'gemini-2.5-flash',
+    /** `GEMINI_MAX_ATTEMPTS`: three retries ride out a short overload within the turn's deadline. */
+    maxAttempts: 4,
+    /** The first retry waits 0.25–0.5 s (equal jitter), doubling: the three retries take under 4 s. */
+    initialDelayMs: 500,
+    /** Cap of Gemini's backoff for larger `GEMINI_MAX_ATTEMPTS`. */
+    maxDelayMs: 8_000,
+    /** A server asking for a longer wait has a spent quota (per day): waiting within a turn cannot help. */
+    maxServerDelayMs: 60_000,
+    /** `GEMINI_ATTEMPT_TIMEOUT_MS`: a long thinking answer takes tens of seconds; past a minute it is stuck. */
+    attemptTimeoutMs: 60_000,
+    /** `GEMINI_CACHE`: the system prompt and tool declarations are the same on every call; cached tokens cost less. */
+    cache: true,
+    /** `GEMINI_CACHE_TTL_SECONDS`: refreshed while messages come, gone within an hour after (storage is billed per hour). */
+    cacheTtlSeconds: 3_600,
+    /** The cache's TTL is extended once less than this is left, so no request meets an expired cache. */
+    cacheRefreshBeforeSeconds: 600,
+    /** After a cache error, requests go uncached this long before a new cache is tried. */
+    cacheRetryAfterMs: 60_000,
+    /** A cache create, refresh or delete is bookkeeping: it must not hold a turn up long. */
+    cacheOperationTimeoutMs: 5_000,
+  },
+
+  /** The conversation machine's settings (`ConversationSettings`). */
+  conversation: {
+    /** `KAIWA_MAX_MODEL_CALLS`: a turn with a few tool rounds needs 2–4 calls; 10 stops a loop. */
+    maxModelCalls: 10,
+    /** `KAIWA_QUEUE_POLICY`: one answer per message, in order, as in a conversation. */
+    queuePolicy: 'queue',
+    /** `KAIWA_MAX_QUEUED_TURNS`: beyond 20 waiting turns a burst is answered as one (SPEC's default). */
+    maxQueuedTurns: 20,
+    /** Sent when the model fails for good, so the user is never left in silence. */
+    apology: 'Sorry, I cannot answer right now. Please try again in a moment.',
+    /** `KAIWA_MAX_HISTORY_ENTRIES`: about 60 exchanges of context for the model. */
+    maxHistoryEntries: 200,
+    /**
+     * `KAIWA_MAX_HISTORY_BYTES`: 128 KiB keeps the cost of a save bounded and leaves the rest of the
+     * snapshot over 200 KB of room under the store's 350 KB item ceiling.
+     */
+    maxHistoryBytes: 128 * 1024,
+    /** `KAIWA_MAX_MODEL_CALLS_PER_MINUTE`: a person sends a few messages a minute; 30 calls stop a flood. */
+    maxModelCallsPerMinute: 30,
+    /** `KAIWA_DAILY_TOKEN_BUDGET`: about a hundred long turns a day, a cap on what one chat can cost. */
+    dailyTokenBudget: 1_000_000,
+    /** Sent instead of an answer when a limit is reached. */
+    limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
+    /** `KAIWA_TURN_DEADLINE_MS`: two full Gemini attempts; after it the user gets the apology. */
+    turnDeadlineMs: 120_000,
+  },
+
+  /** The actor host: one source machine per source in memory. */
+  host: {
+    /** `KAIWA_IDLE_EVICTION_MS`: five quiet minutes end most chats for now; restoring costs one load. */
+    idleEvictionMs: 300_000,
+    /** `KAIWA_MAX_LIVE_SOURCES`: an idle source costs a few KB of head; a thousand stay well under 100 MB. */
+    maxLiveSources: 1000,
+    /**
+     * `KAIWA_LEASE_MS`: renewed three times a lease, so a loaded machine misses two heartbeats
+     * before it loses a source; a crashed owner's sources are taken over within 30 s.
+     */
+    leaseMs: 30_000,
+    /** A conflicting save clears within tens of ms; a failing store is tried at most every 30 s. */
+    backoff: { baseMs: 50, maxMs: 30_000 },
+  },
+
+  tools: {
+    /** `KAIWA_TOOL_TIMEOUT_MS`: SPEC's 3 s for the weather tool; slower keeps the user waiting. */
+    timeoutMs: 3_000,
+    /** `WEATHER_BASE_URL`: wttr.in answers JSON without an API key. */
+    weatherBaseUrl: 'https://wttr.in',
+    /** `KAIWA_TIME_ZONE`: most LINE users are in Japan. */
+    timeZone: 'Asia/Tokyo',
+  },
+} as const;
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value))
+    if (typeof child === 'object' && child !== null) deepFreeze(child);
+  return Object.freeze(value);
+}
+
+/**
+ * kaiwa's defaults, frozen: a caller given one of these objects cannot change it for everyone.
+ * @example
+ * readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', defaults.tools.timeoutMs, { min: 1, max: 600_000 })
+ */
+export const defaults = deepFreeze(values);

@@ -1,0 +1,1 @@
+export { defaults } from './defaults.js';

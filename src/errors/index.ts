@@ -1,0 +1,1 @@
+export { KaiwaError } from './kaiwa-error.js';

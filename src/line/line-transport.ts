@@ -1,0 +1,165 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from '../logging/index.js';
+import { LineRequestError, type NoAnswerReason } from './line-request-error.js';
+import { readCapped } from './read-capped.js';
+
+export interface LineTransportOptions {
+  readonly logger: Logger;
+  /** A call with no complete answer after this long (ms) ends; default 10 s. */
+  readonly timeoutMs?: number;
+  /** The largest API answer read (bytes); LINE's JSON answers are a few KB. Default 1 MiB. */
+  readonly maxAnswerBytes?: number;
+  /** The fetch underneath; the global one by default. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/** What applies to every LINE call made inside {@link LineTransport.within}. */
+export interface LineCallScope {
+  /** The turn's abort signal: a call still running when it aborts ends at once. */
+  readonly signal?: AbortSignal;
+  /** Statuses the caller expects (404 for a user who left): logged at debug, not warn. */
+  readonly expectedStatuses?: readonly number[];
+}
+
+/** One request to LINE: a `fetch` init, plus its own timeout where the default does not fit. */
+export interface LineRequestInit {
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: RequestInit['body'];
+  readonly timeoutMs?: number;
+  /** Another signal to honour besides the scope's (a download's own). */
+  readonly signal?: AbortSignal;
+}
+
+/** An answer whose body is still arriving, under the same timeout and signals as its request. */
+export interface OpenAnswer {
+  readonly response: Response;
+  readonly operation: string;
+  readonly requestId: string | undefined;
+  /** Why the body stopped early, once it has: the request's timeout or one of its signals. */
+  readonly stopReason: () => NoAnswerReason;
+}
+
+/**
+ * The one way kaiwa talks to LINE (Messaging API and content API alike). Every call gets a
+ * timeout and the current turn's abort signal; a connection that fails or drops mid-answer ends
+ * in a {@link LineRequestError}, never an unhandled rejection; every answer is logged with its
+ * status and LINE's `x-line-request-id` (debug when it went well, warn when not) — and never
+ * with a body, a header or a token (docs/security.md).
+ *
+ * `@line/bot-sdk` takes no signal, so the turn's signal reaches the calls it makes through
+ * {@link within}, which scopes it to everything awaited inside.
+ *
+ * @example
+ * await transport.within({ signal }, () => client.replyMessage({ replyToken, messages }));
+ */
+export class LineTransport {
+  private readonly scope = new AsyncLocalStorage<LineCallScope>();
+  private readonly timeoutMs: number;
+  private readonly maxAnswerBytes: number;
+  private readonly fetch: typeof globalThis.fetch;
+
+  constructor(private readonly options: LineTransportOptions) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxAnswerBytes = options.maxAnswerBytes ?? 1024 * 1024;
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** Runs `work` with `scope` applied to every LINE call inside it (nested scopes add up). */
+  within<T>(scope: LineCallScope, work: () => Promise<T>): Promise<T> {
+    const outer = this.scope.getStore();
+    const signals = [outer?.signal, scope.signal].filter((signal) => signal !== undefined);
+    return this.scope.run(
+      {
+        ...(signals.length > 0 && { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
+        expectedStatuses: [...(outer?.expectedStatuses ?? []), ...(scope.expectedStatuses ?? [])],
+      },
+      work,
+    );
+  }
+
+  /**
+   * An API call: the whole answer is read (up to the answer cap) before this resolves, so the
+   * timeout covers the body too and the caller gets a complete `Response` whatever the status.
+   */
+  async call(url: URL, init: LineRequestInit = {}): Promise<Response> {
+    const answer = await this.open(url, init);
+    const { response, operation } = answer;
+    let bytes: Buffer;
+    try {
+      const read = await readCapped(response, this.maxAnswerBytes);
+      if (read === undefined) throw new LineRequestError(operation, 'too-large');
+      bytes = read;
+    } catch (error) {
+      throw this.noAnswer(operation, error, answer.stopReason(), init.timeoutMs ?? this.timeoutMs);
+    }
+    const bodyless = [101, 204, 205, 304].includes(response.status);
+    return new Response(bodyless ? null : new Uint8Array(bytes), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+
+  /**
+   * A call whose body the caller streams (content downloads): resolves with the headers; the
+   * timeout and signals keep running while the body arrives, so reading it ends with them.
+   * Throws {@link LineRequestError} when no answer came at all.
+   */
+  async open(url: URL, init: LineRequestInit = {}): Promise<OpenAnswer> {
+    const scope = this.scope.getStore();
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const callerSignals = [scope?.signal, init.signal].filter((signal) => signal !== undefined);
+    const operation = `${(init.method ?? 'GET').toUpperCase()} ${url.pathname}`;
+    const stopReason = (): NoAnswerReason =>
+      callerSignals.some((signal) => signal.aborted) ? 'aborted' : timeout.aborted ? 'timeout' : 'network';
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await this.fetch(url, {
+        ...(init.method && { method: init.method }),
+        ...(init.headers && { headers: init.headers }),
+        ...(init.body !== undefined && { body: init.body }),
+        signal: AbortSignal.any([timeout, ...callerSignals]),
+      });
+    } catch (error) {
+      throw this.noAnswer(operation, error, stopReason(), timeoutMs);
+    }
+    const requestId = response.headers.get('x-line-request-id') ?? undefined;
+    const fields = {
+      operation,
+      status: response.status,
+      requestId,
+      ms: Math.round(performance.now() - started),
+    };
+    const expected = response.ok || (scope?.expectedStatuses ?? []).includes(response.status);
+    if (expected) this.options.logger.debug('LINE call', fields);
+    else this.options.logger.warn('LINE call failed', fields);
+    return { response, operation, requestId, stopReason };
+  }
+
+  private noAnswer(operation: string, error: unknown, reason: NoAnswerReason, timeoutMs: number) {
+    const failure =
+      LineRequestError.isInstance(error)
+        ? error
+        : new LineRequestError(operation, reason, { cause: error, timeoutMs });
+    // A turn that aborts its own calls is not a LINE failure.
+    this.options.logger[failure.reason === 'aborted' ? 'debug' : 'warn']('LINE call got no answer', {
+      operation,
+      reason: failure.reason,
+      ...(failure.reason === 'network' && { error: causeOf(error) }),
+    });
+    return failure;
+  }
+}
+
+/** The name and code of what failed underneath (`SocketError`, `UND_ERR_SOCKET`), no message text. */
+function causeOf(error: unknown): { name?: string; code?: string } {
+  const cause = (error as { cause?: unknown } | undefined)?.cause ?? error;
+  const { name, code } = (cause ?? {}) as { name?: unknown; code?: unknown };
+  return {
+    ...(typeof name === 'string' && { name }),
+    ...(typeof code === 'string' && { code }),
+  };
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { InboxItem } from '../../src/domain/index.js';
+import { createLogger } from '../../src/logging/index.js';
+import { acceptEvents, MemoryStore } from '../../src/persistence/index.js';
+import { messageFor, userSourceNumber } from '../support/host-harness.js';
+
+/** A memory store whose `accept` waits for a source's gate, and records the order of the claims. */
+function gatedStore(slowSourceId: string) {
+  const store = new MemoryStore();
+  const claimed: string[] = [];
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  return {
+    claimed,
+    open,
+    store: {
+      accept: async (item: InboxItem) => {
+        if (item.source.id === slowSourceId) await gate;
+        claimed.push(`${item.source.id}:${(item as { text: string }).text}`);
+        return store.accept(item);
+      },
+    },
+  };
+}
+
+function recordingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as never) });
+  return { lines, logger };
+}
+
+describe('acceptEvents (the one accept path of the webhook and the actor host)', () => {
+  const a = userSourceNumber(1);
+  const b = userSourceNumber(2);
+
+  it("keeps each source's events in order and does not hold one source up for another", async () => {
+    const { store, claimed, open } = gatedStore(a.id);
+    const accepting = acceptEvents(
+      store,
+      [messageFor(a, 'a1'), messageFor(b, 'b1'), messageFor(a, 'a2'), messageFor(b, 'b2')],
+      recordingLogger().logger,
+    );
+    // b is claimed while a is still waiting on its first event.
+    await expect.poll(() => claimed).toEqual([`${b.id}:b1`, `${b.id}:b2`]);
+    open();
+    const result = await accepting;
+
+    expect(claimed).toEqual([`${b.id}:b1`, `${b.id}:b2`, `${a.id}:a1`, `${a.id}:a2`]);
+    expect(result).toEqual({ accepted: 4, duplicates: 0, sources: [a.id, b.id] });
+  });
+
+  it('counts a redelivered event as a duplicate and logs it by event and source id only', async () => {
+    const store = new MemoryStore();
+    const { lines, logger } = recordingLogger();
+    const first = messageFor(a, 'private words');
+    await acceptEvents(store, [first], logger);
+
+    const result = await acceptEvents(store, [first, messageFor(b, 'new')], logger);
+
+    expect(result).toEqual({ accepted: 1, duplicates: 1, sources: [b.id] });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'info', eventId: first.eventId, sourceId: a.id }),
+    ]);
+    const { time: _time, level: _level, message: _message, ...fields } = lines[0]!;
+    expect(Object.keys(fields).sort()).toEqual(['eventId', 'sourceId']);
+    expect(JSON.stringify(lines)).not.toContain('private words');
+  });
+
+  it('fails when the store fails, so the webhook answers 500 and LINE redelivers', async () => {
+    const failing = { accept: () => Promise.reject(new Error('table unavailable')) };
+    await expect(acceptEvents(failing, [messageFor(a, 'hi')], recordingLogger().logger)).rejects.toThrow(
+      'table unavailable',
+    );
+  });
+});

@@ -1,0 +1,514 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import {
+  DynamoDbStore,
+  ItemTooLargeError,
+  OwnershipLostError,
+  VersionConflictError,
+  type Ownership,
+} from '../../src/persistence/index.js';
+import {
+  DynamoDbSourceStore,
+  type DynamoDbSourceStoreOptions,
+} from '../../src/persistence/dynamodb-source-store.js';
+import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { randomBase64 } from '../support/reply-turn.js';
+import { InjectedFault } from './crash-scenarios.js';
+import { sourceStoreConformance } from './source-store.conformance.js';
+import {
+  checkpointOf,
+  exchange,
+  forgetEvent,
+  message,
+  model,
+  neverGone,
+  owner,
+  records,
+  testClock,
+  tool,
+  type TestClock,
+  user,
+  WIDE,
+} from './source-store-fixtures.js';
+
+let local: DynamoDbLocal;
+
+async function freshStore(options: Partial<DynamoDbSourceStoreOptions> & { clock?: TestClock } = {}) {
+  const tableName = await local.createTable();
+  const clock = options.clock ?? testClock();
+  const open = (more: Partial<DynamoDbSourceStoreOptions> = {}) =>
+    new DynamoDbSourceStore({ client: local.client, tableName, clock, ...options, ...more });
+  return { tableName, clock, open, store: open() };
+}
+
+/** The sort keys of a source's items, in table order. */
+async function sortKeys(tableName: string, sourceId: string) {
+  const { Items } = await local.client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: sourceId } },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []).map((item) => item.sk!.S!);
+}
+
+async function owned(store: DynamoDbSourceStore, sourceId = 'U-a', name = 'alice'): Promise<Ownership> {
+  const ownership = await store.acquire(sourceId, owner(name, testClock()), neverGone);
+  if (!ownership) throw new Error('not acquired');
+  return ownership;
+}
+
+/** A store whose writes fail at the named step, as a crash there would leave them. */
+function faultAt(
+  open: (options: Partial<DynamoDbSourceStoreOptions>) => DynamoDbSourceStore,
+  faulty: string,
+) {
+  return open({
+    onWriteStep: (step) => {
+      if (step === faulty) throw new InjectedFault(step);
+    },
+  });
+}
+
+/** Writes `turns` reply turns as the runtime does: intent (consuming a key), then the sent marker. */
+async function writeTurns(store: DynamoDbSourceStore, ownership: Ownership, turns: number) {
+  let version = ownership.version;
+  for (let turn = 1; turn <= turns; turn++) {
+    const [asked, answered, closed] = records(3 * turn - 2, exchange(turn, 'σ'.repeat(64)));
+    version = await store.checkpoint(
+      checkpointOf(ownership, {
+        expectedVersion: version,
+        appended: [asked!, answered!],
+        consumedKeys: [`INBOX#gone-${turn}`],
+      }),
+    );
+    version = await store.checkpoint(
+      checkpointOf(ownership, { expectedVersion: version, appended: [closed!] }),
+    );
+  }
+  return version;
+}
+
+// Without Java a developer's run skips these; under CI=true they run and fail instead.
+describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Local', () => {
+  beforeAll(async () => {
+    local = await startDynamoDbLocal();
+  });
+  afterAll(async () => {
+    await local?.stop();
+  });
+
+  sourceStoreConformance('dynamodb', async (options) => {
+    const tableName = await local.createTable();
+    return {
+      open: (instance) =>
+        Promise.resolve(
+          new DynamoDbSourceStore({ client: local.client, tableName, ...options, ...instance }),
+        ),
+    };
+  });
+
+  describe('dynamodb specifics', () => {
+    it('writes a turn as one history page and keeps its closing entry in the head until the next turn', async () => {
+      const { tableName, store } = await freshStore();
+      const ownership = await owned(store);
+      const [asked, answered, closed] = records(1, exchange(1));
+
+      const first = await store.checkpoint(
+        checkpointOf(ownership, { appended: [asked!, answered!], consumedKeys: ['INBOX#x'] }),
+      );
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'HEAD']);
+      const second = await store.checkpoint(
+        checkpointOf(ownership, { expectedVersion: first, appended: [closed!] }),
+      );
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'HEAD']);
+      await store.checkpoint(
+        checkpointOf(ownership, {
+          expectedVersion: second,
+          appended: records(4, [user('next')]),
+          consumedKeys: ['INBOX#y'],
+        }),
+      );
+
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'H#000000000004', 'HEAD']);
+      expect((await store.load('U-a', WIDE)).history).toEqual(records(1, [...exchange(1), user('next')]));
+    });
+
+    it('refuses lost ownership and conflicts on a store instance that remembers no head', async () => {
+      const { store, open } = await freshStore();
+      const ownership = await owned(store);
+      await store.checkpoint(checkpointOf(ownership, { appended: records(1, [user('one')]) }));
+      const other = open();
+
+      await expect(other.checkpoint(checkpointOf(ownership))).rejects.toBeInstanceOf(VersionConflictError);
+      await expect(
+        other.checkpoint(checkpointOf({ ...ownership, fence: 7 }, { expectedVersion: 1 })),
+      ).rejects.toBeInstanceOf(OwnershipLostError);
+      expect(
+        await other.checkpoint(
+          checkpointOf(ownership, { expectedVersion: 1, appended: records(2, [user('two')]) }),
+        ),
+      ).toBe(2);
+      expect((await store.load('U-a', WIDE)).history).toEqual(records(1, [user('one'), user('two')]));
+    });
+
+    it('removes taken-back entries from the head and from written pages', async () => {
+      const { store } = await freshStore();
+      const ownership = await owned(store);
+      let version = await writeTurns(store, ownership, 3);
+      version = await store.checkpoint(
+        checkpointOf(ownership, { expectedVersion: version, appended: records(10, [user('x')]) }),
+      );
+
+      version = await store.checkpoint(
+        checkpointOf(ownership, { expectedVersion: version, removedSeqs: [10] }),
+      );
+      await store.checkpoint(checkpointOf(ownership, { expectedVersion: version, removedSeqs: [4] }));
+
+      expect((await store.load('U-a', WIDE)).history.map(({ seq }) => seq)).toEqual([1, 2, 3, 5, 6, 7, 8, 9]);
+    });
+
+    it('reads the window with a Query that stops at the window, whatever the length of the conversation', async () => {
+      const { store } = await freshStore();
+      const ownership = await owned(store);
+      await writeTurns(store, ownership, 40);
+
+      const { history } = await store.load('U-a', { maxEntries: 10, maxBytes: 1_000_000 });
+
+      expect(history.map(({ seq }) => seq)).toEqual([112, 113, 114, 115, 116, 117, 118, 119, 120]);
+      expect(history[0]!.entry.role).toBe('user');
+    });
+
+    it('refuses a head over 350 KB before writing anything', async () => {
+      const { store } = await freshStore();
+      const ownership = await owned(store);
+      // Base64 of random bytes deflates to three quarters: 480 KB of it stays over the limit.
+      const snapshot = { value: 'idle', context: { note: randomBase64(480 * 1024) } };
+
+      const refused = store.checkpoint(
+        checkpointOf(ownership, { snapshot, appended: records(1, [user('hi')]) }),
+      );
+
+      await expect(refused).rejects.toBeInstanceOf(ItemTooLargeError);
+      await expect(refused).rejects.toMatchObject({ sourceId: 'U-a', limitBytes: 350 * 1024 });
+      expect(await store.load('U-a', WIDE)).toMatchObject({ head: { version: 0, lastSeq: 0 }, history: [] });
+    });
+
+    it('compacts old pages off the hot path when there is no TTL, keeping the window', async () => {
+      const { tableName, store } = await freshStore();
+      const ownership = await owned(store);
+      await writeTurns(store, ownership, 10);
+      const window = { maxEntries: 7, maxBytes: 1_000_000 };
+      const before = await store.load('U-a', window);
+
+      const deleted = await store.compactHistory('U-a', window);
+
+      expect(before.history.map(({ seq }) => seq)).toEqual([25, 26, 27, 28, 29, 30]);
+      expect(deleted).toBe(8);
+      expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000026', 'H#000000000029', 'HEAD']);
+      expect(await store.load('U-a', window)).toEqual(before);
+      expect((await store.load('U-a', WIDE)).history).toEqual(before.history);
+    });
+
+    describe('checkpoints larger than one transaction', () => {
+      const small = { transactionActions: 5, pageJsonBytes: 400 };
+
+      it('deletes consumed items past the transaction right after it, and hides them until then', async () => {
+        const { store, open } = await freshStore({ limits: small });
+        for (let n = 0; n < 12; n++) await store.accept(message('U-a', `m${n}`));
+        const kept = message('U-a', 'kept');
+        await store.accept(kept);
+        const consumed = (await store.inbox('U-a')).slice(0, 12);
+        const ownership = await owned(store);
+        const checkpoint = checkpointOf(ownership, {
+          appended: records(1, [user('all twelve')]),
+          consumedKeys: consumed.map(({ key }) => key),
+          busy: true,
+        });
+
+        // A crash after the commit, before the deletes: the inbox shows the write done already.
+        await expect(faultAt(open, 'checkpoint:inbox').checkpoint(checkpoint)).rejects.toBeInstanceOf(
+          InjectedFault,
+        );
+        expect((await open().inbox('U-a')).map(({ item }) => item)).toEqual([kept]);
+        expect((await store.load('U-a', WIDE)).head?.version).toBe(1);
+
+        // Reading the inbox finished the deletes: only the kept item is left in the table.
+        const waiting = await open().inbox('U-a');
+        expect(waiting.map(({ item }) => item)).toEqual([kept]);
+        expect((await store.sourcesWithWork()).sort()).toEqual(['U-a']);
+      });
+
+      it('writes pages that do not fit first; a crash before the head leaves them unseen', async () => {
+        const { store, open } = await freshStore({ limits: small });
+        const ownership = await owned(store);
+        await store.checkpoint(
+          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['INBOX#x'] }),
+        );
+        const big = records(
+          4,
+          [1, 2, 3, 4, 5, 6, 7, 8].map((n) => user(`${n}: ${'long text '.repeat(30)}`)),
+        );
+        const checkpoint = checkpointOf(ownership, {
+          expectedVersion: 1,
+          appended: big,
+          consumedKeys: ['INBOX#y'],
+        });
+        const steps: string[] = [];
+
+        await expect(faultAt(open, 'checkpoint:commit').checkpoint(checkpoint)).rejects.toBeInstanceOf(
+          InjectedFault,
+        );
+        expect(await open().load('U-a', WIDE)).toMatchObject({
+          head: { version: 1, lastSeq: 3 },
+          history: records(1, exchange(1)),
+        });
+
+        await open({ onWriteStep: (step) => steps.push(step) }).checkpoint(checkpoint);
+        expect(steps.filter((step) => step === 'checkpoint:history').length).toBeGreaterThan(0);
+        expect((await open().load('U-a', WIDE)).history).toEqual([...records(1, exchange(1)), ...big]);
+      });
+
+      it('never reads a page an interrupted checkpoint left, even once the history grows past it', async () => {
+        const { store, open } = await freshStore({ limits: small });
+        const ownership = await owned(store);
+        const long = records(
+          1,
+          [1, 2, 3, 4, 5, 6, 7, 8].map((n) => user(`${n}: ${'long text '.repeat(30)}`)),
+        );
+        const interrupted = faultAt(open, 'checkpoint:commit');
+        await expect(
+          interrupted.checkpoint(checkpointOf(ownership, { appended: long, consumedKeys: ['INBOX#x'] })),
+        ).rejects.toBeInstanceOf(InjectedFault);
+
+        const short = records(
+          1,
+          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((n) => user(`s${n}`)),
+        );
+        let version = 0;
+        for (const part of [short.slice(0, 1), short.slice(1, 4), short.slice(4)]) {
+          version = await store.checkpoint(
+            checkpointOf(ownership, { expectedVersion: version, appended: part, consumedKeys: ['INBOX#y'] }),
+          );
+        }
+
+        expect((await open().load('U-a', WIDE)).history).toEqual(short);
+      });
+
+      it('refuses a checkpoint after a release, even with the head remembered', async () => {
+        const { store, open } = await freshStore();
+        const ownership = await owned(store);
+        await store.load('U-a', WIDE);
+        await open().release(ownership); // SIGTERM's release, racing a late checkpoint
+
+        await expect(store.checkpoint(checkpointOf(ownership))).rejects.toMatchObject({
+          name: 'OwnershipLostError',
+          currentFence: 1,
+          currentOwnerId: undefined,
+        });
+      });
+
+      it("never lets a stale owner's page written ahead replace a newer owner's page", async () => {
+        const { store, clock, open } = await freshStore({ limits: small });
+        const stale = await owned(store);
+        await store.load('U-a', WIDE); // it remembers the head at version 0: no read before writing
+        clock.advance(60_000);
+        const current = (await store.acquire('U-a', owner('bob', clock), neverGone))!;
+        const big = records(
+          1,
+          [1, 2, 3, 4, 5, 6].map((n) => user(`${n}: ${'long text '.repeat(30)}`)),
+        );
+        await open().checkpoint(checkpointOf(current, { appended: big, consumedKeys: ['INBOX#x'] }));
+
+        const staleRecords = big.map((record) => ({ ...record, entry: user(`stale ${'text '.repeat(80)}`) }));
+        const refused = store.checkpoint(
+          checkpointOf(stale, { appended: staleRecords, consumedKeys: ['INBOX#x'] }),
+        );
+
+        await expect(refused).rejects.toMatchObject({ name: 'OwnershipLostError', currentFence: 2 });
+        expect((await open().load('U-a', WIDE)).history).toEqual(big);
+      });
+
+      it('forgets more than one transaction holds: every reader sees all of it, even after a crash', async () => {
+        const { tableName, store, open } = await freshStore({ limits: small });
+        for (let n = 0; n < 6; n++) await store.accept(message('U-a', `m${n}`));
+        const forget = forgetEvent('U-a');
+        await store.accept(forget);
+        const after = message('U-a', 'after');
+        await store.accept(after);
+        const ownership = await owned(store);
+        await writeTurns(store, ownership, 4);
+        for (const userId of ['U1', 'U2', 'U3']) await store.saveProfile(ownership, { userId, fetchedAt: 1 });
+        const throughKey = (await store.inbox('U-a')).find(
+          ({ item }) => item.eventId === forget.eventId,
+        )!.key;
+
+        await expect(faultAt(open, 'forget:finish').forget(ownership, throughKey)).rejects.toBeInstanceOf(
+          InjectedFault,
+        );
+
+        const reader = open();
+        expect(await reader.profiles('U-a')).toEqual([]);
+        expect((await reader.inbox('U-a')).map(({ item }) => item)).toEqual([after]);
+        expect(await reader.load('U-a', WIDE)).toMatchObject({
+          head: { version: 9, lastSeq: 12 },
+          history: [],
+        });
+        expect(await sortKeys(tableName, 'U-a')).toEqual(['HEAD', expect.stringMatching(/^INBOX#/)]);
+      });
+    });
+
+    describe('time to live', () => {
+      it('sets expiresAt on the head, pages and profiles when configured', async () => {
+        const clock = testClock(1_700_000_000_000);
+        const { tableName, store } = await freshStore({ clock, conversationTtlMs: 30 * 86_400_000 });
+        const ownership = await owned(store);
+        await store.checkpoint(
+          checkpointOf(ownership, { appended: records(1, [user('hi')]), consumedKeys: ['INBOX#x'] }),
+        );
+        await store.saveProfile(ownership, { userId: 'Ua', fetchedAt: 1 });
+
+        const { Items } = await local.client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': { S: 'U-a' } },
+          }),
+        );
+        const expiresAt = String(1_700_000_000 + 30 * 86_400);
+        expect(Items?.map((item) => [item.sk?.S, item.expiresAt?.N])).toEqual([
+          ['H#000000000001', expiresAt],
+          ['HEAD', expiresAt],
+          ['P#Ua', expiresAt],
+        ]);
+      });
+
+      it('reads no page past its expiry, even before DynamoDB deleted it', async () => {
+        const clock = testClock();
+        const { store } = await freshStore({ clock, conversationTtlMs: 86_400_000 });
+        const ownership = await owned(store);
+        const version = await store.checkpoint(
+          checkpointOf(ownership, { appended: records(1, exchange(1)), consumedKeys: ['INBOX#x'] }),
+        );
+        clock.advance(2 * 86_400_000);
+        await store.checkpoint(
+          checkpointOf(ownership, {
+            expectedVersion: version,
+            appended: records(4, exchange(2)),
+            consumedKeys: ['INBOX#y'],
+          }),
+        );
+
+        expect((await store.load('U-a', WIDE)).history).toEqual(records(4, exchange(2)));
+      });
+    });
+
+    describe('migration from the first wave', () => {
+      const history: HistoryEntry[] = [
+        user('こんにちは'),
+        model('t1', ['c1'], 'σ'.repeat(100)),
+        tool('t1', ['c1']),
+        user('more'),
+      ];
+      const queued = message('U-a', 'queued in the snapshot');
+      const takenIn = message('U-a', 'taken in, its delete interrupted');
+      const snapshot: JsonObject = {
+        status: 'active',
+        value: 'idle',
+        context: {
+          source: { kind: 'user', id: 'U-a' },
+          settings: { maxModelCalls: 3 },
+          history: history as unknown as JsonObject[],
+          profiles: { Ua: { displayName: 'Aiko', fetchedAt: 7 } },
+          pending: [[queued as unknown as JsonObject]],
+          recentEventIds: [takenIn.eventId, queued.eventId],
+        },
+      };
+
+      it('splits a CONVERSATION item written by the old store into a head, pages, profiles and inbox items on first load', async () => {
+        const { tableName, store } = await freshStore();
+        const old = new DynamoDbStore({ client: local.client, tableName });
+        const waiting = message('U-a', 'waiting');
+        await old.accept(takenIn);
+        await old.accept(waiting);
+        await old.save({
+          sourceId: 'U-a',
+          expectedVersion: 0,
+          machineVersion: 1,
+          snapshot,
+          busy: true,
+          consumedEventIds: [],
+        });
+        await old.save({
+          sourceId: 'U-a',
+          expectedVersion: 1,
+          machineVersion: 1,
+          snapshot,
+          busy: true,
+          consumedEventIds: [],
+        });
+
+        const loaded = await store.load('U-a', WIDE);
+
+        expect(loaded.head).toMatchObject({ version: 2, machineVersion: 1, busy: true, lastSeq: 4 });
+        expect(loaded.head?.snapshot).toEqual({
+          status: 'active',
+          value: 'idle',
+          context: {
+            source: { kind: 'user', id: 'U-a' },
+            pending: [],
+            recentEventIds: [takenIn.eventId, queued.eventId],
+          },
+        });
+        expect(loaded.history).toEqual(records(1, history));
+        expect(await store.profiles('U-a')).toEqual([{ userId: 'Ua', displayName: 'Aiko', fetchedAt: 7 }]);
+        expect(await sortKeys(tableName, 'U-a')).toEqual([
+          'H#000000000004',
+          'HEAD',
+          expect.stringMatching(/^INBOX#/),
+          expect.stringMatching(/^INBOX#/),
+          'P#Ua',
+        ]);
+        expect(await store.sourcesWithWork()).toEqual(['U-a']);
+        // The queued message is back in the inbox, ahead; the one taken in already is gone.
+        expect((await store.inbox('U-a')).map(({ item }) => item)).toEqual([queued, waiting]);
+
+        // The migrated source carries on: version 2, seqs above 4.
+        const ownership = await owned(store);
+        expect(
+          await store.checkpoint(
+            checkpointOf(ownership, { expectedVersion: 2, appended: records(5, [user('next')]) }),
+          ),
+        ).toBe(3);
+        expect((await store.load('U-a', WIDE)).history.map(({ seq }) => seq)).toEqual([1, 2, 3, 4, 5]);
+      });
+
+      it('migrates a source acquired before its first load, keeping its owner and fence', async () => {
+        const { tableName, store } = await freshStore();
+        await new DynamoDbStore({ client: local.client, tableName }).save({
+          sourceId: 'U-a',
+          expectedVersion: 0,
+          machineVersion: 1,
+          snapshot,
+          busy: false,
+          consumedEventIds: [],
+        });
+        const ownership = await owned(store);
+
+        const loaded = await store.load('U-a', WIDE);
+
+        expect(loaded.head).toMatchObject({
+          version: 1,
+          fence: ownership.fence,
+          owner: { ownerId: 'alice-owner' },
+          lastSeq: 4,
+        });
+        expect(loaded.history).toEqual(records(1, history));
+        expect(await store.checkpoint(checkpointOf(ownership, { expectedVersion: 1 }))).toBe(2);
+      });
+    });
+  });
+});
