@@ -140,10 +140,9 @@ export class LineTransport {
   }
 
   private noAnswer(operation: string, error: unknown, reason: NoAnswerReason, timeoutMs: number) {
-    const failure =
-      LineRequestError.isInstance(error)
-        ? error
-        : new LineRequestError(operation, reason, { cause: error, timeoutMs });
+    const failure = LineRequestError.isInstance(error)
+      ? error
+      : new LineRequestError(operation, reason, { cause: error, timeoutMs });
     // A turn that aborts its own calls is not a LINE failure.
     this.options.logger[failure.reason === 'aborted' ? 'debug' : 'warn']('LINE call got no answer', {
       operation,

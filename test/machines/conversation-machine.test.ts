@@ -1,6 +1,5 @@
 import { createActor, waitFor } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
-import type { JsonObject } from '../../src/domain/index.js';
 import {
   answerCheckpointsAtOnce,
   AWAITING_CHECKPOINT_TAG,

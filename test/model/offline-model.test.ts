@@ -277,10 +277,11 @@ describe('offline model in a conversation with the real tools', () => {
   });
 
   it('answers a time question about a city in that city’s zone, not the default one', async () => {
-    // The harness clock stands at 0: 1969-12-31T19:00 in New York.
+    // The conversation's clock stands at 0: 1969-12-31T19:00 in New York.
     const { actor, delivery } = startConversation({
       model: new OfflineModel(),
       tools: [createCurrentTimeTool({ defaultTimeZone: 'Asia/Tokyo' })],
+      now: () => 0,
     });
 
     say(actor, inbound('What time is it in New York?'));
