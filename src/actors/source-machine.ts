@@ -1,4 +1,5 @@
 import { assign, fromCallback, fromPromise, setup, type Actor, type EventObject } from 'xstate';
+import { defaults } from '../defaults/index.js';
 import type { ForgetEvent, InboundMessage, JsonObject } from '../domain/index.js';
 import {
   AWAITING_CHECKPOINT_TAG,
@@ -157,8 +158,8 @@ export const sourceMachine = setup({
   },
   delays: {
     retry: 1000,
-    standBy: 30_000,
-    idleEviction: 300_000,
+    standBy: defaults.host.leaseMs,
+    idleEviction: defaults.host.idleEvictionMs,
   },
   guards: {
     acquired: (_, params: { ownership: Ownership | undefined }) => params.ownership !== undefined,
