@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config/index.js';
-import { MemoryStore } from '../src/persistence/index.js';
+import { MemorySourceStore } from '../src/persistence/index.js';
 import { startKaiwa } from '../src/server/kaiwa-runtime.js';
 import { startBaselineBot } from './baseline-bot.js';
 import { EchoReplyModel } from './bench-model.js';
@@ -24,7 +24,7 @@ async function start(): Promise<string> {
     STORE: 'memory',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   });
-  const runtime = await startKaiwa(config, { model: new EchoReplyModel(), store: new MemoryStore() });
+  const runtime = await startKaiwa(config, { model: new EchoReplyModel(), store: new MemorySourceStore() });
   return runtime.url;
 }
 

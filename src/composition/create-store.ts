@@ -2,25 +2,31 @@ import type { KaiwaConfig } from '../config/index.js';
 import {
   DynamoDbStore,
   FileStore,
-  MemoryStore,
+  MemorySourceStore,
+  SnapshotSourceStore,
   createDynamoDbClient,
-  type ConversationStore,
+  type SourceStore,
 } from '../persistence/index.js';
 
-/** The store the configuration names. */
-export async function createStore(config: KaiwaConfig): Promise<ConversationStore> {
+/**
+ * The store the configuration names. `file` and `dynamodb` still go through the first-wave
+ * stores (one record per source, rewritten whole) until their native adapters land.
+ */
+export async function createStore(config: KaiwaConfig): Promise<SourceStore> {
   switch (config.store.kind) {
     case 'memory':
-      return new MemoryStore();
+      return new MemorySourceStore();
     case 'file':
-      return FileStore.open(config.store.dataDir);
+      return new SnapshotSourceStore(await FileStore.open(config.store.dataDir));
     case 'dynamodb': {
       const { table, endpoint, region, conversationTtlDays } = config.store.dynamodb;
-      return new DynamoDbStore({
-        client: createDynamoDbClient({ region, endpoint }),
-        tableName: table,
-        conversationTtlMs: conversationTtlDays * 86_400_000,
-      });
+      return new SnapshotSourceStore(
+        new DynamoDbStore({
+          client: createDynamoDbClient({ region, endpoint }),
+          tableName: table,
+          conversationTtlMs: conversationTtlDays * 86_400_000,
+        }),
+      );
     }
   }
 }

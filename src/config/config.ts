@@ -46,8 +46,6 @@ export interface KaiwaConfig {
     readonly maxModelCallsPerMinute: number;
     readonly dailyTokenBudget: number;
   };
-  /** Queued messages beyond this many bytes wait in the inbox rather than the snapshot. */
-  readonly maxQueuedBytes: number;
   /** How kaiwa behaves on LINE. */
   readonly lineBehaviour: {
     /** A reply token is used only while younger than this; later answers are pushed. */
@@ -83,6 +81,10 @@ export interface KaiwaConfig {
   readonly turnDeadlineMs: number;
   readonly toolTimeoutMs: number;
   readonly idleEvictionMs: number;
+  /** At most this many sources in memory; the least recently used idle ones leave first. */
+  readonly maxLiveSources: number;
+  /** How long a process owns a source without renewing its heartbeat (three renewals a lease). */
+  readonly leaseMs: number;
   readonly shutdownDeadlineMs: number;
   /** The live inspector (`INSPECT_TOKEN`, its sessions) and the opt-in link to Stately's hosted one. */
   readonly inspect: {
@@ -225,13 +227,9 @@ export function loadConfig(
       staleEventMs: readStaleEventMs(env),
       botUserId: readBotUserId(env),
     },
-    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.host.turnDeadlineMs, {
+    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.conversation.turnDeadlineMs, {
       min: 1000,
       max: 3_600_000,
-    }),
-    maxQueuedBytes: readInteger(env, 'KAIWA_MAX_QUEUED_BYTES', defaults.host.maxQueuedBytes, {
-      min: 1024,
-      max: 128 * 1024,
     }),
     toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', defaults.tools.timeoutMs, {
       min: 1,
@@ -241,6 +239,11 @@ export function loadConfig(
       min: 1,
       max: 86_400_000,
     }),
+    maxLiveSources: readInteger(env, 'KAIWA_MAX_LIVE_SOURCES', defaults.host.maxLiveSources, {
+      min: 1,
+      max: 1_000_000,
+    }),
+    leaseMs: readInteger(env, 'KAIWA_LEASE_MS', defaults.host.leaseMs, { min: 1000, max: 600_000 }),
     shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', defaults.server.shutdownDeadlineMs, {
       min: 0,
       max: 600_000,

@@ -134,16 +134,21 @@ const values = {
     dailyTokenBudget: 1_000_000,
     /** Sent instead of an answer when a limit is reached. */
     limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
-  },
-
-  /** The actor host: one actor per source. */
-  host: {
     /** `KAIWA_TURN_DEADLINE_MS`: two full Gemini attempts; after it the user gets the apology. */
     turnDeadlineMs: 120_000,
+  },
+
+  /** The actor host: one source machine per source in memory. */
+  host: {
     /** `KAIWA_IDLE_EVICTION_MS`: five quiet minutes end most chats for now; restoring costs one load. */
     idleEvictionMs: 300_000,
-    /** `KAIWA_MAX_QUEUED_BYTES`: queued messages stay small beside the 128 KiB history in a stored item. */
-    maxQueuedBytes: 64 * 1024,
+    /** `KAIWA_MAX_LIVE_SOURCES`: an idle source costs a few KB of head; a thousand stay well under 100 MB. */
+    maxLiveSources: 1000,
+    /**
+     * `KAIWA_LEASE_MS`: renewed three times a lease, so a loaded machine misses two heartbeats
+     * before it loses a source; a crashed owner's sources are taken over within 30 s.
+     */
+    leaseMs: 30_000,
     /** A conflicting save clears within tens of ms; a failing store is tried at most every 30 s. */
     backoff: { baseMs: 50, maxMs: 30_000 },
   },

@@ -5,6 +5,7 @@ import type { KaiwaConfig } from '../config/index.js';
 import type { Clock } from '../domain/index.js';
 import type { LineEmulator } from '../line/emulator/line-emulator.js';
 import type { Logger } from '../logging/index.js';
+import { sourceMachine } from '../actors/index.js';
 import { conversationMachine } from '../machines/index.js';
 import { exportChart, type ChartExport } from './chart-export.js';
 import { conversationSummary } from './conversation-view.js';
@@ -89,6 +90,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
 
   const machine = options.machine ?? conversationMachine;
   let chart: Promise<ChartExport> | undefined;
+  let lifecycleChart: Promise<ChartExport> | undefined;
   const record = access.enabled
     ? (sourceId: string, event: InspectionEvent) => journal.record(sourceId, event)
     : undefined;
@@ -112,6 +114,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
         access,
         redact,
         chart: () => (chart ??= exportChart(machine)),
+        lifecycleChart: () => (lifecycleChart ??= exportChart(sourceMachine)),
         ...(options.emulator && { displayName: emulatorNames(options.emulator) }),
       }),
     close: () => journal.close(),

@@ -41,10 +41,6 @@ export interface ConversationServices {
   readonly systemInstruction: () => string;
   /** Per-step tool selection; when absent every step gets `systemInstruction` and every tool. */
   readonly stepPrompt?: StepPromptPort;
-  /** Resolves once the conversation's current snapshot is durable (the actor host's saves). */
-  readonly checkpoint: (sourceId: string) => Promise<void>;
-  /** When the turn's model calls must be over (epoch ms); retries stop there. */
-  readonly turnDeadline?: (sourceId: string, turnId: string) => number;
   /** Loads the media of the turn's messages (images) for the model; absent media is skipped. */
   readonly media?: MediaPort;
   readonly clock: Clock;
@@ -58,12 +54,24 @@ export function conversationContextOf(system: AnyActorSystem): ConversationConte
   return (conversation.getSnapshot() as { context: ConversationContext }).context;
 }
 
-/** The conversation machine with its real side effects. */
+/**
+ * The conversation machine with its real side effects. The host still answers its
+ * `checkpoint.needed` announcements (docs/runtime.md); nothing here waits for the store.
+ */
 export function provideConversationServices(
   services: ConversationServices,
   machine: ConversationMachine = conversationMachine,
 ): ConversationMachine {
   return machine.provide({
+    guards: {
+      // Pure tools (reply, skip, weather, time, …) run at once, the others after their checkpoint;
+      // an unknown tool only answers with an error.
+      stepHasSideEffects: ({ context }) =>
+        (context.turn?.step ?? []).some(({ call, outcome }) => {
+          const tool = services.tools.get(call.name);
+          return !outcome && tool !== undefined && tool.sideEffects !== false;
+        }),
+    },
     actors: {
       generate: fromPromise(
         async ({
@@ -75,8 +83,6 @@ export function provideConversationServices(
           system: AnyActorSystem;
           signal: AbortSignal;
         }) => {
-          // The received message must be durable before the model sees it.
-          await services.checkpoint(input.sourceId);
           const context = conversationContextOf(system);
           const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
           const limit = limitReached(context, services.clock.now());
@@ -86,7 +92,8 @@ export function provideConversationServices(
           }
           const started = services.clock.now();
           try {
-            const deadline = services.turnDeadline?.(input.sourceId, input.turnId);
+            // Fixed when the turn started and persisted with it: a resumed turn keeps it.
+            const deadline = context.turn?.deadlineAt;
             const media = await mediaOfTurn(context, services.media, signal);
             const step = stepRequest(services, context, input.turnId);
             if (step.selection)
@@ -117,22 +124,19 @@ export function provideConversationServices(
         },
       ),
       executeTool: fromPromise<Awaited<ReturnType<ToolRegistry['execute']>>, ExecuteToolInput>(
-        async ({ input, signal }) => {
-          // A tool runs only once its call is durable: a crash before that re-asks the model
-          // instead of leaving a side effect no snapshot knows about.
-          await services.checkpoint(input.source.id);
-          return services.tools.execute(input.call, {
+        ({ input, signal }) =>
+          services.tools.execute(input.call, {
             source: input.source,
             turnId: input.turnId,
             signal,
             clock: services.clock,
             ...(input.sender && { sender: input.sender }),
-          });
-        },
+          }),
       ),
       reply: fromPromise<DeliveryReceipt, DeliveryRequest>(async ({ input, signal }) => {
-        // The intent (this actor, in flight) must be durable before anything is sent.
-        await services.checkpoint(input.source.id);
+        // The machine invokes this only after its intent is durable; a conversation stopped since
+        // (its host lost the source) must not send.
+        signal.throwIfAborted();
         try {
           return await services.delivery.deliver(input, signal);
         } catch (error) {

@@ -71,9 +71,10 @@ const configurable: Record<string, string | number> = {
   KAIWA_MAX_HISTORY_BYTES: defaults.conversation.maxHistoryBytes,
   KAIWA_MAX_MODEL_CALLS_PER_MINUTE: defaults.conversation.maxModelCallsPerMinute,
   KAIWA_DAILY_TOKEN_BUDGET: defaults.conversation.dailyTokenBudget,
-  KAIWA_TURN_DEADLINE_MS: defaults.host.turnDeadlineMs,
+  KAIWA_TURN_DEADLINE_MS: defaults.conversation.turnDeadlineMs,
   KAIWA_IDLE_EVICTION_MS: defaults.host.idleEvictionMs,
-  KAIWA_MAX_QUEUED_BYTES: defaults.host.maxQueuedBytes,
+  KAIWA_MAX_LIVE_SOURCES: defaults.host.maxLiveSources,
+  KAIWA_LEASE_MS: defaults.host.leaseMs,
 };
 
 /** Variables whose default is a behaviour, not a value: the README's words, as they stand. */
@@ -169,9 +170,10 @@ describe('defaults', () => {
         maxModelCallsPerMinute: defaults.conversation.maxModelCallsPerMinute,
         dailyTokenBudget: defaults.conversation.dailyTokenBudget,
       },
-      turnDeadlineMs: defaults.host.turnDeadlineMs,
+      turnDeadlineMs: defaults.conversation.turnDeadlineMs,
       idleEvictionMs: defaults.host.idleEvictionMs,
-      maxQueuedBytes: defaults.host.maxQueuedBytes,
+      maxLiveSources: defaults.host.maxLiveSources,
+      leaseMs: defaults.host.leaseMs,
     });
     expect(readWebhookConfig({ AWS_REGION: 'ap-northeast-1' })).toMatchObject({
       logLevel: defaults.server.logLevel,

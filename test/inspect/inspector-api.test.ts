@@ -166,7 +166,7 @@ describe('stored conversations after a restart', () => {
       .filter((entry) => entry.kind === 'transition')
       .map((entry) => `${entry.from}→${entry.to}`);
     expect(path_).toEqual(
-      expect.arrayContaining(['idle→receive', 'receive→generate', 'generate→toolCall.running', 'done→idle']),
+      expect.arrayContaining(['idle→receive', 'receive→generate', 'generate→toolCall.starting', 'done→idle']),
     );
     expect(detail.journal[0]).toMatchObject({ kind: 'start', to: 'idle' });
     expect(detail.journal.at(-1)).toMatchObject({ kind: 'stop' });

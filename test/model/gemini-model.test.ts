@@ -4,7 +4,7 @@ import type { HistoryEntry } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { GeminiModel, type GeminiModelOptions, type ModelRequest } from '../../src/model/index.js';
 import { defineTool } from '../../src/tools/index.js';
-import { idleWithNothingPending, inbound, startConversation } from '../support/conversation-harness.js';
+import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
 import {
   blockedPromptAnswer,
   candidateAnswer,
@@ -108,10 +108,10 @@ describe('GeminiModel through the conversation machine', () => {
     server.enqueue(candidateAnswer(firstParts), candidateAnswer(replyParts), textAnswer('Nothing to add.'));
     const { actor, delivery } = startConversation({ model: geminiFor(), tools: [weatherTool()] });
 
-    actor.send({ type: 'line.message', message: inbound('Weather in Tokyo and Osaka?') });
-    await idleWithNothingPending(actor);
-    actor.send({ type: 'line.message', message: inbound('thanks') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('Weather in Tokyo and Osaka?'));
+    await untilIdle(actor);
+    say(actor, inbound('thanks'));
+    const snapshot = await untilIdle(actor);
 
     expect(server.rejections).toEqual([]);
     expect(delivery.texts).toEqual(['Tokyo is sunny, Osaka rainy.']);
@@ -162,8 +162,8 @@ describe('GeminiModel through the conversation machine', () => {
     const { logger, lines } = capturedLogs();
     const { actor, delivery } = startConversation({ model: geminiFor({ logger }) });
 
-    actor.send({ type: 'line.message', message: inbound('something bad') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('something bad'));
+    const snapshot = await untilIdle(actor);
 
     expect(delivery.requests).toEqual([]);
     expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
