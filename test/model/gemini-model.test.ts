@@ -197,7 +197,18 @@ describe('GeminiModel.generate', () => {
     ]);
   });
 
-  it('sends the generation settings and reports token usage, thinking included', async () => {
+  it('calls the default model with its own thinking and sampling: nothing set, nothing sent', async () => {
+    server.enqueue(textAnswer('hi'));
+
+    await new GeminiModel({ apiKey: 'test-key', baseUrl: server.baseUrl, cache: false }).generate(
+      request([hello]),
+    );
+
+    expect(server.requests[0]?.path).toBe('/v1beta/models/gemini-3.6-flash:generateContent');
+    expect(server.generateBodies[0]?.generationConfig ?? {}).toEqual({});
+  });
+
+  it('sends the thinking level, the sampling parameters that are set, and reports usage with thinking', async () => {
     server.enqueue(
       candidateAnswer([{ text: 'hi' }], {
         promptTokenCount: 300,
@@ -206,19 +217,34 @@ describe('GeminiModel.generate', () => {
       }),
     );
 
-    const response = await geminiFor({ temperature: 0.4, maxOutputTokens: 512, thinkingBudget: 0 }).generate(
-      request([hello]),
-    );
+    const response = await geminiFor({
+      thinkingLevel: 'low',
+      temperature: 0.4,
+      topK: 20,
+      maxOutputTokens: 512,
+    }).generate(request([hello]));
 
     expect(server.generateBodies[0]?.generationConfig).toEqual({
       temperature: 0.4,
+      topK: 20,
       maxOutputTokens: 512,
-      thinkingConfig: { thinkingBudget: 0 },
+      thinkingConfig: { thinkingLevel: 'LOW' },
     });
     expect(response).toEqual({
       text: 'hi',
       calls: [],
       usage: { promptTokens: 300, outputTokens: 100, cachedTokens: 0 },
+    });
+  });
+
+  it('sends a thinking budget to a 2.5 model', async () => {
+    server.enqueue(textAnswer('hi'));
+
+    await geminiFor({ model: 'gemini-2.5-flash', thinkingBudget: 0, topP: 0.8 }).generate(request([hello]));
+
+    expect(server.generateBodies[0]?.generationConfig).toEqual({
+      topP: 0.8,
+      thinkingConfig: { thinkingBudget: 0 },
     });
   });
 

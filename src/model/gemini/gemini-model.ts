@@ -1,5 +1,6 @@
 import {
   GoogleGenAI,
+  ThinkingLevel,
   type Content,
   type GenerateContentConfig,
   type GenerateContentResponse,
@@ -79,13 +80,7 @@ export class GeminiModel implements ModelPort {
       ...(options.vertex?.location && { location: options.vertex.location }),
       ...(options.baseUrl && { httpOptions: { baseUrl: options.baseUrl } }),
     });
-    this.generationConfig = {
-      ...(options.temperature !== undefined && { temperature: options.temperature }),
-      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-      ...(options.thinkingBudget !== undefined && {
-        thinkingConfig: { thinkingBudget: options.thinkingBudget },
-      }),
-    };
+    this.generationConfig = generationConfigOf(options);
     const cacheOptions = resolveCacheOptions(this.model, options.cache);
     this.cache =
       cacheOptions &&
@@ -186,6 +181,32 @@ export class GeminiModel implements ModelPort {
     });
   }
 }
+
+/**
+ * Only what is set: Gemini 3.6 Flash deprecates the sampling parameters, and every model has
+ * its own default thinking.
+ */
+function generationConfigOf(options: GeminiModelOptions): GenerateContentConfig {
+  return {
+    ...(options.temperature !== undefined && { temperature: options.temperature }),
+    ...(options.topP !== undefined && { topP: options.topP }),
+    ...(options.topK !== undefined && { topK: options.topK }),
+    ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.thinkingLevel !== undefined && {
+      thinkingConfig: { thinkingLevel: THINKING_LEVEL[options.thinkingLevel] },
+    }),
+    ...(options.thinkingBudget !== undefined && {
+      thinkingConfig: { thinkingBudget: options.thinkingBudget },
+    }),
+  };
+}
+
+const THINKING_LEVEL = {
+  minimal: ThinkingLevel.MINIMAL,
+  low: ThinkingLevel.LOW,
+  medium: ThinkingLevel.MEDIUM,
+  high: ThinkingLevel.HIGH,
+} as const;
 
 /** Without a cache, selection narrows the declarations and the step's part follows the prefix. */
 function uncachedConfig(request: ModelRequest): GenerateContentConfig {
