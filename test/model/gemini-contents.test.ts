@@ -74,9 +74,9 @@ describe('toGeminiContents', () => {
       ],
     };
 
-    const { contents, repairs } = toGeminiContents([user('weather?'), signedCalls, results]);
+    const { contents, dropped } = toGeminiContents([user('weather?'), signedCalls, results]);
 
-    expect(repairs).toEqual([]);
+    expect(dropped).toEqual({ beforeFirstUser: 0, unansweredResults: 0, interruptedCalls: 0 });
     expect(contents[1]).toEqual({ role: 'model', parts: signedCalls.providerParts });
     expect(contents[2]).toEqual({
       role: 'user',
@@ -143,12 +143,12 @@ describe('toGeminiContents', () => {
 
   it('drops results that answer no call and answers calls that lost their result, and says so', () => {
     const history: HistoryEntry[] = [
+      user('weather?'),
       {
         role: 'tool',
         turnId: 't0',
         results: [{ callId: 'gone', name: 'reply', response: { output: 'sent' } }],
       },
-      user('weather?'),
       signedCalls,
       {
         role: 'tool',
@@ -158,7 +158,7 @@ describe('toGeminiContents', () => {
       user('hello?'),
     ];
 
-    const { contents, repairs } = toGeminiContents(history);
+    const { contents, dropped } = toGeminiContents(history);
 
     expect(contents[0]?.role).toBe('user');
     expect(contents[2]?.parts).toEqual([
@@ -172,7 +172,7 @@ describe('toGeminiContents', () => {
       },
       { text: '[Aiko 2026-11-22 10:00 UTC] hello?' },
     ]);
-    expect(repairs).toHaveLength(2);
+    expect(dropped).toEqual({ beforeFirstUser: 0, unansweredResults: 1, interruptedCalls: 1 });
   });
 
   it('sends the current turn’s image inline and refers to older images in text', () => {

@@ -8,11 +8,20 @@ import type {
 } from '../../domain/index.js';
 import type { MediaPart } from '../model-port.js';
 
-/** The history as Gemini contents, with what had to be repaired on the way (for the logs). */
+/** How far the contents had to deviate from the history to follow Gemini's turn rules. */
+export interface DroppedEntries {
+  /** Model and tool entries before the first user entry (an unsend, a bound, a restore). */
+  readonly beforeFirstUser: number;
+  /** Function results that answer no call of the model turn before them. */
+  readonly unansweredResults: number;
+  /** Calls whose result never made it into history: answered with an error response instead. */
+  readonly interruptedCalls: number;
+}
+
+/** The history as Gemini contents, with what had to be left out on the way (for the logs). */
 export interface GeminiContents {
   readonly contents: Content[];
-  /** Why the mapping deviated from the history; empty when it did not. No message text. */
-  readonly repairs: readonly string[];
+  readonly dropped: DroppedEntries;
 }
 
 /** Sent for a call whose result never made it into history (a crash or a reset mid-step). */
@@ -26,17 +35,22 @@ const INTERRUPTED_RESPONSE = { error: 'the call was interrupted and has no resul
  *   signatures), else its text and function calls;
  * - tool entries → one `user` turn of function responses in the order of the calls they answer.
  *
- * Consecutive turns of one role are merged into one `Content`. Gemini rejects a call turn
- * whose responses are missing or do not match, so results that answer no call are dropped
- * and calls without a result get an error response; each such repair is reported.
+ * The contents follow Gemini's turn rules whatever history bounds, unsends and restores left
+ * (docs/model.md, "Turn rules"): they start with a user turn (entries before the first user
+ * entry are left out), consecutive turns of one role are merged into one `Content` — so a
+ * function call turn always follows a user or function response turn — results that answer
+ * no call of the turn before them are left out, and calls without a result get an error
+ * response. What was left out is counted in `dropped`.
  */
 export function toGeminiContents(
   history: readonly HistoryEntry[],
   media: readonly MediaPart[] = [],
 ): GeminiContents {
   const contents: Content[] = [];
-  const repairs: string[] = [];
+  const dropped = { beforeFirstUser: 0, unansweredResults: 0, interruptedCalls: 0 };
   let step: OpenStep | undefined;
+  const firstUser = history.findIndex((entry) => entry.role === 'user');
+  dropped.beforeFirstUser = firstUser < 0 ? history.length : firstUser;
 
   const append = (role: 'user' | 'model', parts: Part[]) => {
     if (parts.length === 0) return;
@@ -50,18 +64,18 @@ export function toGeminiContents(
     step = undefined;
     const parts = open.entry.calls.map((call) => {
       const result = open.results.get(call.id);
-      if (!result) repairs.push(`call ${call.id} (${call.name}) had no result; sent an error response`);
+      if (!result) dropped.interruptedCalls++;
       return functionResponsePart(call, result?.response ?? INTERRUPTED_RESPONSE, open.providerIds);
     });
     append('user', parts);
   };
 
-  for (const entry of history) {
+  for (const entry of history.slice(dropped.beforeFirstUser)) {
     if (entry.role === 'tool') {
       for (const result of entry.results) {
         if (step?.entry.calls.some((call) => call.id === result.callId))
           step.results.set(result.callId, result);
-        else repairs.push(`result for ${result.callId} (${result.name}) answers no preceding call; dropped`);
+        else dropped.unansweredResults++;
       }
       continue;
     }
@@ -74,7 +88,7 @@ export function toGeminiContents(
     }
   }
   closeStep();
-  return { contents, repairs };
+  return { contents, dropped };
 }
 
 interface OpenStep {

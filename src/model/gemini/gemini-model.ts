@@ -94,8 +94,11 @@ export class GeminiModel implements ModelPort {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const { contents, repairs } = toGeminiContents(request.history, request.media);
-    if (repairs.length > 0) this.logger.warn('gemini history repaired', { repairs });
+    const { contents, dropped } = toGeminiContents(request.history, request.media);
+    if (Object.values(dropped).some((count) => count > 0)) {
+      // Expected after an unsend or a bound; counts only, never what the entries said.
+      this.logger.debug('gemini history normalised', { dropped });
+    }
     const orphanMedia = (request.media ?? []).filter(
       (media) => !request.history.some((entry) => entry.role === 'user' && entry.eventId === media.eventId),
     );
