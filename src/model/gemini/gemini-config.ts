@@ -1,4 +1,5 @@
 import { defaults } from '../../defaults/index.js';
+import { geminiBackendOf } from './gemini-backend.js';
 import { GeminiConfigError } from './gemini-config-error.js';
 import { isProModel, THINKING_LEVELS, thinksByBudget, type ThinkingLevel } from './gemini-models.js';
 import {
@@ -36,18 +37,22 @@ export function geminiOptionsFromEnv(env: Environment): GeminiModelOptions | und
 
   const project = text(env, 'GOOGLE_CLOUD_PROJECT');
   const location = text(env, 'GOOGLE_CLOUD_LOCATION');
-  if (useVertex && !apiKey && !project) {
-    throw new GeminiConfigError(
-      'GOOGLE_CLOUD_PROJECT',
-      'is required with GOOGLE_GENAI_USE_VERTEXAI=true and no GEMINI_API_KEY',
-    );
-  }
+  const vertex = useVertex
+    ? { ...optional('project', project), ...optional('location', location) }
+    : undefined;
+  const backend = geminiBackendOf({ ...optional('apiKey', apiKey), ...optional('vertex', vertex) });
   const model = text(env, 'GEMINI_MODEL') ?? DEFAULT_GEMINI_MODEL;
   if (!/^[\w.\-/]+$/.test(model))
     throw new GeminiConfigError('GEMINI_MODEL', `is not a model name: "${model}"`);
 
-  const cacheEnabled =
-    flag(env, 'GEMINI_CACHE', ['on', 'true', '1'], ['off', 'false', '0']) ?? defaults.gemini.cache;
+  const cacheAsked = flag(env, 'GEMINI_CACHE', ['on', 'true', '1'], ['off', 'false', '0']);
+  if (cacheAsked && backend === 'vertex-express') {
+    throw new GeminiConfigError(
+      'GEMINI_CACHE',
+      'cannot be on in Vertex AI express mode (an API key without GOOGLE_CLOUD_PROJECT has no context cache)',
+    );
+  }
+  const cacheEnabled = (cacheAsked ?? defaults.gemini.cache) && backend !== 'vertex-express';
   const thinkingLevel = choice(env, 'GEMINI_THINKING_LEVEL', THINKING_LEVELS);
   const thinkingBudget = integer(env, 'GEMINI_THINKING_BUDGET', -1);
   checkThinking(model, thinkingLevel, thinkingBudget);
@@ -63,7 +68,7 @@ export function geminiOptionsFromEnv(env: Environment): GeminiModelOptions | und
   return {
     model,
     ...optional('apiKey', apiKey),
-    ...(useVertex && { vertex: { ...optional('project', project), ...optional('location', location) } }),
+    ...optional('vertex', vertex),
     ...optional('baseUrl', url(env, 'GEMINI_BASE_URL')),
     ...optional('temperature', decimal(env, 'GEMINI_TEMPERATURE', 0, 2)),
     ...optional('topP', decimal(env, 'GEMINI_TOP_P', 0, 1)),

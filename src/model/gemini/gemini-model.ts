@@ -10,7 +10,7 @@ import { silentLogger, type Logger } from '../../logging/index.js';
 import { sleep, type Sleep } from '../../timing/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from '../model-port.js';
 import { GeminiContextCache, type CachePrefix } from './gemini-cache.js';
-import { GeminiConfigError } from './gemini-config-error.js';
+import { geminiBackendOf } from './gemini-backend.js';
 import { toGeminiContents } from './gemini-contents.js';
 import { classifyGeminiFailure, isCacheFailure } from './gemini-failure.js';
 import {
@@ -59,12 +59,7 @@ export class GeminiModel implements ModelPort {
   private readonly random: () => number;
 
   constructor(options: GeminiModelOptions) {
-    if (!options.vertex && !options.apiKey) {
-      throw new GeminiConfigError(
-        'GEMINI_API_KEY',
-        'is required unless Vertex AI is used (GOOGLE_GENAI_USE_VERTEXAI=true)',
-      );
-    }
+    const backend = geminiBackendOf(options);
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.name = this.model;
     this.logger = options.logger ?? silentLogger;
@@ -81,7 +76,13 @@ export class GeminiModel implements ModelPort {
       ...(options.baseUrl && { httpOptions: { baseUrl: options.baseUrl } }),
     });
     this.generationConfig = generationConfigOf(options);
-    const cacheOptions = resolveCacheOptions(this.model, options.cache);
+    if (backend === 'vertex-express' && options.cache) {
+      this.logger.info('gemini explicit cache off: Vertex AI express mode has no project');
+    }
+    const cacheOptions = resolveCacheOptions(
+      this.model,
+      backend === 'vertex-express' ? false : options.cache,
+    );
     this.cache =
       cacheOptions &&
       new GeminiContextCache({
