@@ -15,6 +15,7 @@ export {
   DEFAULT_GEMINI_MODEL,
   GeminiConfigError,
   GeminiModel,
+  ModelNoAnswerError,
   ModelUnavailableError,
   geminiOptionsFromEnv,
 } from './gemini/index.js';
@@ -24,5 +25,6 @@ export type {
   GeminiModelOptions,
   GeminiRetryOptions,
   ModelFailureKind,
+  NoAnswerReason,
   Sleep,
 } from './gemini/index.js';

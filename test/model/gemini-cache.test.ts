@@ -9,7 +9,7 @@ import {
 import {
   apiError,
   FakeGeminiServer,
-  textAnswer,
+  replyAnswer,
   type FakeGeminiServerOptions,
 } from '../support/fake-gemini-server.js';
 
@@ -69,7 +69,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
 describe('GeminiModel context cache', () => {
   it('caches the prompt and every tool, then sends only cachedContent and contents', async () => {
     const { fake, model } = await setUp();
-    fake.enqueue(textAnswer('one'), textAnswer('two'));
+    fake.enqueue(replyAnswer('one'), replyAnswer('two'));
 
     await model.generate(request());
     const response = await model.generate(request());
@@ -92,7 +92,7 @@ describe('GeminiModel context cache', () => {
 
   it('does not cache a prompt below the minimum size', async () => {
     const { fake, model } = await setUp();
-    fake.enqueue(textAnswer('one'));
+    fake.enqueue(replyAnswer('one'));
 
     await model.generate(request({ systemInstruction: 'You are a small bot.' }));
 
@@ -106,7 +106,7 @@ describe('GeminiModel context cache', () => {
 
   it('honours a configured minimum', async () => {
     const { fake, model } = await setUp({ model: { cache: { minTokens: 100_000 } } });
-    fake.enqueue(textAnswer('one'));
+    fake.enqueue(replyAnswer('one'));
 
     await model.generate(request());
 
@@ -115,7 +115,7 @@ describe('GeminiModel context cache', () => {
 
   it('extends the TTL before it ends, so the cache outlives its first hour', async () => {
     const { fake, model, time } = await setUp();
-    fake.enqueue(textAnswer('one'), textAnswer('two'), textAnswer('three'), textAnswer('four'));
+    fake.enqueue(replyAnswer('one'), replyAnswer('two'), replyAnswer('three'), replyAnswer('four'));
     await model.generate(request());
 
     time.advance(40 * MINUTE); // 20 minutes left: no refresh yet
@@ -136,7 +136,7 @@ describe('GeminiModel context cache', () => {
 
   it('creates a new cache when the process slept past the TTL, instead of using the dead one', async () => {
     const { fake, model, time } = await setUp();
-    fake.enqueue(textAnswer('one'), textAnswer('two'));
+    fake.enqueue(replyAnswer('one'), replyAnswer('two'));
     await model.generate(request());
     const first = fake.cacheNames[0];
 
@@ -150,7 +150,7 @@ describe('GeminiModel context cache', () => {
 
   it('uses a new cache when the tools change, and deletes the superseded one', async () => {
     const { fake, model } = await setUp();
-    fake.enqueue(textAnswer('one'), textAnswer('two'));
+    fake.enqueue(replyAnswer('one'), replyAnswer('two'));
     await model.generate(request());
     const oldCache = fake.cacheNames[0];
 
@@ -175,18 +175,18 @@ describe('GeminiModel context cache', () => {
     ],
   ])('falls back to an uncached request on %s, and recreates the cache later', async (_, breakCache) => {
     const { fake, model, time } = await setUp();
-    fake.enqueue(textAnswer('one'));
+    fake.enqueue(replyAnswer('one'));
     await model.generate(request());
 
     breakCache(fake);
-    fake.enqueue(textAnswer('uncached'), textAnswer('still uncached'), textAnswer('cached again'));
+    fake.enqueue(replyAnswer('uncached'), replyAnswer('still uncached'), replyAnswer('cached again'));
     const fallback = await model.generate(request());
     time.advance(MINUTE);
     await model.generate(request());
     time.advance(5 * MINUTE);
     await model.generate(request());
 
-    expect(fallback.text).toBe('uncached');
+    expect(fallback.calls[0]?.args).toEqual({ message: 'uncached' });
     const bodies = fake.generateBodies.slice(1);
     expect(
       bodies.map((body) => (body.cachedContent ? 'cached' : body.tools ? 'uncached' : 'neither')),
@@ -203,12 +203,12 @@ describe('GeminiModel context cache', () => {
 
   it('goes uncached when Gemini refuses to create the cache, and does not retry at every call', async () => {
     const { fake, model } = await setUp({ server: { minCacheTokens: 50_000 } });
-    fake.enqueue(textAnswer('one'), textAnswer('two'));
+    fake.enqueue(replyAnswer('one'), replyAnswer('two'));
 
     await model.generate(request());
     const response = await model.generate(request());
 
-    expect(response.text).toBe('two');
+    expect(response.calls[0]?.args).toEqual({ message: 'two' });
     expect(fake.rejections).toEqual([]);
     expect(fake.requestsTo('POST', '/v1beta/cachedContents')).toHaveLength(1);
     expect(
@@ -218,7 +218,7 @@ describe('GeminiModel context cache', () => {
 
   it('shares one creation between concurrent calls', async () => {
     const { fake, model } = await setUp();
-    fake.enqueue(textAnswer('a'), textAnswer('b'), textAnswer('c'));
+    fake.enqueue(replyAnswer('a'), replyAnswer('b'), replyAnswer('c'));
 
     await Promise.all([model.generate(request()), model.generate(request()), model.generate(request())]);
 
@@ -228,7 +228,7 @@ describe('GeminiModel context cache', () => {
 
   it('never caches when the cache is off', async () => {
     const { fake, model } = await setUp({ model: { cache: false } });
-    fake.enqueue(textAnswer('one'));
+    fake.enqueue(replyAnswer('one'));
 
     await model.generate(request());
 

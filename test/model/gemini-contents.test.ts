@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry, ModelEntry, ToolEntry, UserEntry } from '../../src/domain/index.js';
 import { toGeminiContents } from '../../src/model/gemini/gemini-contents.js';
-import { fromGeminiResponse } from '../../src/model/gemini/gemini-response.js';
+import { readGeminiAnswer } from '../../src/model/gemini/gemini-response.js';
 import { GenerateContentResponse } from '@google/genai';
 
 const at = Date.UTC(2026, 10, 22, 10, 0);
@@ -213,8 +213,8 @@ describe('toGeminiContents', () => {
   });
 });
 
-describe('fromGeminiResponse', () => {
-  const parse = (body: object) => fromGeminiResponse(Object.assign(new GenerateContentResponse(), body));
+describe('readGeminiAnswer', () => {
+  const parse = (body: object) => readGeminiAnswer(Object.assign(new GenerateContentResponse(), body));
 
   it('keeps parts verbatim when they carry what text and calls cannot rebuild', () => {
     const parts = [
@@ -222,7 +222,11 @@ describe('fromGeminiResponse', () => {
       { functionCall: { id: 'x1', name: 'reply', args: { message: 'hi' } }, thoughtSignature: 'AAEC' },
     ];
 
-    const { response } = parse({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }] });
+    const { response, verdict } = parse({
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }],
+    });
+
+    expect(verdict).toBe('act');
 
     expect(response.calls).toEqual([{ id: 'x1', name: 'reply', args: { message: 'hi' } }]);
     expect(response.text).toBeUndefined();
@@ -255,8 +259,8 @@ describe('fromGeminiResponse', () => {
   });
 
   it.each([
-    ['a blocked prompt', { promptFeedback: { blockReason: 'SAFETY' } }, 'prompt blocked: SAFETY'],
-    ['a safety stop', { candidates: [{ finishReason: 'SAFETY' }] }, 'candidate finished with SAFETY'],
+    ['a blocked prompt', { promptFeedback: { blockReason: 'SAFETY' } }, 'refused'],
+    ['a safety stop', { candidates: [{ finishReason: 'SAFETY' }] }, 'refused'],
     [
       'a safety stop with parts',
       {
@@ -267,17 +271,24 @@ describe('fromGeminiResponse', () => {
           },
         ],
       },
-      'candidate finished with PROHIBITED_CONTENT',
+      'refused',
     ],
+    ['an empty candidate', { candidates: [{ finishReason: 'STOP', content: { parts: [] } }] }, 'no-call'],
     [
-      'an empty candidate',
-      { candidates: [{ finishReason: 'STOP', content: { parts: [] } }] },
-      'empty candidate (finishReason STOP)',
+      'text without a call',
+      { candidates: [{ finishReason: 'STOP', content: { parts: [{ text: 'hi' }] } }] },
+      'no-call',
     ],
-  ])('turns %s into no reply, with the reason', (_, body, reason) => {
-    const { response, noReplyReason } = parse(body);
-
-    expect(response.calls).toEqual([]);
-    expect(noReplyReason).toBe(reason);
+    ['MAX_TOKENS without parts', { candidates: [{ finishReason: 'MAX_TOKENS' }] }, 'out-of-tokens'],
+    ['a malformed call', { candidates: [{ finishReason: 'MALFORMED_FUNCTION_CALL' }] }, 'malformed-call'],
+    ['an undeclared call', { candidates: [{ finishReason: 'UNEXPECTED_TOOL_CALL' }] }, 'malformed-call'],
+    ['too many tool calls', { candidates: [{ finishReason: 'TOO_MANY_TOOL_CALLS' }] }, 'refused'],
+    [
+      'calls without a finish reason',
+      { candidates: [{ content: { parts: [{ functionCall: { name: 'reply', args: {} } }] } }] },
+      'act',
+    ],
+  ])('judges %s', (_, body, verdict) => {
+    expect(parse(body).verdict).toBe(verdict);
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import { defaults } from '../../src/defaults/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { GeminiModel, type GeminiModelOptions, type ModelRequest } from '../../src/model/index.js';
 import type { Tool } from '../../src/tools/index.js';
@@ -106,7 +107,11 @@ describe('GeminiModel through the conversation machine', () => {
         { thoughtSignature: replySignature },
       ),
     ];
-    server.enqueue(candidateAnswer(firstParts), candidateAnswer(replyParts), textAnswer('Nothing to add.'));
+    server.enqueue(
+      candidateAnswer(firstParts),
+      candidateAnswer(replyParts),
+      candidateAnswer([functionCallPart('skip', { reason: 'nothing to add' })]),
+    );
     const { actor, delivery } = startConversation({ model: geminiFor(), tools: [weatherTool()] });
 
     actor.send({ type: 'line.message', message: inbound('Weather in Tokyo and Osaka?') });
@@ -158,7 +163,7 @@ describe('GeminiModel through the conversation machine', () => {
     ).toEqual([firstParts, replyParts, undefined]);
   });
 
-  it('ends the turn in silence when the prompt is blocked, and logs why', async () => {
+  it('answers a blocked prompt with the notice, and logs why without the message', async () => {
     server.enqueue(blockedPromptAnswer('PROHIBITED_CONTENT'));
     const { logger, lines } = capturedLogs();
     const { actor, delivery } = startConversation({ model: geminiFor({ logger }) });
@@ -166,15 +171,18 @@ describe('GeminiModel through the conversation machine', () => {
     actor.send({ type: 'line.message', message: inbound('something bad') });
     const snapshot = await idleWithNothingPending(actor);
 
-    expect(delivery.requests).toEqual([]);
-    expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
+    expect(delivery.texts).toEqual([defaults.conversation.apology]);
+    expect(snapshot.context.lastTurn?.stopReason).toBe('model-failed');
     expect(lines).toContainEqual(
       expect.objectContaining({
         level: 'warn',
-        message: 'gemini gave no reply',
-        reason: 'prompt blocked: PROHIBITED_CONTENT',
+        message: 'gemini gave no answer',
+        verdict: 'refused',
+        blockReason: 'PROHIBITED_CONTENT',
+        next: 'notice',
       }),
     );
+    expect(JSON.stringify(lines)).not.toContain('something bad');
   });
 });
 
@@ -261,13 +269,13 @@ describe('GeminiModel.generate', () => {
     ]);
   });
 
-  it('treats a candidate stopped for safety as no reply', async () => {
+  it('throws ModelNoAnswerError for a candidate stopped for safety', async () => {
     server.enqueue(safetyStoppedAnswer());
-    const { logger, lines } = capturedLogs();
 
-    const response = await geminiFor({ logger }).generate(request([hello]));
-
-    expect(response.calls).toEqual([]);
-    expect(lines).toContainEqual(expect.objectContaining({ reason: 'candidate finished with SAFETY' }));
+    await expect(geminiFor().generate(request([hello]))).rejects.toMatchObject({
+      name: 'ModelNoAnswerError',
+      reason: 'refused',
+      finishReason: 'SAFETY',
+    });
   });
 });

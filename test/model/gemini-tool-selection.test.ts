@@ -6,7 +6,7 @@ import {
   candidateAnswer,
   FakeGeminiServer,
   functionCallPart,
-  textAnswer,
+  replyAnswer,
 } from '../support/fake-gemini-server.js';
 
 let server: FakeGeminiServer | undefined;
@@ -65,7 +65,7 @@ const names = (body: { tools?: { functionDeclarations?: Record<string, unknown>[
 describe('GeminiModel with per-step tool selection', () => {
   it('caches the prefix with every declaration and sends each step’s choice as text in the contents', async () => {
     const { fake, model } = await setUp(true);
-    fake.enqueue(textAnswer('one'), textAnswer('two'));
+    fake.enqueue(replyAnswer('one'), replyAnswer('two'));
 
     await model.generate(step([findTools, getWeather, reply], '# Tools for this step\nget_weather'));
     await model.generate(step([findTools, reply, setReminder], '# Tools for this step\nset_reminder'));
@@ -90,7 +90,7 @@ describe('GeminiModel with per-step tool selection', () => {
 
   it('puts the step’s text after function responses, which Gemini accepts', async () => {
     const { fake, model } = await setUp(true);
-    fake.enqueue(textAnswer('done'));
+    fake.enqueue(replyAnswer('done'));
     const history: HistoryEntry[] = [
       hello,
       {
@@ -141,7 +141,7 @@ describe('GeminiModel with per-step tool selection', () => {
 
   it('goes uncached and narrowed when the prefix is below the cache minimum', async () => {
     const { fake, model } = await setUp(true);
-    fake.enqueue(textAnswer('one'));
+    fake.enqueue(replyAnswer('one'));
 
     await model.generate({ ...step([findTools, reply], 'guidance'), systemInstruction: 'A small bot.' });
 

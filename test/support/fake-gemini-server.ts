@@ -661,3 +661,8 @@ export function finishedAnswer(finishReason: string, parts: WirePart[] = []): Fa
     },
   };
 }
+
+/** A candidate that calls `reply` with `message`: how a model answers a user in kaiwa. */
+export function replyAnswer(message: string): FakeAnswer {
+  return candidateAnswer([functionCallPart('reply', { message })]);
+}

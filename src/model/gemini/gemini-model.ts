@@ -1,11 +1,12 @@
 import {
+  FunctionCallingConfigMode,
   GoogleGenAI,
-  ThinkingLevel,
   type Content,
   type GenerateContentConfig,
   type GenerateContentResponse,
+  type ThinkingConfig,
 } from '@google/genai';
-import { systemClock, type Clock } from '../../domain/index.js';
+import { REPLY_TOOL_NAME, SKIP_TOOL_NAME, systemClock, type Clock } from '../../domain/index.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
 import { sleep, type Sleep } from '../../timing/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from '../model-port.js';
@@ -20,7 +21,9 @@ import {
   type GeminiModelOptions,
   type ResolvedRetryOptions,
 } from './gemini-options.js';
-import { fromGeminiResponse } from './gemini-response.js';
+import { generationConfigOf, lessThinking } from './gemini-generation-config.js';
+import { addUsage, readGeminiAnswer, type AnswerVerdict } from './gemini-response.js';
+import { ModelNoAnswerError } from './model-no-answer-error.js';
 import { callWithRetry, type Attempt } from './gemini-retry.js';
 import { withStepGuidance, withStepInstruction } from './gemini-step-guidance.js';
 import { toGeminiTools } from './gemini-tools.js';
@@ -57,6 +60,7 @@ export class GeminiModel implements ModelPort {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
   private readonly random: () => number;
+  private readonly options: GeminiModelOptions;
 
   constructor(options: GeminiModelOptions) {
     const backend = geminiBackendOf(options);
@@ -75,6 +79,7 @@ export class GeminiModel implements ModelPort {
       ...(options.vertex?.location && { location: options.vertex.location }),
       ...(options.baseUrl && { httpOptions: { baseUrl: options.baseUrl } }),
     });
+    this.options = options;
     this.generationConfig = generationConfigOf(options);
     if (backend === 'vertex-express' && options.cache) {
       this.logger.info('gemini explicit cache off: Vertex AI express mode has no project');
@@ -95,6 +100,38 @@ export class GeminiModel implements ModelPort {
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
+    const contents = this.contentsOf(request);
+    if (contents.length === 0) {
+      this.logger.error('gemini not called: the history has no user message');
+      throw new ModelNoAnswerError('empty-history');
+    }
+    // Every finish reason ends in an answer, a notice or the model's own `skip`: each kind of
+    // non-answer is asked again at most once, with what might change it (docs/model.md).
+    let usage = noUsage;
+    let plan: AnswerPlan = {};
+    const retried = new Set<AnswerVerdict>();
+    for (;;) {
+      const answer = readGeminiAnswer(await this.call(request, contents, plan));
+      usage = addUsage(usage, answer.response.usage);
+      const { verdict } = answer;
+      if (verdict === 'act' || (verdict === 'no-call' && !mustEndWithFinalTool(request))) {
+        return { ...answer.response, usage };
+      }
+      const retry = retried.has(verdict) ? undefined : this.retryPlan(verdict, request);
+      this.logger.warn('gemini gave no answer', {
+        model: this.model,
+        verdict,
+        finishReason: answer.finishReason,
+        blockReason: answer.blockReason,
+        next: retry ? 'asking again' : 'notice',
+      });
+      if (!retry) throw new ModelNoAnswerError(verdict, answer.finishReason, answer.blockReason);
+      retried.add(verdict);
+      plan = { ...plan, ...retry };
+    }
+  }
+
+  private contentsOf(request: ModelRequest): Content[] {
     const { contents, dropped } = toGeminiContents(request.history, request.media);
     if (Object.values(dropped).some((count) => count > 0)) {
       // Expected after an unsend or a bound; counts only, never what the entries said.
@@ -108,24 +145,50 @@ export class GeminiModel implements ModelPort {
         eventIds: orphanMedia.map((media) => media.eventId),
       });
     }
-    if (contents.length === 0) {
-      this.logger.warn('gemini not called: the history is empty');
-      return { calls: [], usage: noUsage };
-    }
+    return contents;
+  }
 
+  /** What to change for one more try after `verdict`, or `undefined` when nothing could help. */
+  private retryPlan(verdict: AnswerVerdict, request: ModelRequest): AnswerPlan | undefined {
+    switch (verdict) {
+      case 'malformed-call':
+        // Usually transient: the same request again.
+        return {};
+      case 'out-of-tokens': {
+        const thinking = lessThinking(this.model, this.options);
+        return thinking && { thinking };
+      }
+      case 'no-call':
+        return { onlyCall: finalToolsOf(request) };
+      default:
+        return undefined;
+    }
+  }
+
+  /** One model call, retried on transport failures; the cache when it is ready and the plan allows. */
+  private async call(
+    request: ModelRequest,
+    contents: Content[],
+    plan: AnswerPlan,
+  ): Promise<GenerateContentResponse> {
     // The cache holds every declaration; the step's selection then travels as text only.
+    // Gemini refuses `toolConfig` beside a cache, so a forced call goes uncached.
     const prefix: CachePrefix = {
       systemInstruction: request.systemInstruction,
       tools: toGeminiTools(request.allTools ?? request.tools),
     };
-    let cachedContent = await this.cache?.cachedContentFor(prefix);
-    const raw = await callWithRetry(
+    let cachedContent = plan.onlyCall ? undefined : await this.cache?.cachedContentFor(prefix);
+    const generation: GenerateContentConfig = {
+      ...this.generationConfig,
+      ...(plan.thinking && { thinkingConfig: plan.thinking }),
+    };
+    return callWithRetry(
       async (attempt) => {
         if (cachedContent) {
           try {
             return await this.send(
               withStepGuidance(contents, request.stepGuidance),
-              { cachedContent },
+              { cachedContent, ...generation },
               attempt,
             );
           } catch (error) {
@@ -139,7 +202,7 @@ export class GeminiModel implements ModelPort {
             cachedContent = undefined;
           }
         }
-        return this.send(contents, uncachedConfig(request), attempt);
+        return this.send(contents, { ...uncachedConfig(request, plan.onlyCall), ...generation }, attempt);
       },
       {
         policy: this.retry,
@@ -158,10 +221,6 @@ export class GeminiModel implements ModelPort {
           }),
       },
     );
-
-    const { response, noReplyReason } = fromGeminiResponse(raw);
-    if (noReplyReason) this.logger.warn('gemini gave no reply', { reason: noReplyReason, model: this.model });
-    return response;
   }
 
   /**
@@ -170,54 +229,56 @@ export class GeminiModel implements ModelPort {
    */
   private send(
     contents: Content[],
-    prefixConfig: GenerateContentConfig,
+    config: GenerateContentConfig,
     attempt: Attempt,
   ): Promise<GenerateContentResponse> {
     return this.client.models.generateContent({
       model: this.model,
       contents,
-      config: {
-        ...prefixConfig,
-        ...this.generationConfig,
-        abortSignal: attempt.signal,
-        httpOptions: { fetch: attempt.observer.fetch },
-      },
+      config: { ...config, abortSignal: attempt.signal, httpOptions: { fetch: attempt.observer.fetch } },
     });
   }
 }
 
-/**
- * Only what is set: Gemini 3.6 Flash deprecates the sampling parameters, and every model has
- * its own default thinking.
- */
-function generationConfigOf(options: GeminiModelOptions): GenerateContentConfig {
-  return {
-    ...(options.temperature !== undefined && { temperature: options.temperature }),
-    ...(options.topP !== undefined && { topP: options.topP }),
-    ...(options.topK !== undefined && { topK: options.topK }),
-    ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-    ...(options.thinkingLevel !== undefined && {
-      thinkingConfig: { thinkingLevel: THINKING_LEVEL[options.thinkingLevel] },
-    }),
-    ...(options.thinkingBudget !== undefined && {
-      thinkingConfig: { thinkingBudget: options.thinkingBudget },
-    }),
-  };
+/** How the next call differs from the first, after a non-answer. */
+interface AnswerPlan {
+  /** Less thinking than configured (after `MAX_TOKENS` without a call). */
+  readonly thinking?: ThinkingConfig;
+  /** Function calling mode `ANY`, limited to these tools (after text without a call). */
+  readonly onlyCall?: readonly string[];
 }
 
-const THINKING_LEVEL = {
-  minimal: ThinkingLevel.MINIMAL,
-  low: ThinkingLevel.LOW,
-  medium: ThinkingLevel.MEDIUM,
-  high: ThinkingLevel.HIGH,
-} as const;
+/** The tools that end a turn (`reply`, `skip`) among those offered at this step. */
+function finalToolsOf(request: ModelRequest): string[] {
+  const offered = new Set(request.tools.map((tool) => tool.name));
+  return [REPLY_TOOL_NAME, SKIP_TOOL_NAME].filter((name) => offered.has(name));
+}
+
+/**
+ * Whether an answer without a call would leave the user in silence: `reply` or `skip` is on
+ * offer and the model has called neither since the last user message.
+ */
+function mustEndWithFinalTool(request: ModelRequest): boolean {
+  const finalTools = finalToolsOf(request);
+  if (finalTools.length === 0) return false;
+  const lastUser = request.history.findLastIndex((entry) => entry.role === 'user');
+  return !request.history
+    .slice(lastUser + 1)
+    .some((entry) => entry.role === 'model' && entry.calls.some((call) => finalTools.includes(call.name)));
+}
 
 /** Without a cache, selection narrows the declarations and the step's part follows the prefix. */
-function uncachedConfig(request: ModelRequest): GenerateContentConfig {
+function uncachedConfig(request: ModelRequest, onlyCall?: readonly string[]): GenerateContentConfig {
   const systemInstruction = withStepInstruction(request.systemInstruction, request.stepGuidance);
   const tools = toGeminiTools(request.tools);
   return {
     ...(systemInstruction && { systemInstruction }),
     ...(tools.length > 0 && { tools }),
+    ...(onlyCall &&
+      onlyCall.length > 0 && {
+        toolConfig: {
+          functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [...onlyCall] },
+        },
+      }),
   };
 }
