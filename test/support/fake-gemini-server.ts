@@ -105,6 +105,8 @@ export class FakeGeminiServer {
   private readonly now: () => number;
   /** Cache creations wait for this before they answer (a slow Gemini). */
   cacheCreationDelayMs = 0;
+  /** Answers for the next cache creations, served before any cache is made (a failing Gemini). */
+  readonly cacheCreationFailures: FakeAnswer[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -208,9 +210,8 @@ export class FakeGeminiServer {
     const count = /^\/v1beta\/models\/([^/:]+):countTokens$/.exec(path);
     if (method === 'POST' && count) return this.send(response, countTokens(body));
     if (method === 'POST' && (path === '/v1beta/cachedContents' || path === '/v1beta1/cachedContents')) {
-      const answer = this.createCache(body);
       if (this.cacheCreationDelayMs > 0) await sleepFor(this.cacheCreationDelayMs);
-      return this.send(response, answer);
+      return this.send(response, this.cacheCreationFailures.shift() ?? this.createCache(body));
     }
     const cache = /^\/v1beta\/(cachedContents\/[^/]+)$/.exec(path);
     if (cache) return this.send(response, this.cacheResource(method, cache[1]!, body));

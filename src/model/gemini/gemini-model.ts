@@ -92,11 +92,20 @@ export class GeminiModel implements ModelPort {
       cacheOptions &&
       new GeminiContextCache({
         caches: this.client.caches,
+        tokens: this.client.models,
         model: this.model,
         options: cacheOptions,
         clock: this.clock,
         logger: this.logger,
       });
+  }
+
+  /**
+   * Resolves once no context-cache work runs beside the requests (counting, creating,
+   * refreshing): for tests, and for a stop that wants the superseded cache deleted.
+   */
+  async cacheIdle(): Promise<void> {
+    await this.cache?.idle();
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
@@ -177,7 +186,7 @@ export class GeminiModel implements ModelPort {
       systemInstruction: request.systemInstruction,
       tools: toGeminiTools(request.allTools ?? request.tools),
     };
-    let cachedContent = plan.onlyCall ? undefined : await this.cache?.cachedContentFor(prefix);
+    let cachedContent = plan.onlyCall ? undefined : this.cache?.use(prefix);
     const generation: GenerateContentConfig = {
       ...this.generationConfig,
       ...(plan.thinking && { thinkingConfig: plan.thinking }),
