@@ -18,6 +18,9 @@ export interface TokenUsage {
 export interface MediaPart {
   /** The user entry (event id) it belongs to. */
   readonly eventId: string;
+  /** A photo or a voice message; a provider gives the model a note for a type it cannot take. */
+  readonly kind: 'image' | 'audio';
+  /** As the content API declared it (`image/jpeg`, `audio/x-m4a`…). */
   readonly mimeType: string;
   /** Base64. */
   readonly data: string;

@@ -187,7 +187,7 @@ describe('toGeminiContents', () => {
 
     const { contents } = toGeminiContents(
       [old, { role: 'model', turnId: 'old', text: 'nice', calls: [] }, current],
-      [{ eventId: 'now', mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
+      [{ eventId: 'now', kind: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
     );
 
     expect(contents[0]?.parts).toEqual([

@@ -260,7 +260,9 @@ describe('GeminiModel.generate', () => {
     server.enqueue(textAnswer('a cat'));
 
     await geminiFor().generate(
-      request([hello], { media: [{ eventId: 'e1', mimeType: 'image/jpeg', data: '/9j/4AAQ' }] }),
+      request([hello], {
+        media: [{ eventId: 'e1', kind: 'image', mimeType: 'image/jpeg', data: '/9j/4AAQ' }],
+      }),
     );
 
     expect(server.generateBodies[0]?.contents?.[0]?.parts).toEqual([

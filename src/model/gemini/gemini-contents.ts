@@ -30,7 +30,8 @@ const INTERRUPTED_RESPONSE = { error: 'the call was interrupted and has no resul
 /**
  * Maps provider-neutral history to Gemini `Content[]`:
  * - a user entry → a `user` turn whose text is prefixed with who spoke and when
- *   (`[Aiko 2026-11-22 10:00 UTC] hello`), plus the current turn's media as inline data;
+ *   (`[Aiko 2026-11-22 10:00 UTC] hello`), plus the current turn's media as inline data (see
+ *   `prepareMedia`) or the note saying why the model does not get them;
  * - a model entry → a `model` turn: its `providerParts` verbatim when it has them (thought
  *   signatures), else its text and function calls;
  * - tool entries → one `user` turn of function responses in the order of the calls they answer.
@@ -45,6 +46,7 @@ const INTERRUPTED_RESPONSE = { error: 'the call was interrupted and has no resul
 export function toGeminiContents(
   history: readonly HistoryEntry[],
   media: readonly MediaPart[] = [],
+  mediaNotes: ReadonlyMap<string, string> = new Map(),
 ): GeminiContents {
   const contents: Content[] = [];
   const dropped = { beforeFirstUser: 0, unansweredResults: 0, interruptedCalls: 0 };
@@ -81,7 +83,7 @@ export function toGeminiContents(
     }
     closeStep();
     if (entry.role === 'user') {
-      append('user', userParts(entry, media));
+      append('user', userParts(entry, media, mediaNotes.get(entry.eventId)));
     } else {
       append('model', modelParts(entry));
       if (entry.calls.length > 0) step = { entry, providerIds: providerCallIds(entry), results: new Map() };
@@ -131,11 +133,15 @@ function modelParts(entry: ModelEntry): Part[] {
   ];
 }
 
-function userParts(entry: UserEntry, media: readonly MediaPart[]): Part[] {
+function userParts(entry: UserEntry, media: readonly MediaPart[], note: string | undefined): Part[] {
   const ownMedia = media.filter((part) => part.eventId === entry.eventId);
-  // Media bytes go with the current turn only; older turns keep a reference in text.
-  const reference =
-    entry.attachment && ownMedia.length === 0 ? ` ${attachmentReference(entry.attachment)}` : '';
+  // Media bytes go with the current turn only; older turns keep a reference in text, and media
+  // of this turn the model does not get (a type it cannot take, over the limit) a note.
+  const reference = note
+    ? ` ${note}`
+    : entry.attachment && ownMedia.length === 0
+      ? ` ${attachmentReference(entry.attachment)}`
+      : '';
   return [
     { text: `${speakerPrefix(entry)} ${entry.text}${reference}` },
     ...ownMedia.map((part) => ({ inlineData: { mimeType: part.mimeType, data: part.data } })),

@@ -7,11 +7,13 @@ import {
   type ThinkingConfig,
 } from '@google/genai';
 import { REPLY_TOOL_NAME, SKIP_TOOL_NAME, systemClock, type Clock } from '../../domain/index.js';
+import { defaults } from '../../defaults/index.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
 import { sleep, type Sleep } from '../../timing/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from '../model-port.js';
 import { GeminiContextCache, type CachePrefix } from './gemini-cache.js';
-import { geminiBackendOf } from './gemini-backend.js';
+import { geminiBackendOf, type GeminiBackend } from './gemini-backend.js';
+import { prepareMedia } from './gemini-media.js';
 import { toGeminiContents } from './gemini-contents.js';
 import { classifyGeminiFailure, isCacheFailure } from './gemini-failure.js';
 import {
@@ -61,9 +63,13 @@ export class GeminiModel implements ModelPort {
   private readonly sleep: Sleep;
   private readonly random: () => number;
   private readonly options: GeminiModelOptions;
+  private readonly backend: GeminiBackend;
+  private readonly maxInlineBytes: number;
 
   constructor(options: GeminiModelOptions) {
     const backend = geminiBackendOf(options);
+    this.backend = backend;
+    this.maxInlineBytes = options.maxInlineBytes ?? defaults.gemini.maxInlineBytes;
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
     this.name = this.model;
     this.logger = options.logger ?? silentLogger;
@@ -141,7 +147,14 @@ export class GeminiModel implements ModelPort {
   }
 
   private contentsOf(request: ModelRequest): Content[] {
-    const { contents, dropped } = toGeminiContents(request.history, request.media);
+    const prepared = prepareMedia(request.history, request.media ?? [], {
+      backend: this.backend,
+      maxInlineBytes: this.maxInlineBytes,
+    });
+    if (prepared.leftOut.unsupportedType + prepared.leftOut.overLimit > 0) {
+      this.logger.info('gemini media left out; the model gets a note', { ...prepared.leftOut });
+    }
+    const { contents, dropped } = toGeminiContents(request.history, prepared.media, prepared.notes);
     if (Object.values(dropped).some((count) => count > 0)) {
       // Expected after an unsend or a bound; counts only, never what the entries said.
       this.logger.debug('gemini history normalised', { dropped });
