@@ -15,6 +15,7 @@ export {
   DEFAULT_GEMINI_MODEL,
   GeminiConfigError,
   GeminiModel,
+  compactProviderParts,
   ModelNoAnswerError,
   ModelUnavailableError,
   geminiOptionsFromEnv,

@@ -52,7 +52,10 @@ export interface ModelResponse {
   readonly text?: string;
   /** Calls without an id get a stable one from the machine. */
   readonly calls: readonly ModelFunctionCall[];
-  /** Provider parts to keep verbatim in history (thought signatures and the like). */
+  /**
+   * What the provider needs back that `text` and `calls` cannot rebuild (thought signatures and
+   * the like), kept in history as the adapter shapes it: without repeating the text or the calls.
+   */
   readonly providerParts?: readonly JsonObject[];
   readonly usage: TokenUsage;
 }

@@ -158,9 +158,17 @@ describe('GeminiModel through the conversation machine', () => {
       { functionResponse: { name: 'reply', response: { status: 'sent' } } },
       { text: expect.stringMatching(/^\[Aiko \d{4}-\d\d-\d\d \d\d:\d\d UTC\] thanks$/) as string },
     ]);
+    // Stored without repeating the arguments the calls hold; replayed in full above.
     expect(
       snapshot.context.history.filter((entry) => entry.role === 'model').map((entry) => entry.providerParts),
-    ).toEqual([firstParts, replyParts, undefined]);
+    ).toEqual([
+      [
+        { functionCall: { id: 'call-tokyo', name: 'get_weather' }, thoughtSignature: tokyoSignature },
+        { functionCall: { id: 'call-osaka', name: 'get_weather' } },
+      ],
+      [{ functionCall: { name: 'reply' }, thoughtSignature: replySignature }],
+      undefined,
+    ]);
   });
 
   it('answers a blocked prompt with the notice, and logs why without the message', async () => {

@@ -7,6 +7,7 @@ import type {
   UserEntry,
 } from '../../domain/index.js';
 import type { MediaPart } from '../model-port.js';
+import { expandProviderParts } from './gemini-provider-parts.js';
 
 /** How far the contents had to deviate from the history to follow Gemini's turn rules. */
 export interface DroppedEntries {
@@ -32,8 +33,8 @@ const INTERRUPTED_RESPONSE = { error: 'the call was interrupted and has no resul
  * - a user entry → a `user` turn whose text is prefixed with who spoke and when
  *   (`[Aiko 2026-11-22 10:00 UTC] hello`), plus the current turn's media as inline data (see
  *   `prepareMedia`) or the note saying why the model does not get them;
- * - a model entry → a `model` turn: its `providerParts` verbatim when it has them (thought
- *   signatures), else its text and function calls;
+ * - a model entry → a `model` turn: its provider parts as Gemini sent them when it has them
+ *   (thought signatures; see `gemini-provider-parts`), else its text and function calls;
  * - tool entries → one `user` turn of function responses in the order of the calls they answer.
  *
  * The contents follow Gemini's turn rules whatever history bounds, unsends and restores left
@@ -125,8 +126,8 @@ function functionResponsePart(
 }
 
 function modelParts(entry: ModelEntry): Part[] {
-  // Verbatim, so thought signatures and any part we do not model go back exactly as received.
-  if (entry.providerParts) return entry.providerParts.map((part) => structuredClone(part) as Part);
+  // As received, so thought signatures and any part we do not model go back exactly.
+  if (entry.providerParts) return expandProviderParts(entry);
   return [
     ...(entry.text ? [{ text: entry.text }] : []),
     ...entry.calls.map((call) => ({ functionCall: { name: call.name, args: call.args } })),

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { GenerateContentResponse, Part } from '@google/genai';
 import { isJsonObject, type JsonObject } from '../../domain/index.js';
 import type { ModelFunctionCall, ModelResponse, TokenUsage } from '../model-port.js';
+import { compactParts } from './gemini-provider-parts.js';
 
 /**
  * What to do with one answer (docs/model.md, "Finish reasons"):
@@ -32,9 +33,9 @@ const MALFORMED_CALLS = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CAL
  * Reads the first candidate and judges it. Calls are acted on whatever the finish reason, unless
  * it says the answer must not be used (safety, recitation, `TOO_MANY_TOOL_CALLS`, `OTHER`…).
  *
- * `providerParts` keeps the candidate's parts verbatim whenever text + calls alone could
- * not rebuild them exactly: thought signatures, thought parts, provider call ids, several
- * text parts. A plain answer is stored once, not twice.
+ * `providerParts` keeps what text + calls alone could not rebuild — thought signatures, thought
+ * parts, provider call ids, several text parts — and nothing they already hold: the text and
+ * the arguments are stored once (see `gemini-provider-parts`). A plain answer has none.
  */
 export function readGeminiAnswer(raw: GenerateContentResponse): GeminiAnswer {
   const usage = usageOf(raw);
@@ -73,7 +74,7 @@ function responseOf(parts: readonly Part[], usage: TokenUsage): ModelResponse {
     calls,
     usage,
     ...(text !== undefined && { text }),
-    ...(!rebuildable && { providerParts: verbatim }),
+    ...(!rebuildable && { providerParts: compactParts(verbatim, text, calls) }),
   };
 }
 

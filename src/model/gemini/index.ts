@@ -8,3 +8,4 @@ export { ModelUnavailableError } from './model-unavailable-error.js';
 export { ModelNoAnswerError } from './model-no-answer-error.js';
 export type { NoAnswerReason } from './model-no-answer-error.js';
 export type { ModelFailureKind } from './model-unavailable-error.js';
+export { compactProviderParts } from './gemini-provider-parts.js';
