@@ -45,7 +45,7 @@ export function expandProviderParts(entry: ModelEntry): Part[] {
       if (!('args' in call) && own) part.functionCall = { ...call, args: structuredClone(own.args) };
     }
     if (part.text === null) part.text = entry.text ?? '';
-    return part as Part;
+    return part;
   });
 }
 
