@@ -1,26 +1,13 @@
-import { ApiError, type Caches, type Models, type Tool } from '@google/genai';
 import { assign, fromPromise, setup, type SnapshotFrom } from 'xstate';
-import type { Clock } from '../../domain/index.js';
-import type { Logger } from '../../logging/index.js';
-import type { ResolvedCacheOptions } from './gemini-options.js';
+import {
+  cacheOperations,
+  isGoneError,
+  isTooSmallError,
+  type CacheMachineDependencies,
+  type CachePrefix,
+} from './gemini-cache-operations.js';
 
-/** What the cache holds: the persona and rules, and every tool declaration. */
-export interface CachePrefix {
-  readonly systemInstruction: string;
-  readonly tools: readonly Tool[];
-}
-
-export type CacheApi = Pick<Caches, 'create' | 'update' | 'delete'>;
-export type TokenApi = Pick<Models, 'countTokens'>;
-
-export interface CacheMachineDependencies {
-  readonly caches: CacheApi;
-  readonly tokens: TokenApi;
-  readonly model: string;
-  readonly options: ResolvedCacheOptions;
-  readonly clock: Clock;
-  readonly logger: Logger;
-}
+export type { CacheApi, CacheMachineDependencies, CachePrefix, TokenApi } from './gemini-cache-operations.js';
 
 /** A request used the prefix `key` (hash of model, prompt and declarations) at `now`. */
 export type CacheEvent =
@@ -66,10 +53,12 @@ const REMEMBERED_PREFIXES = 16;
  *   `cache.broken`.
  *
  * Time comes from the events (the injected clock), never from timers: a cache is looked after
- * while requests come, and left to expire when they stop.
+ * while requests come, and left to expire when they stop. The calls themselves are in
+ * `gemini-cache-operations.ts`.
  */
 export function createCacheMachine(dependencies: CacheMachineDependencies) {
-  const { caches, tokens, model, options, clock, logger } = dependencies;
+  const { options, clock, logger } = dependencies;
+  const operations = cacheOperations(dependencies);
 
   return setup({
     types: {
@@ -77,57 +66,14 @@ export function createCacheMachine(dependencies: CacheMachineDependencies) {
       events: {} as CacheEvent,
     },
     actors: {
-      countTokens: fromPromise<number, { prefix: CachePrefix }>(async ({ input }) => {
-        const counted = await tokens.countTokens({
-          model,
-          // The Developer API counts contents only: the prompt and the declarations as text.
-          contents: [
-            {
-              role: 'user',
-              parts: [{ text: input.prefix.systemInstruction }, { text: JSON.stringify(input.prefix.tools) }],
-            },
-          ],
-          config: { abortSignal: AbortSignal.timeout(options.operationTimeoutMs) },
-        });
-        if (counted.totalTokens === undefined) throw new Error('countTokens answered without totalTokens');
-        return counted.totalTokens;
-      }),
+      countTokens: fromPromise<number, { prefix: CachePrefix }>(({ input }) =>
+        operations.countTokens(input.prefix),
+      ),
       create: fromPromise<
         { name: string; expiresAt: number },
         { key: string; prefix: CachePrefix; superseded: readonly string[] }
-      >(async ({ input }) => {
-        const requestedAt = clock.now();
-        const cache = await caches.create({
-          model,
-          config: {
-            systemInstruction: input.prefix.systemInstruction,
-            tools: [...input.prefix.tools],
-            ttl: `${options.ttlSeconds}s`,
-            displayName: `kaiwa-${input.key.slice(0, 16)}`,
-            abortSignal: AbortSignal.timeout(options.operationTimeoutMs),
-          },
-        });
-        if (!cache.name) throw new Error('the created cache has no name');
-        logger.info('gemini context cache created', {
-          cache: cache.name,
-          key: input.key,
-          tokens: cache.usageMetadata?.totalTokenCount,
-        });
-        for (const name of input.superseded) await deleteQuietly(name);
-        return { name: cache.name, expiresAt: requestedAt + options.ttlSeconds * 1000 };
-      }),
-      refresh: fromPromise<number, { name: string }>(async ({ input }) => {
-        const requestedAt = clock.now();
-        await caches.update({
-          name: input.name,
-          config: {
-            ttl: `${options.ttlSeconds}s`,
-            abortSignal: AbortSignal.timeout(options.operationTimeoutMs),
-          },
-        });
-        logger.debug('gemini context cache refreshed', { cache: input.name });
-        return requestedAt + options.ttlSeconds * 1000;
-      }),
+      >(({ input }) => operations.create(input.key, input.prefix, input.superseded)),
+      refresh: fromPromise<number, { name: string }>(({ input }) => operations.refresh(input.name)),
     },
     guards: {
       knownTooSmall: ({ context, event }) =>
@@ -297,16 +243,6 @@ export function createCacheMachine(dependencies: CacheMachineDependencies) {
       },
     },
   });
-
-  async function deleteQuietly(name: string): Promise<void> {
-    try {
-      await caches.delete({ name, config: { abortSignal: AbortSignal.timeout(options.operationTimeoutMs) } });
-      logger.info('gemini context cache deleted (superseded)', { cache: name });
-    } catch (error) {
-      // It expires on its own; deleting only saves its storage until then.
-      logger.warn('gemini context cache delete failed', { cache: name, error });
-    }
-  }
 }
 
 export type CacheMachine = ReturnType<typeof createCacheMachine>;
@@ -326,17 +262,4 @@ function remember(measured: Readonly<Record<string, number>>, key: string, token
   return Object.fromEntries(
     [...Object.entries(measured), [key, tokens] as const].slice(-REMEMBERED_PREFIXES),
   );
-}
-
-/** Gemini's 400 for a cache under the model's minimum ("Cached content is too small…"). */
-function isTooSmallError(error: unknown): boolean {
-  return (
-    error instanceof ApiError &&
-    error.status === 400 &&
-    /too small|min_total_token_count/i.test(error.message)
-  );
-}
-
-function isGoneError(error: unknown): boolean {
-  return error instanceof ApiError && (error.status === 403 || error.status === 404);
 }

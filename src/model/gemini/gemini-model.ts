@@ -4,9 +4,8 @@ import {
   type Content,
   type GenerateContentConfig,
   type GenerateContentResponse,
-  type ThinkingConfig,
 } from '@google/genai';
-import { REPLY_TOOL_NAME, SKIP_TOOL_NAME, systemClock, type Clock } from '../../domain/index.js';
+import { systemClock, type Clock } from '../../domain/index.js';
 import { defaults } from '../../defaults/index.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
 import { sleep, type Sleep } from '../../timing/index.js';
@@ -23,7 +22,8 @@ import {
   type GeminiModelOptions,
   type ResolvedRetryOptions,
 } from './gemini-options.js';
-import { generationConfigOf, lessThinking } from './gemini-generation-config.js';
+import { mustEndWithFinalTool, retryPlan, type AnswerPlan } from './gemini-answer-plan.js';
+import { generationConfigOf } from './gemini-generation-config.js';
 import { addUsage, readGeminiAnswer, type AnswerVerdict } from './gemini-response.js';
 import { ModelNoAnswerError } from './model-no-answer-error.js';
 import { callWithRetry, type Attempt } from './gemini-retry.js';
@@ -35,14 +35,18 @@ import { toGeminiTools } from './gemini-tools.js';
  * Vertex AI). One instance serves every conversation of the process: it owns the context
  * cache.
  *
- * - History → `Content[]` (see `toGeminiContents`); the current turn's images inline.
+ * - History → `Content[]` following Gemini's turn rules (see `toGeminiContents`); the current
+ *   turn's images and voice messages inline when the backend takes them (`prepareMedia`).
  * - Tool selection (SPEC, "Gemini context cache and tool selection"): a cache holds the
  *   prefix and every declaration (`allTools`), and the step guidance goes at the end of the
  *   contents; uncached, the guidance follows the prefix and only the offered tools are declared.
- * - Provider parts (thought signatures) are returned for history and replayed verbatim.
+ *   The explicit cache is made beside the requests and used once ready (`GeminiContextCache`).
+ * - Provider parts (thought signatures) are returned for history, stored once, and replayed
+ *   as Gemini sent them.
  * - 429, 5xx, network errors, timeouts and malformed bodies are retried within
  *   `request.deadline`; a failure for good throws `ModelUnavailableError`.
- * - A blocked or empty answer is a response with no calls; the reason is logged.
+ * - Every finish reason ends in calls to act on, one more try, or `ModelNoAnswerError`
+ *   (docs/model.md, "Finish reasons"): the user is never left in silence.
  *
  * Bundling note: an ESM bundle of `@google/genai` needs a `createRequire` banner
  * (`import { createRequire } from 'module'; const require = createRequire(import.meta.url);`)
@@ -132,7 +136,7 @@ export class GeminiModel implements ModelPort {
       if (verdict === 'act' || (verdict === 'no-call' && !mustEndWithFinalTool(request))) {
         return { ...answer.response, usage };
       }
-      const retry = retried.has(verdict) ? undefined : this.retryPlan(verdict, request);
+      const retry = retried.has(verdict) ? undefined : retryPlan(verdict, request, this.model, this.options);
       this.logger.warn('gemini gave no answer', {
         model: this.model,
         verdict,
@@ -168,23 +172,6 @@ export class GeminiModel implements ModelPort {
       });
     }
     return contents;
-  }
-
-  /** What to change for one more try after `verdict`, or `undefined` when nothing could help. */
-  private retryPlan(verdict: AnswerVerdict, request: ModelRequest): AnswerPlan | undefined {
-    switch (verdict) {
-      case 'malformed-call':
-        // Usually transient: the same request again.
-        return {};
-      case 'out-of-tokens': {
-        const thinking = lessThinking(this.model, this.options);
-        return thinking && { thinking };
-      }
-      case 'no-call':
-        return { onlyCall: finalToolsOf(request) };
-      default:
-        return undefined;
-    }
   }
 
   /** One model call, retried on transport failures; the cache when it is ready and the plan allows. */
@@ -260,33 +247,6 @@ export class GeminiModel implements ModelPort {
       config: { ...config, abortSignal: attempt.signal, httpOptions: { fetch: attempt.observer.fetch } },
     });
   }
-}
-
-/** How the next call differs from the first, after a non-answer. */
-interface AnswerPlan {
-  /** Less thinking than configured (after `MAX_TOKENS` without a call). */
-  readonly thinking?: ThinkingConfig;
-  /** Function calling mode `ANY`, limited to these tools (after text without a call). */
-  readonly onlyCall?: readonly string[];
-}
-
-/** The tools that end a turn (`reply`, `skip`) among those offered at this step. */
-function finalToolsOf(request: ModelRequest): string[] {
-  const offered = new Set(request.tools.map((tool) => tool.name));
-  return [REPLY_TOOL_NAME, SKIP_TOOL_NAME].filter((name) => offered.has(name));
-}
-
-/**
- * Whether an answer without a call would leave the user in silence: `reply` or `skip` is on
- * offer and the model has called neither since the last user message.
- */
-function mustEndWithFinalTool(request: ModelRequest): boolean {
-  const finalTools = finalToolsOf(request);
-  if (finalTools.length === 0) return false;
-  const lastUser = request.history.findLastIndex((entry) => entry.role === 'user');
-  return !request.history
-    .slice(lastUser + 1)
-    .some((entry) => entry.role === 'model' && entry.calls.some((call) => finalTools.includes(call.name)));
 }
 
 /** Without a cache, selection narrows the declarations and the step's part follows the prefix. */
