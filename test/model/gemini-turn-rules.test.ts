@@ -131,4 +131,16 @@ describe('toGeminiContents turn rules', () => {
     expect(JSON.stringify(lines)).not.toContain('secret words');
     expect(server.rejections).toEqual([]);
   });
+
+  it('refuses to call Gemini with no user message at all, rather than answer nothing', async () => {
+    const generation = gemini().generate({
+      systemInstruction: 'You are a test bot.',
+      history: [call('old-1'), result('old-1')],
+      tools: [],
+      signal: new AbortController().signal,
+    });
+
+    await expect(generation).rejects.toMatchObject({ name: 'ModelNoAnswerError', reason: 'empty-history' });
+    expect(server.generateBodies).toEqual([]);
+  });
 });
