@@ -87,8 +87,12 @@ const values = {
   },
 
   gemini: {
-    /** `GEMINI_MODEL`: a current stable Flash model, fast and inexpensive for chat. */
-    model: 'gemini-2.5-flash',
+    /**
+     * `GEMINI_MODEL`: Gemini 3.6 Flash, generally available since July 2026 and listed as stable:
+     * fast and inexpensive for chat, good at tool calls, and it takes all four thinking levels.
+     * gemini-2.5-flash is deprecated (README, "Changing models").
+     */
+    model: 'gemini-3.6-flash',
     /** `GEMINI_MAX_ATTEMPTS`: three retries ride out a short overload within the turn's deadline. */
     maxAttempts: 4,
     /** The first retry waits 0.25–0.5 s (equal jitter), doubling: the three retries take under 4 s. */
@@ -99,16 +103,25 @@ const values = {
     maxServerDelayMs: 60_000,
     /** `GEMINI_ATTEMPT_TIMEOUT_MS`: a long thinking answer takes tens of seconds; past a minute it is stuck. */
     attemptTimeoutMs: 60_000,
-    /** `GEMINI_CACHE`: the system prompt and tool declarations are the same on every call; cached tokens cost less. */
-    cache: true,
+    /**
+     * `GEMINI_CACHE`: off. Implicit caching (Gemini 2.5 and later) already discounts the repeated
+     * prefix with no storage bill and no request waiting; kaiwa's built-in prefix is below 3.6
+     * Flash's 4,096-token explicit minimum anyway (docs/model.md compares the two per million turns).
+     */
+    cache: false,
     /** `GEMINI_CACHE_TTL_SECONDS`: refreshed while messages come, gone within an hour after (storage is billed per hour). */
     cacheTtlSeconds: 3_600,
     /** The cache's TTL is extended once less than this is left, so no request meets an expired cache. */
     cacheRefreshBeforeSeconds: 600,
-    /** After a cache error, requests go uncached this long before a new cache is tried. */
-    cacheRetryAfterMs: 60_000,
-    /** A cache create, refresh or delete is bookkeeping: it must not hold a turn up long. */
-    cacheOperationTimeoutMs: 5_000,
+    /** After a cache error, requests go uncached this long before a new cache is tried: ten minutes, not every minute. */
+    cacheRetryAfterMs: 600_000,
+    /** A cache count, create, refresh or delete runs beside the requests, never in front of one. */
+    cacheOperationTimeoutMs: 10_000,
+    /**
+     * `GEMINI_MAX_INLINE_BYTES`: Gemini takes 20 MB per request, inline data included; 15 MB of
+     * base64 (about 11 MB of media) leaves 5 MB for the history, the prompt and the declarations.
+     */
+    maxInlineBytes: 15_000_000,
   },
 
   /** The conversation machine's settings (`ConversationSettings`). */

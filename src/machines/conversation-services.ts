@@ -26,9 +26,13 @@ export interface DeliveryPort {
   deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt>;
 }
 
-/** Media bytes for the model: LINE's content API implements it. */
+/**
+ * Media bytes for the model: LINE's content API implements it. It is asked for images and voice
+ * messages (`attachment.kind` `image` or `audio`); the model adapter decides which types its
+ * model takes and tells the model about the others.
+ */
 export interface MediaPort {
-  /** Undefined when the content is gone, too large or not an image; never throws. */
+  /** Undefined when the content is gone, too large or of a kind it does not load; never throws. */
   load(attachment: Attachment, signal: AbortSignal): Promise<{ mimeType: string; data: string } | undefined>;
 }
 
@@ -41,7 +45,7 @@ export interface ConversationServices {
   readonly systemInstruction: () => string;
   /** Per-step tool selection; when absent every step gets `systemInstruction` and every tool. */
   readonly stepPrompt?: StepPromptPort;
-  /** Loads the media of the turn's messages (images) for the model; absent media is skipped. */
+  /** Loads the media of the turn's messages (images, voice) for the model; absent media is skipped. */
   readonly media?: MediaPort;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -153,7 +157,7 @@ export function provideConversationServices(
   });
 }
 
-/** The images of the turn's own messages, for the model; older turns keep only their description. */
+/** The images and voice messages of the turn's own messages, for the model; older turns keep only their description. */
 async function mediaOfTurn(
   context: ConversationContext,
   media: MediaPort | undefined,
@@ -162,9 +166,11 @@ async function mediaOfTurn(
   if (!media || !context.turn) return [];
   const parts = await Promise.all(
     context.turn.messages.map(async (message) => {
-      if (message.attachment?.kind !== 'image') return undefined;
-      const loaded = await media.load(message.attachment, signal);
-      return loaded && { eventId: message.eventId, ...loaded };
+      const { attachment } = message;
+      const kind = attachment?.kind;
+      if (!attachment || (kind !== 'image' && kind !== 'audio')) return undefined;
+      const loaded = await media.load(attachment, signal);
+      return loaded && { eventId: message.eventId, kind, ...loaded };
     }),
   );
   return parts.filter((part) => part !== undefined);

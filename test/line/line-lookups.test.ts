@@ -153,7 +153,12 @@ describe('images for the model', () => {
     await running.kaiwa.host.whenSettled();
 
     expect(model.calls[0]?.media).toEqual([
-      { eventId: expect.any(String) as string, mimeType: 'image/png', data: png.toString('base64') },
+      {
+        eventId: expect.any(String) as string,
+        kind: 'image',
+        mimeType: 'image/png',
+        data: png.toString('base64'),
+      },
     ]);
     expect(
       JSON.stringify(running.kaiwa.host.snapshotOf('U' + '4'.repeat(32))?.context.history),
