@@ -1,32 +1,37 @@
+import path from 'node:path';
 import type { KaiwaConfig } from '../config/index.js';
 import {
-  DynamoDbStore,
-  FileStore,
-  MemorySourceStore,
-  SnapshotSourceStore,
   createDynamoDbClient,
+  DynamoDbSourceStore,
+  MemorySourceStore,
+  openSqliteSourceStore,
   type SourceStore,
 } from '../persistence/index.js';
 
+/** The file under `DATA_DIR` that holds the embedded store. */
+export const SQLITE_FILE_NAME = 'kaiwa.db';
+
 /**
- * The store the configuration names. `file` and `dynamodb` still go through the first-wave
- * stores (one record per source, rewritten whole) until their native adapters land.
+ * The store the configuration names: SQLite for `npm start` (one process per file; a directory
+ * written by the retired file store is imported on its first start), DynamoDB for several
+ * processes, memory for tests. SQLite is loaded only when chosen, so Lambda bundles never load it.
  */
 export async function createStore(config: KaiwaConfig): Promise<SourceStore> {
   switch (config.store.kind) {
     case 'memory':
       return new MemorySourceStore();
-    case 'file':
-      return new SnapshotSourceStore(await FileStore.open(config.store.dataDir));
+    case 'sqlite':
+      return openSqliteSourceStore({
+        file: path.join(config.store.dataDir, SQLITE_FILE_NAME),
+        importFileStoreFrom: config.store.dataDir,
+      });
     case 'dynamodb': {
       const { table, endpoint, region, conversationTtlDays } = config.store.dynamodb;
-      return new SnapshotSourceStore(
-        new DynamoDbStore({
-          client: createDynamoDbClient({ region, endpoint }),
-          tableName: table,
-          conversationTtlMs: conversationTtlDays * 86_400_000,
-        }),
-      );
+      return new DynamoDbSourceStore({
+        client: createDynamoDbClient({ region, endpoint }),
+        tableName: table,
+        conversationTtlMs: conversationTtlDays * 86_400_000,
+      });
     }
   }
 }

@@ -9,7 +9,7 @@ import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
 import { readBotUserId, readStaleEventMs } from './webhook-checks-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
-export const STORE_KINDS = ['memory', 'file', 'dynamodb'] as const;
+export const STORE_KINDS = ['memory', 'sqlite', 'dynamodb'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
 /** A real LINE channel, or the built-in emulator when no credentials are set. */
@@ -114,6 +114,12 @@ export function loadConfig(
       : { mode: 'emulator' };
 
   const gemini = readGemini(env);
+  if (env.STORE === 'file') {
+    throw new ConfigError(
+      'STORE',
+      'is "file", which is retired: use sqlite (the files under DATA_DIR are imported on its first start)',
+    );
+  }
   const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
   return {
     port: readInteger(env, 'PORT', defaults.server.port, { min: 0, max: 65535 }),

@@ -27,8 +27,8 @@ const values = {
   },
 
   store: {
-    /** `STORE`: survives a restart with nothing to install or run beside kaiwa. */
-    kind: 'file',
+    /** `STORE`: SQLite is built into Node.js 22: crash-safe transactions with nothing to install or run beside kaiwa. */
+    kind: 'sqlite',
     /** `DATA_DIR`: a folder of the working directory, ignored by git. */
     dataDir: '.data',
     /** `DYNAMODB_TABLE`: the table serverless.yml creates. */

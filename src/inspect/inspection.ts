@@ -27,7 +27,7 @@ export interface InspectionOptions {
   readonly emulator?: LineEmulator | undefined;
   /** Defaults to the conversation machine. */
   readonly machine?: AnyStateMachine;
-  /** Defaults to a file journal under `DATA_DIR/journal` with `STORE=file`, memory otherwise. */
+  /** Defaults to a file journal under `DATA_DIR/journal` with `STORE=sqlite`, memory otherwise. */
   readonly journalStore?: JournalStore;
   /** Loads `@statelyai/inspect` (tests pass a fake). */
   readonly importModule?: (name: string) => Promise<unknown>;
@@ -73,7 +73,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
   const journal = new TransitionJournal({
     store:
       options.journalStore ??
-      (config.store.kind === 'file'
+      (config.store.kind === 'sqlite'
         ? new FileJournalStore(path.join(config.store.dataDir, 'journal'), JOURNAL_LIMIT)
         : new MemoryJournalStore(JOURNAL_LIMIT)),
     clock: options.clock,

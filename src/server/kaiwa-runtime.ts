@@ -62,7 +62,7 @@ export async function startKaiwa(
     deliver: (message) => host.accept([message]),
     clock,
     logger,
-    ...(config.store.kind === 'file' && { file: path.join(config.store.dataDir, 'reminders.json') }),
+    ...(config.store.kind === 'sqlite' && { file: path.join(config.store.dataDir, 'reminders.json') }),
   });
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
@@ -164,6 +164,8 @@ export async function startKaiwa(
       await inspection.close();
       server.closeAllConnections();
       await closed;
+      // Only the store this runtime opened: a store passed in belongs to the caller.
+      if (!overrides.store) await store.close();
     },
   };
 }

@@ -141,7 +141,7 @@ describe('stored conversations after a restart', () => {
   it('are listed as stored, and their journal — kept under DATA_DIR — replays every transition', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-inspect-'));
     directories.push(dataDir);
-    const env = { STORE: 'file', DATA_DIR: dataDir };
+    const env = { STORE: 'sqlite', DATA_DIR: dataDir };
     const gated = gatedModel();
     gated.release();
     const first = await startEmulatorKaiwa({ model: gated.model, env });

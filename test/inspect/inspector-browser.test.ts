@@ -129,7 +129,7 @@ describe('the inspector page in Chromium', () => {
   it('replays a stored conversation after a restart, from its persisted journal', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-inspect-browser-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const env = { STORE: 'file', DATA_DIR: dataDir };
+    const env = { STORE: 'sqlite', DATA_DIR: dataDir };
     const gated = gatedModel(() => callReply('noted'));
     gated.release();
     const first = await startEmulatorKaiwa({ model: gated.model, env });

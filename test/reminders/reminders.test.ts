@@ -387,7 +387,7 @@ describe('a reminder end to end', () => {
         callReply('ok'),
       ]),
       store: new SnapshotSourceStore(await FileStore.open(dataDir)),
-      env: { STORE: 'file', DATA_DIR: dataDir },
+      env: { STORE: 'sqlite', DATA_DIR: dataDir },
     });
     const event = {
       type: 'message',
@@ -422,7 +422,7 @@ describe('a reminder end to end', () => {
         callReply('ok'),
       ]),
       store: new SnapshotSourceStore(await FileStore.open(dataDir)),
-      env: { STORE: 'file', DATA_DIR: dataDir },
+      env: { STORE: 'sqlite', DATA_DIR: dataDir },
     });
     const base = {
       mode: 'active',
