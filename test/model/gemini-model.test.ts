@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import type { HistoryEntry } from '../../src/domain/index.js';
 import { defaults } from '../../src/defaults/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { GeminiModel, type GeminiModelOptions, type ModelRequest } from '../../src/model/index.js';
