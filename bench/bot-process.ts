@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createStore } from '../src/composition/index.js';
 import { loadConfig } from '../src/config/index.js';
-import type { ConversationStore } from '../src/persistence/index.js';
+import type { SourceStore } from '../src/persistence/index.js';
 import { startKaiwa } from '../src/server/kaiwa-runtime.js';
 import { startBaselineBot } from './baseline-bot.js';
 import { EchoReplyModel } from './bench-model.js';
@@ -32,9 +32,14 @@ export interface BotSample {
 /** kaiwa's write methods: every call is one write (one transaction) of the store. */
 const kaiwaWrites = [
   'accept',
-  'save',
-  'deleteSource',
-] as const satisfies readonly (keyof ConversationStore)[];
+  'countAttempt',
+  'acquire',
+  'renew',
+  'release',
+  'checkpoint',
+  'forget',
+  'saveProfile',
+] as const satisfies readonly (keyof SourceStore)[];
 
 let counted: CountedStore<object> | undefined;
 
@@ -61,7 +66,7 @@ async function start(): Promise<string> {
     LINE_CHANNEL_SECRET: channelSecret,
     LINE_CHANNEL_ACCESS_TOKEN: channelAccessToken,
     LINE_API_BASE_URL: lineUrl,
-    STORE: process.env.BENCH_KAIWA_STORE ?? 'file',
+    STORE: process.env.BENCH_KAIWA_STORE ?? 'sqlite',
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     // Off: the bench's users write faster than people do, and a limited turn makes no model call.

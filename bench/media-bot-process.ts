@@ -1,5 +1,5 @@
 import { loadConfig } from '../src/config/index.js';
-import { MemoryStore } from '../src/persistence/index.js';
+import { MemorySourceStore } from '../src/persistence/index.js';
 import { startKaiwa } from '../src/server/kaiwa-runtime.js';
 import { EchoReplyModel } from './bench-model.js';
 
@@ -28,7 +28,7 @@ process.on('message', (message: { type: string }) => {
   }
 });
 process.on('disconnect', () => process.exit(0));
-startKaiwa(config, { model: new EchoReplyModel(), store: new MemoryStore() }).then(
+startKaiwa(config, { model: new EchoReplyModel(), store: new MemorySourceStore() }).then(
   (runtime) => process.send?.({ type: 'ready', url: runtime.url }),
   (error: unknown) => {
     console.error(error);

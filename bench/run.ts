@@ -34,10 +34,9 @@ const options: ThroughputOptions = {
   openLoopSeconds: numberFrom('BENCH_OPEN_LOOP_SECONDS', 15, 5),
   rounds: numberFrom('BENCH_ROUNDS', 3, 1),
 };
-const kaiwaStore = process.env.BENCH_KAIWA_STORE ?? 'file';
+const kaiwaStore = process.env.BENCH_KAIWA_STORE ?? 'sqlite';
 const kaiwaStoreNames: Record<string, string> = {
   sqlite: 'its embedded SQLite store, `STORE=sqlite`',
-  file: 'the first-wave file store, `STORE=file`',
   memory: 'the memory store, `STORE=memory`',
 };
 const contenders = ['baseline', 'naive', 'kaiwa'] as const;

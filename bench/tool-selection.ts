@@ -3,7 +3,11 @@ import { pathToFileURL } from 'node:url';
 import { createActor, waitFor } from 'xstate';
 import type { JsonObject, Source } from '../src/domain/index.js';
 import { silentLogger } from '../src/logging/index.js';
-import { CONVERSATION_SYSTEM_ID, provideConversationServices } from '../src/machines/index.js';
+import {
+  answerCheckpointsAtOnce,
+  CONVERSATION_SYSTEM_ID,
+  provideConversationServices,
+} from '../src/machines/index.js';
 import { GeminiModel } from '../src/model/index.js';
 import { DEFAULT_PERSONA } from '../src/prompt/persona.js';
 import { StepPrompt } from '../src/prompt/step-prompt.js';
@@ -75,33 +79,42 @@ async function runContender(contender: ContenderFigures['contender']): Promise<C
 
     let now = Date.UTC(2026, 10, 22, 1, 0);
     const machine = provideConversationServices({
-      model: new GeminiModel({ apiKey: 'test-key', baseUrl: fake.baseUrl, cache: false, random: () => 0 }),
+      model: new GeminiModel({
+        apiKey: 'test-key',
+        baseUrl: fake.baseUrl,
+        cache: false,
+        random: () => 0,
+        // The conversation's clock: the turn's deadline is set from it.
+        clock: { now: () => now },
+      }),
       tools: registry,
       delivery: { deliver: () => Promise.resolve({ method: 'reply' }) },
       systemInstruction: () => systemPrompt.text(),
       ...(contender === 'selection' && { stepPrompt: new StepPrompt(registry, DEFAULT_PERSONA) }),
-      checkpoint: () => Promise.resolve(),
       clock: { now: () => now },
       logger: silentLogger,
     });
-    const actor = createActor(machine, { systemId: CONVERSATION_SYSTEM_ID, input: { source } });
+    const actor = answerCheckpointsAtOnce(
+      createActor(machine, { systemId: CONVERSATION_SYSTEM_ID, input: { source } }),
+    );
     actor.start();
     for (const [index, turn] of TOOL_SELECTION_SCRIPT.entries()) {
       now += 60_000; // a minute between messages, as in a real chat
       brain.begin(turn);
       actor.send({
-        type: 'line.message',
-        message: {
-          eventId: `bench-turn-${index}`,
-          source,
-          sender: { userId: source.id, displayName: 'Aiko' },
-          text: turn.text,
-          timestamp: now,
-        },
+        type: 'line.messages',
+        messages: [
+          {
+            eventId: `bench-turn-${index}`,
+            source,
+            sender: { userId: source.id, displayName: 'Aiko' },
+            text: turn.text,
+            timestamp: now,
+          },
+        ],
+        at: now,
       });
-      await waitFor(actor, (snapshot) => snapshot.matches('idle') && snapshot.context.pending.length === 0, {
-        timeout: 10_000,
-      });
+      await waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: 10_000 });
     }
     const { history } = actor.getSnapshot().context;
     actor.stop();

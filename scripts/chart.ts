@@ -1,26 +1,38 @@
-// `npm run chart`: draws the conversation machine from its definition and writes it under docs/
-// as Mermaid, SVG and a Stately-importable JSON config. test/inspect/chart-drift.test.ts fails
-// when the committed files differ from what this produces.
+// `npm run chart`: draws the conversation machine and the source lifecycle machine from their
+// definitions and writes them under docs/ as Mermaid, SVG and a Stately-importable JSON config.
+// test/inspect/chart-export.test.ts fails when the committed files differ from what this produces.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';
+import type { AnyStateMachine } from 'xstate';
+import { sourceMachine } from '../src/actors/index.js';
 import { exportChart } from '../src/inspect/index.js';
 import { conversationMachine } from '../src/machines/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The machines `npm run chart` draws, by the name of their files under docs/. */
+const machines: Record<string, AnyStateMachine> = {
+  'conversation-machine': conversationMachine,
+  'source-machine': sourceMachine,
+};
+
 /** The files `npm run chart` writes, by path from the repository root. */
 export async function chartFiles(): Promise<Record<string, string>> {
-  const chart = await exportChart(conversationMachine);
-  // Formatted as `prettier --check .` expects, so the lint stays green.
-  const options = (await prettier.resolveConfig(path.join(root, 'docs/conversation-machine.json'))) ?? {};
-  const json = await prettier.format(JSON.stringify(chart.stately), { ...options, parser: 'json' });
-  return {
-    'docs/conversation-machine.mmd': chart.mermaid,
-    'docs/conversation-machine.svg': chart.svg,
-    'docs/conversation-machine.json': json,
-  };
+  const files: Record<string, string> = {};
+  for (const [name, machine] of Object.entries(machines)) {
+    const chart = await exportChart(machine);
+    // Formatted as `prettier --check .` expects, so the lint stays green.
+    const options = (await prettier.resolveConfig(path.join(root, `docs/${name}.json`))) ?? {};
+    files[`docs/${name}.mmd`] = chart.mermaid;
+    files[`docs/${name}.svg`] = chart.svg;
+    files[`docs/${name}.json`] = await prettier.format(JSON.stringify(chart.stately), {
+      ...options,
+      parser: 'json',
+    });
+  }
+  return files;
 }
 
 async function main() {

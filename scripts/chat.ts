@@ -75,7 +75,7 @@ async function connect(): Promise<{ url: string; runtime?: KaiwaRuntime }> {
   }
   let config;
   try {
-    config = loadConfig(process.env, { store: 'file' });
+    config = loadConfig(process.env, { store: 'sqlite' });
   } catch (error) {
     fail(ConfigError.isInstance(error) ? error.message : String(error));
   }

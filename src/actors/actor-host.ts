@@ -1,24 +1,31 @@
-import type { InspectionEvent } from 'xstate';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import { defaults } from '../defaults/index.js';
-import type { Clock, InboxItem } from '../domain/index.js';
+import type { Clock, InboxItem, Source } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import {
+  defaultConversationSettings,
   provideConversationServices,
-  type ConversationMachine,
   type ConversationServices,
   type ConversationSettings,
 } from '../machines/index.js';
-import { acceptEvents, type AcceptResult, type ConversationStore } from '../persistence/index.js';
+import { acceptEvents, type AcceptResult, type SourceOwner, type SourceStore } from '../persistence/index.js';
 import { defaultBackoff, type BackoffOptions } from './backoff.js';
-import { SourceSlot, type MessageEnricher, type TurnActivityListener } from './source-slot.js';
+import { SETTLED_TAG, type SourceMachine } from './source-machine.js';
+import { ownerIdentity, ownerProcessIsGone, type OwnerIdentity } from './source-owner.js';
+import { provideSourceServices, type MessageEnricher, type TurnActivityListener } from './source-services.js';
 
 export interface ActorHostOptions {
-  readonly store: ConversationStore;
-  /** The conversation's side effects; the host adds the checkpoint. */
-  readonly services: Omit<ConversationServices, 'checkpoint'>;
+  readonly store: SourceStore;
+  /** The conversation's side effects. */
+  readonly services: ConversationServices;
+  /** From configuration, at run time: never persisted with a conversation. */
   readonly settings?: Partial<ConversationSettings>;
-  /** An idle actor is persisted and dropped from memory after this long (ms). */
+  /** A released, idle source leaves memory after this long (ms). */
   readonly idleEvictionMs?: number;
+  /** At most this many sources in memory; the least recently used idle ones leave first. */
+  readonly maxLiveSources?: number;
+  /** How long an ownership lasts without a heartbeat (ms); heartbeats come three times as often. */
+  readonly leaseMs?: number;
   readonly backoff?: BackoffOptions;
   readonly logger?: Logger;
   readonly clock: Clock;
@@ -30,37 +37,58 @@ export interface ActorHostOptions {
   readonly turnActivity?: TurnActivityListener;
   /** Unfollow and leave: delete the source's data (default) or keep it. */
   readonly forgetPolicy?: 'delete' | 'keep';
+  /** Cancels what a forgotten source had scheduled (its reminders). */
+  readonly onForget?: (source: Source) => Promise<void>;
   /** A turn's model calls, retries included, must be over this long after it started (ms). */
   readonly turnDeadlineMs?: number;
-  /** Queued messages beyond this many bytes wait in the inbox (default 64 KiB). */
-  readonly maxQueuedBytes?: number;
+  /** This host's owner id (default: host name, process id and a random part). */
+  readonly ownerId?: string;
+  /** Whether another owner's process is dead (default: same host and its PID is gone). */
+  readonly isOwnerGone?: (owner: SourceOwner) => boolean;
 }
 
+type SourceActor = Actor<SourceMachine>;
+
 /**
- * Runs one conversation actor per LINE source. Messages enter through the store's inbox
- * (durably, before the webhook answers); a source's messages are handled in order, one turn
- * at a time; different sources run side by side; idle actors are evicted and restored on demand.
+ * Runs LINE sources in this process: one source machine per source (docs/runtime.md), each
+ * owning its conversation actor while it has work. Messages enter through the store's inbox
+ * (durably, before the webhook answers); the host only tells a source that it has work,
+ * takes over after a restart only sources whose owner is gone, keeps at most
+ * `maxLiveSources` in memory, and releases what it owns when it stops.
  */
 export class ActorHost {
-  private readonly slots = new Map<string, SourceSlot>();
-  private readonly machine: ConversationMachine;
+  private readonly sources = new Map<string, SourceActor>();
+  private readonly machine: SourceMachine;
   private readonly logger: Logger;
-  private readonly idleEvictionMs: number;
-  private readonly evictionTimers = new Map<string, NodeJS.Timeout>();
+  private readonly maxLiveSources: number;
+  private readonly settings: ConversationSettings;
+  readonly owner: OwnerIdentity;
   private settledWaiters: (() => void)[] = [];
   private closed = false;
 
   constructor(private readonly options: ActorHostOptions) {
     this.logger = options.logger ?? silentLogger;
-    this.idleEvictionMs = options.idleEvictionMs ?? defaults.host.idleEvictionMs;
-    const turnDeadlineMs = options.turnDeadlineMs ?? defaults.host.turnDeadlineMs;
-    this.machine = provideConversationServices({
-      ...options.services,
-      checkpoint: (sourceId) => this.slots.get(sourceId)?.flush() ?? Promise.resolve(),
-      turnDeadline: (sourceId, turnId) => {
-        const startedAt = this.slots.get(sourceId)?.turnStartedAt(turnId) ?? options.clock.now();
-        return startedAt + turnDeadlineMs;
-      },
+    this.maxLiveSources = options.maxLiveSources ?? defaults.host.maxLiveSources;
+    this.settings = {
+      ...defaultConversationSettings,
+      ...options.settings,
+      ...(options.turnDeadlineMs !== undefined && { turnDeadlineMs: options.turnDeadlineMs }),
+    };
+    this.owner = ownerIdentity(options.leaseMs ?? defaults.host.leaseMs, options.ownerId);
+    this.machine = provideSourceServices({
+      store: options.store,
+      conversation: provideConversationServices(options.services),
+      settings: this.settings,
+      owner: this.owner,
+      isOwnerGone: options.isOwnerGone ?? ownerProcessIsGone,
+      backoff: options.backoff ?? defaultBackoff,
+      idleEvictionMs: options.idleEvictionMs ?? defaults.host.idleEvictionMs,
+      clock: options.clock,
+      logger: this.logger,
+      ...(options.enrich && { enrich: options.enrich }),
+      ...(options.turnActivity && { turnActivity: options.turnActivity }),
+      ...(options.onForget && { onForget: options.onForget }),
+      ...(options.inspect && { inspect: options.inspect }),
     });
   }
 
@@ -79,107 +107,133 @@ export class ActorHost {
   /** "Source X has work": the inbox says what. */
   notify(sourceId: string): void {
     if (this.closed) return;
-    this.cancelEviction(sourceId);
-    void this.slotFor(sourceId).pump();
+    this.sourceFor(sourceId).send({ type: 'work.available' });
+    this.evictBeyondCap();
   }
 
-  /** Resumes every source the store says has work (after a restart or a crash). */
+  /**
+   * Looks at every source the store says has work (after a restart or a crash). Each one is
+   * taken over only when its owner is gone; a live owner keeps it.
+   */
   async recover(): Promise<number> {
     const sources = await this.options.store.sourcesWithWork();
     for (const sourceId of sources) this.notify(sourceId);
     if (sources.length > 0)
-      this.logger.info('resuming sources with unfinished work', { sources: sources.length });
+      this.logger.info('looking at sources with unfinished work', { sources: sources.length });
     return sources.length;
   }
 
-  /** Resolves when every live source is idle, with nothing queued and everything saved. */
+  /** Resolves when every source in memory needs nothing more: released, or owned elsewhere. */
   whenSettled(): Promise<void> {
     if (this.allSettled()) return Promise.resolve();
     return new Promise((resolve) => this.settledWaiters.push(resolve));
   }
 
-  /** The current snapshot of a live source's actor. */
+  /** The current snapshot of a live source's conversation. */
   snapshotOf(sourceId: string) {
-    return this.slots.get(sourceId)?.snapshot();
+    return this.sources.get(sourceId)?.getSnapshot().context.conversation?.getSnapshot();
+  }
+
+  /** Where a live source's lifecycle stands (the inspector shows it next to the conversation). */
+  lifecycleOf(sourceId: string) {
+    const snapshot = this.sources.get(sourceId)?.getSnapshot();
+    if (!snapshot) return undefined;
+    const { ownership, version, consumedKeys, failures } = snapshot.context;
+    return {
+      value: snapshot.value,
+      owned: ownership !== undefined,
+      ...(ownership && { fence: ownership.fence }),
+      version,
+      unconsumed: consumedKeys.length,
+      failures,
+    };
   }
 
   liveSources(): string[] {
-    return [...this.slots.keys()];
+    return [...this.sources.keys()];
   }
 
   /**
-   * Stops taking work, lets running turns finish until the deadline, then persists and
-   * stops every actor. A turn cut off by the deadline resumes from its checkpoint next start.
+   * Stops taking work and lets running turns finish until the deadline; then stops every
+   * conversation (no side effect starts after this) and releases what this process owns, so
+   * another process resumes it at once from its last checkpoint.
    */
   async shutdown(deadlineMs: number = defaults.server.shutdownDeadlineMs): Promise<void> {
     this.closed = true;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>(
-      (resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)),
+    const settled = await withinMs(this.whenSettled(), deadlineMs);
+    if (!settled) this.logger.warn('shutdown deadline reached; releasing sources with turns in progress');
+    const stopped = [...this.sources.values()].map(
+      (source) =>
+        new Promise<void>((resolve) => source.subscribe({ complete: resolve, error: () => resolve() })),
     );
-    const outcome = await Promise.race([this.whenSettled().then(() => 'settled' as const), deadline]);
-    clearTimeout(timer);
-    if (outcome === 'deadline') this.logger.warn('shutdown deadline reached; persisting turns in progress');
-    for (const timerId of this.evictionTimers.values()) clearTimeout(timerId);
-    this.evictionTimers.clear();
-    await Promise.all([...this.slots.values()].map((slot) => slot.stop()));
-    this.slots.clear();
+    for (const source of this.sources.values()) source.send({ type: 'shutdown' });
+    if (!(await withinMs(Promise.all(stopped), Math.max(1000, deadlineMs))))
+      this.logger.warn('releasing sources did not finish; their leases lapse by themselves');
+    this.sources.clear();
   }
 
-  private slotFor(sourceId: string): SourceSlot {
-    let slot = this.slots.get(sourceId);
-    if (!slot) {
-      slot = new SourceSlot({
-        sourceId,
-        machine: this.machine,
-        store: this.options.store,
-        settings: this.options.settings ?? {},
-        logger: this.logger.child({ sourceId }),
-        backoff: this.options.backoff ?? defaultBackoff,
-        clock: this.options.clock,
-        onSettled: () => this.onSlotSettled(sourceId),
-        forgetPolicy: this.options.forgetPolicy ?? defaults.line.forgetPolicy,
-        maxQueuedBytes: this.options.maxQueuedBytes ?? defaults.host.maxQueuedBytes,
-        ...(this.options.enrich && { enrich: this.options.enrich }),
-        ...(this.options.turnActivity && { turnActivity: this.options.turnActivity }),
-        ...(this.options.inspect && {
-          inspect: (event: InspectionEvent) => this.options.inspect!(sourceId, event),
-        }),
-      });
-      this.slots.set(sourceId, slot);
+  private sourceFor(sourceId: string): SourceActor {
+    const existing = this.sources.get(sourceId);
+    if (existing) {
+      // Least recently used first: a source that is used again moves to the end.
+      this.sources.delete(sourceId);
+      this.sources.set(sourceId, existing);
+      return existing;
     }
-    return slot;
+    const source = createActor(this.machine, {
+      input: {
+        sourceId,
+        rules: { queuePolicy: this.settings.queuePolicy, maxQueuedTurns: this.settings.maxQueuedTurns },
+        forgetPolicy: this.options.forgetPolicy ?? defaults.line.forgetPolicy,
+      },
+    });
+    source.subscribe({
+      next: () => this.onSourceChanged(),
+      complete: () => {
+        if (this.sources.get(sourceId) === source) this.sources.delete(sourceId);
+        this.onSourceChanged();
+      },
+      error: (error) => {
+        this.logger.error('source actor failed', { sourceId, error });
+        if (this.sources.get(sourceId) === source) this.sources.delete(sourceId);
+        this.onSourceChanged();
+      },
+    });
+    this.sources.set(sourceId, source);
+    source.start();
+    return source;
   }
 
-  private onSlotSettled(sourceId: string) {
-    const slot = this.slots.get(sourceId);
-    if (slot?.isSettled() && !this.closed) this.scheduleEviction(slot);
+  /** Over the cap, the least recently used sources that are idle leave memory (their state is durable). */
+  private evictBeyondCap() {
+    let excess = this.sources.size - this.maxLiveSources;
+    for (const source of this.sources.values()) {
+      if (excess <= 0) break;
+      if (source.getSnapshot().matches('idle')) {
+        source.send({ type: 'evict' });
+        excess--;
+      }
+    }
+  }
+
+  private onSourceChanged() {
     if (this.settledWaiters.length > 0 && this.allSettled()) {
       for (const resolve of this.settledWaiters.splice(0)) resolve();
     }
   }
 
   private allSettled(): boolean {
-    for (const slot of this.slots.values()) if (!slot.isSettled()) return false;
+    for (const source of this.sources.values()) if (!source.getSnapshot().hasTag(SETTLED_TAG)) return false;
     return true;
   }
+}
 
-  private scheduleEviction(slot: SourceSlot) {
-    this.cancelEviction(slot.sourceId);
-    const timer = setTimeout(() => {
-      this.evictionTimers.delete(slot.sourceId);
-      if (!slot.isSettled() || this.slots.get(slot.sourceId) !== slot) return;
-      this.slots.delete(slot.sourceId);
-      void slot.stop();
-      this.logger.debug('idle actor evicted', { sourceId: slot.sourceId });
-    }, this.idleEvictionMs);
-    timer.unref();
-    this.evictionTimers.set(slot.sourceId, timer);
-  }
-
-  private cancelEviction(sourceId: string) {
-    const timer = this.evictionTimers.get(sourceId);
-    if (timer) clearTimeout(timer);
-    this.evictionTimers.delete(sourceId);
-  }
+async function withinMs(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const inTime = await Promise.race([
+    work.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return inTime;
 }

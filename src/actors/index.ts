@@ -1,5 +1,14 @@
 export { ActorHost } from './actor-host.js';
-export type { MessageEnricher, TurnActivityListener } from './source-slot.js';
 export type { ActorHostOptions } from './actor-host.js';
+export type { MessageEnricher, SourceServices, TurnActivityListener } from './source-services.js';
+export { provideSourceServices } from './source-services.js';
+export { sourceMachine, SETTLED_TAG } from './source-machine.js';
+export type { SourceContext, SourceEvent, SourceMachine } from './source-machine.js';
+export { encodeConversation, restoreConversation } from './snapshot-codec.js';
+export type { EncodedConversation, RestoredConversation } from './snapshot-codec.js';
+export { planInbox } from './inbox-plan.js';
+export type { InboxPlan, PlanRules } from './inbox-plan.js';
+export { ownerIdentity, ownerProcessIsGone } from './source-owner.js';
+export type { OwnerIdentity } from './source-owner.js';
 export { backoffDelay, defaultBackoff } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';

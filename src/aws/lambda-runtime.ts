@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import { createDynamoDbClient } from '../persistence/dynamodb-client.js';
 import type { DynamoDbStore } from '../persistence/dynamodb-store.js';
+import { SnapshotSourceStore } from '../persistence/snapshot-source-store.js';
 import type { Tool } from '../tools/index.js';
 import { AwsReminderScheduler } from './aws-reminder-scheduler.js';
 import { SECRET_PARAMETERS, readWorkerSettings, type WorkerSettings } from './lambda-config.js';
@@ -109,7 +110,8 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
   });
   const conversations = await composeConversations({
     config,
-    store,
+    // The first-wave DynamoDB store behind the source store port, until its native adapter lands.
+    store: new SnapshotSourceStore(store),
     model: overrides.model ?? createModel(config, logger),
     line: {
       channelAccessToken: config.line.channelAccessToken,
@@ -141,7 +143,14 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
         leases,
         // In-process retries are quick: a source that keeps failing goes to a scheduled retry instead.
         createHost: (watched, turnDeadlineMs) =>
-          conversations.createHost({ store: watched, turnDeadlineMs, backoff: { baseMs: 100, maxMs: 2000 } }),
+          conversations.createHost({
+            store: new SnapshotSourceStore(watched),
+            turnDeadlineMs,
+            backoff: { baseMs: 100, maxMs: 2000 },
+            ownerId: `worker:${randomUUID()}`,
+            // This invocation holds the source's lease: an owner recorded before it is gone.
+            isOwnerGone: () => true,
+          }),
         clock,
         logger,
         sourceAttempts: settings.sourceAttempts,

@@ -79,7 +79,7 @@ export async function runSource(
       logger.error('persisting the source did not finish in time', { sourceId });
       return { kind: 'unfinished', failing: true };
     }
-    if (ended === 'settled') return { kind: 'settled' };
+    // Settled is not done: a source another owner held is left to it, and it may have died.
     const workLeft = await hasWork(options.store, sourceId).catch(() => true);
     return workLeft ? { kind: 'unfinished', failing: ended === 'failing' } : { kind: 'settled' };
   } finally {

@@ -5,7 +5,7 @@ import type { Clock } from '../domain/index.js';
 import { createLineChannel, type LineEndpoints } from '../line/line-channel.js';
 import type { Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
-import type { ConversationStore } from '../persistence/index.js';
+import type { SourceOwner, SourceStore } from '../persistence/index.js';
 import { loadPersona, StepPrompt, SystemPrompt } from '../prompt/index.js';
 import { createReminderTools, type ReminderScheduler } from '../reminders/index.js';
 import {
@@ -20,7 +20,7 @@ import { createToolFinderTool } from '../tools/selection/index.js';
 
 export interface ConversationParts {
   readonly config: KaiwaConfig;
-  readonly store: ConversationStore;
+  readonly store: SourceStore;
   readonly model: ModelPort;
   /** Where LINE's Messaging API is: the real channel, or the local emulator. */
   readonly line: LineEndpoints;
@@ -35,11 +35,15 @@ export interface ConversationParts {
 /** Per host: what differs between the local server and one Lambda invocation. */
 export interface HostExtras {
   /** Replaces the store for this host (the Lambda worker wraps it to watch failures). */
-  readonly store?: ConversationStore;
+  readonly store?: SourceStore;
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
   readonly turnDeadlineMs?: number;
   readonly backoff?: BackoffOptions;
   readonly logger?: Logger;
+  /** This host's owner id (the Lambda worker: one per invocation). */
+  readonly ownerId?: string;
+  /** Whether a source's recorded owner is gone (the Lambda worker holds the source's lease already). */
+  readonly isOwnerGone?: (owner: SourceOwner) => boolean;
 }
 
 export interface Conversations {
@@ -98,15 +102,24 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
         },
         settings: config.conversation,
         idleEvictionMs: config.idleEvictionMs,
+        maxLiveSources: config.maxLiveSources,
+        leaseMs: config.leaseMs,
         enrich: line.directory.enrich,
         turnActivity: line.loading,
         forgetPolicy: config.lineBehaviour.forgetPolicy,
+        // An unfollowed or left source keeps no reminders.
+        onForget: (source) => cancelReminders(parts.reminders, source.id),
         turnDeadlineMs: extras.turnDeadlineMs ?? config.turnDeadlineMs,
-        maxQueuedBytes: config.maxQueuedBytes,
         logger: extras.logger ?? logger,
         clock,
         ...(extras.backoff && { backoff: extras.backoff }),
         ...(extras.inspect && { inspect: extras.inspect }),
+        ...(extras.ownerId && { ownerId: extras.ownerId }),
+        ...(extras.isOwnerGone && { isOwnerGone: extras.isOwnerGone }),
       }),
   };
+}
+
+async function cancelReminders(reminders: ReminderScheduler, sourceId: string): Promise<void> {
+  for (const reminder of await reminders.list(sourceId)) await reminders.cancel(sourceId, reminder.id);
 }

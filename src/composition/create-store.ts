@@ -1,22 +1,33 @@
+import path from 'node:path';
 import type { KaiwaConfig } from '../config/index.js';
 import {
-  DynamoDbStore,
-  FileStore,
-  MemoryStore,
   createDynamoDbClient,
-  type ConversationStore,
+  DynamoDbSourceStore,
+  MemorySourceStore,
+  openSqliteSourceStore,
+  type SourceStore,
 } from '../persistence/index.js';
 
-/** The store the configuration names. */
-export async function createStore(config: KaiwaConfig): Promise<ConversationStore> {
+/** The file under `DATA_DIR` that holds the embedded store. */
+export const SQLITE_FILE_NAME = 'kaiwa.db';
+
+/**
+ * The store the configuration names: SQLite for `npm start` (one process per file; a directory
+ * written by the retired file store is imported on its first start), DynamoDB for several
+ * processes, memory for tests. SQLite is loaded only when chosen, so Lambda bundles never load it.
+ */
+export async function createStore(config: KaiwaConfig): Promise<SourceStore> {
   switch (config.store.kind) {
     case 'memory':
-      return new MemoryStore();
-    case 'file':
-      return FileStore.open(config.store.dataDir);
+      return new MemorySourceStore();
+    case 'sqlite':
+      return openSqliteSourceStore({
+        file: path.join(config.store.dataDir, SQLITE_FILE_NAME),
+        importFileStoreFrom: config.store.dataDir,
+      });
     case 'dynamodb': {
       const { table, endpoint, region, conversationTtlDays } = config.store.dynamodb;
-      return new DynamoDbStore({
+      return new DynamoDbSourceStore({
         client: createDynamoDbClient({ region, endpoint }),
         tableName: table,
         conversationTtlMs: conversationTtlDays * 86_400_000,

@@ -9,7 +9,7 @@ import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
 import { readBotUserId, readStaleEventMs } from './webhook-checks-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
-export const STORE_KINDS = ['memory', 'file', 'dynamodb'] as const;
+export const STORE_KINDS = ['memory', 'sqlite', 'dynamodb'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
 /** A real LINE channel, or the built-in emulator when no credentials are set. */
@@ -46,8 +46,6 @@ export interface KaiwaConfig {
     readonly maxModelCallsPerMinute: number;
     readonly dailyTokenBudget: number;
   };
-  /** Queued messages beyond this many bytes wait in the inbox rather than the snapshot. */
-  readonly maxQueuedBytes: number;
   /** How kaiwa behaves on LINE. */
   readonly lineBehaviour: {
     /** A reply token is used only while younger than this; later answers are pushed. */
@@ -83,6 +81,10 @@ export interface KaiwaConfig {
   readonly turnDeadlineMs: number;
   readonly toolTimeoutMs: number;
   readonly idleEvictionMs: number;
+  /** At most this many sources in memory; the least recently used idle ones leave first. */
+  readonly maxLiveSources: number;
+  /** How long a process owns a source without renewing its heartbeat (three renewals a lease). */
+  readonly leaseMs: number;
   readonly shutdownDeadlineMs: number;
   /** The live inspector (`INSPECT_TOKEN`, its sessions) and the opt-in link to Stately's hosted one. */
   readonly inspect: {
@@ -112,6 +114,12 @@ export function loadConfig(
       : { mode: 'emulator' };
 
   const gemini = readGemini(env);
+  if (env.STORE === 'file') {
+    throw new ConfigError(
+      'STORE',
+      'is "file", which is retired: use sqlite (the files under DATA_DIR are imported on its first start)',
+    );
+  }
   const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
   return {
     port: readInteger(env, 'PORT', defaults.server.port, { min: 0, max: 65535 }),
@@ -225,13 +233,9 @@ export function loadConfig(
       staleEventMs: readStaleEventMs(env),
       botUserId: readBotUserId(env),
     },
-    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.host.turnDeadlineMs, {
+    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.conversation.turnDeadlineMs, {
       min: 1000,
       max: 3_600_000,
-    }),
-    maxQueuedBytes: readInteger(env, 'KAIWA_MAX_QUEUED_BYTES', defaults.host.maxQueuedBytes, {
-      min: 1024,
-      max: 128 * 1024,
     }),
     toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', defaults.tools.timeoutMs, {
       min: 1,
@@ -241,6 +245,11 @@ export function loadConfig(
       min: 1,
       max: 86_400_000,
     }),
+    maxLiveSources: readInteger(env, 'KAIWA_MAX_LIVE_SOURCES', defaults.host.maxLiveSources, {
+      min: 1,
+      max: 1_000_000,
+    }),
+    leaseMs: readInteger(env, 'KAIWA_LEASE_MS', defaults.host.leaseMs, { min: 1000, max: 600_000 }),
     shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', defaults.server.shutdownDeadlineMs, {
       min: 0,
       max: 600_000,

@@ -27,8 +27,8 @@ const values = {
   },
 
   store: {
-    /** `STORE`: survives a restart with nothing to install or run beside kaiwa. */
-    kind: 'file',
+    /** `STORE`: SQLite is built into Node.js 22: crash-safe transactions with nothing to install or run beside kaiwa. */
+    kind: 'sqlite',
     /** `DATA_DIR`: a folder of the working directory, ignored by git. */
     dataDir: '.data',
     /** `DYNAMODB_TABLE`: the table serverless.yml creates. */
@@ -87,8 +87,12 @@ const values = {
   },
 
   gemini: {
-    /** `GEMINI_MODEL`: a current stable Flash model, fast and inexpensive for chat. */
-    model: 'gemini-2.5-flash',
+    /**
+     * `GEMINI_MODEL`: Gemini 3.6 Flash, generally available since July 2026 and listed as stable:
+     * fast and inexpensive for chat, good at tool calls, and it takes all four thinking levels.
+     * gemini-2.5-flash is deprecated (README, "Changing models").
+     */
+    model: 'gemini-3.6-flash',
     /** `GEMINI_MAX_ATTEMPTS`: three retries ride out a short overload within the turn's deadline. */
     maxAttempts: 4,
     /** The first retry waits 0.25–0.5 s (equal jitter), doubling: the three retries take under 4 s. */
@@ -99,16 +103,25 @@ const values = {
     maxServerDelayMs: 60_000,
     /** `GEMINI_ATTEMPT_TIMEOUT_MS`: a long thinking answer takes tens of seconds; past a minute it is stuck. */
     attemptTimeoutMs: 60_000,
-    /** `GEMINI_CACHE`: the system prompt and tool declarations are the same on every call; cached tokens cost less. */
-    cache: true,
+    /**
+     * `GEMINI_CACHE`: off. Implicit caching (Gemini 2.5 and later) already discounts the repeated
+     * prefix with no storage bill and no request waiting; kaiwa's built-in prefix is below 3.6
+     * Flash's 4,096-token explicit minimum anyway (docs/model.md compares the two per million turns).
+     */
+    cache: false,
     /** `GEMINI_CACHE_TTL_SECONDS`: refreshed while messages come, gone within an hour after (storage is billed per hour). */
     cacheTtlSeconds: 3_600,
     /** The cache's TTL is extended once less than this is left, so no request meets an expired cache. */
     cacheRefreshBeforeSeconds: 600,
-    /** After a cache error, requests go uncached this long before a new cache is tried. */
-    cacheRetryAfterMs: 60_000,
-    /** A cache create, refresh or delete is bookkeeping: it must not hold a turn up long. */
-    cacheOperationTimeoutMs: 5_000,
+    /** After a cache error, requests go uncached this long before a new cache is tried: ten minutes, not every minute. */
+    cacheRetryAfterMs: 600_000,
+    /** A cache count, create, refresh or delete runs beside the requests, never in front of one. */
+    cacheOperationTimeoutMs: 10_000,
+    /**
+     * `GEMINI_MAX_INLINE_BYTES`: Gemini takes 20 MB per request, inline data included; 15 MB of
+     * base64 (about 11 MB of media) leaves 5 MB for the history, the prompt and the declarations.
+     */
+    maxInlineBytes: 15_000_000,
   },
 
   /** The conversation machine's settings (`ConversationSettings`). */
@@ -134,16 +147,21 @@ const values = {
     dailyTokenBudget: 1_000_000,
     /** Sent instead of an answer when a limit is reached. */
     limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
-  },
-
-  /** The actor host: one actor per source. */
-  host: {
     /** `KAIWA_TURN_DEADLINE_MS`: two full Gemini attempts; after it the user gets the apology. */
     turnDeadlineMs: 120_000,
+  },
+
+  /** The actor host: one source machine per source in memory. */
+  host: {
     /** `KAIWA_IDLE_EVICTION_MS`: five quiet minutes end most chats for now; restoring costs one load. */
     idleEvictionMs: 300_000,
-    /** `KAIWA_MAX_QUEUED_BYTES`: queued messages stay small beside the 128 KiB history in a stored item. */
-    maxQueuedBytes: 64 * 1024,
+    /** `KAIWA_MAX_LIVE_SOURCES`: an idle source costs a few KB of head; a thousand stay well under 100 MB. */
+    maxLiveSources: 1000,
+    /**
+     * `KAIWA_LEASE_MS`: renewed three times a lease, so a loaded machine misses two heartbeats
+     * before it loses a source; a crashed owner's sources are taken over within 30 s.
+     */
+    leaseMs: 30_000,
     /** A conflicting save clears within tens of ms; a failing store is tried at most every 30 s. */
     backoff: { baseMs: 50, maxMs: 30_000 },
   },

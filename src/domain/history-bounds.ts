@@ -33,7 +33,10 @@ export const defaultHistoryLimits: HistoryLimits = {
  * @example
  * context.history = boundHistory([...context.history, entry], defaultHistoryLimits);
  */
-export function boundHistory(history: readonly HistoryEntry[], limits: HistoryLimits): HistoryEntry[] {
+export function boundHistory<Entry extends HistoryEntry>(
+  history: readonly Entry[],
+  limits: HistoryLimits,
+): Entry[] {
   return history.slice(historyWindowStart(history, limits, history.map(entrySize)));
 }
 

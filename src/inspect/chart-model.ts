@@ -200,8 +200,12 @@ function classify(
       return { kind, text: `${src}.${suffix}`, invoke: src };
     }
   }
-  const delayed = /^xstate\.after\.(\d+)\./.exec(eventType);
-  if (delayed) return { kind: 'after', text: `after ${delayed[1]}ms` };
+  // `xstate.after.<delay>.<state id>`: a delay in ms, or a named one (`delays` in setup).
+  const delayed = /^xstate\.after\.([^.]+)\./.exec(eventType);
+  if (delayed) {
+    const delay = delayed[1]!;
+    return { kind: 'after', text: /^\d+$/.test(delay) ? `after ${delay}ms` : `after ${delay}` };
+  }
   return { kind: 'event', text: eventType };
 }
 
@@ -210,7 +214,12 @@ function guardName(guard: unknown): string | undefined {
   if (typeof guard === 'string') return guard;
   if (typeof guard === 'function') return guard.name && guard.name !== 'guard' ? guard.name : 'guard';
   if (guard && typeof guard === 'object' && typeof (guard as { type?: unknown }).type === 'string') {
-    return (guard as { type: string }).type;
+    // Static parameters tell apart the uses of one guard: `planIs(turn)`.
+    const { type, params } = guard as { type: string; params?: unknown };
+    const values =
+      params && typeof params === 'object' ? Object.values(params as Record<string, unknown>) : [];
+    const shown = values.filter((value) => ['string', 'number', 'boolean'].includes(typeof value));
+    return shown.length > 0 && shown.length === values.length ? `${type}(${shown.join(', ')})` : type;
   }
   return 'guard';
 }

@@ -5,6 +5,7 @@ import type { KaiwaConfig } from '../config/index.js';
 import type { Clock } from '../domain/index.js';
 import type { LineEmulator } from '../line/emulator/line-emulator.js';
 import type { Logger } from '../logging/index.js';
+import { sourceMachine } from '../actors/index.js';
 import { conversationMachine } from '../machines/index.js';
 import { exportChart, type ChartExport } from './chart-export.js';
 import { conversationSummary } from './conversation-view.js';
@@ -26,7 +27,7 @@ export interface InspectionOptions {
   readonly emulator?: LineEmulator | undefined;
   /** Defaults to the conversation machine. */
   readonly machine?: AnyStateMachine;
-  /** Defaults to a file journal under `DATA_DIR/journal` with `STORE=file`, memory otherwise. */
+  /** Defaults to a file journal under `DATA_DIR/journal` with `STORE=sqlite`, memory otherwise. */
   readonly journalStore?: JournalStore;
   /** Loads `@statelyai/inspect` (tests pass a fake). */
   readonly importModule?: (name: string) => Promise<unknown>;
@@ -72,7 +73,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
   const journal = new TransitionJournal({
     store:
       options.journalStore ??
-      (config.store.kind === 'file'
+      (config.store.kind === 'sqlite'
         ? new FileJournalStore(path.join(config.store.dataDir, 'journal'), JOURNAL_LIMIT)
         : new MemoryJournalStore(JOURNAL_LIMIT)),
     clock: options.clock,
@@ -89,6 +90,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
 
   const machine = options.machine ?? conversationMachine;
   let chart: Promise<ChartExport> | undefined;
+  let lifecycleChart: Promise<ChartExport> | undefined;
   const record = access.enabled
     ? (sourceId: string, event: InspectionEvent) => journal.record(sourceId, event)
     : undefined;
@@ -112,6 +114,7 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
         access,
         redact,
         chart: () => (chart ??= exportChart(machine)),
+        lifecycleChart: () => (lifecycleChart ??= exportChart(sourceMachine)),
         ...(options.emulator && { displayName: emulatorNames(options.emulator) }),
       }),
     close: () => journal.close(),

@@ -1,9 +1,10 @@
 import express, { type Response, type Router } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StoredConversation } from '../persistence/index.js';
+import { isMessage } from '../domain/index.js';
+import type { HistoryWindow, LoadedSource, SourceSummary, StoredInboxItem } from '../persistence/index.js';
 import type { ChartExport } from './chart-export.js';
-import { activeStateIds } from './chart-model.js';
+import { activeStateIds, stateValueText } from './chart-model.js';
 import { conversationView, sourceRow, type SnapshotLike, type SourceRow } from './conversation-view.js';
 import { inspectorGuard, type InspectorAccess } from './inspector-access.js';
 import type { JournalEntry } from './journal-store.js';
@@ -14,23 +15,30 @@ const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'asset
 /** The list shows this many sources at most, the most recently active first. */
 const MAX_SOURCES = 500;
 const HEARTBEAT_MS = 15_000;
+/** How much stored history the inspector shows of a conversation that is not in memory. */
+const STORED_HISTORY: HistoryWindow = { maxEntries: 200, maxBytes: 256 * 1024 };
 
 export interface InspectorRouterOptions {
   /** The live actors (the actor host). */
   readonly host: {
     liveSources(): string[];
     snapshotOf(sourceId: string): SnapshotLike | undefined;
+    /** Where the source's lifecycle machine stands (docs/runtime.md, "Ownership"). */
+    lifecycleOf?(sourceId: string): ({ value: unknown } & Record<string, unknown>) | undefined;
   };
-  /** The stored conversations (the store port). */
+  /** The stored sources (the store port). */
   readonly store: {
-    listSources(): Promise<string[]>;
-    load(sourceId: string): Promise<StoredConversation | undefined>;
+    listSources(): Promise<SourceSummary[]>;
+    load(sourceId: string, window: HistoryWindow): Promise<LoadedSource>;
+    inbox(sourceId: string, limit?: number): Promise<StoredInboxItem[]>;
   };
   readonly journal: TransitionJournal;
   readonly access: InspectorAccess;
   readonly redact: Redactor;
   /** The machine drawn from its definition (computed once). */
   readonly chart: () => Promise<ChartExport>;
+  /** The source lifecycle machine, drawn the same way. */
+  readonly lifecycleChart?: () => Promise<ChartExport>;
   /** A name to show when the conversation itself knows none (the emulator's user names). */
   readonly displayName?: (sourceId: string) => string | undefined;
 }
@@ -43,6 +51,7 @@ export interface InspectorRouterOptions {
  * - `POST /login` the token from the login form → the session cookie
  * - `GET /` the page; `GET /assets/*` its JS and CSS
  * - `GET /api/chart.svg`, `/api/chart.mmd`, `/api/machine.json` (Stately), `/api/chart.json` (model)
+ * - `GET /api/lifecycle.svg`, `/api/lifecycle.mmd` the source lifecycle machine
  * - `GET /api/sources` live and stored sources; `GET /api/sources/:sourceId` one in full
  * - `GET /api/stream` journal entries of every source as they happen (SSE)
  */
@@ -70,10 +79,22 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
     response.json((await options.chart()).model);
   });
 
+  router.get('/api/lifecycle.svg', async (_request, response) => {
+    if (!options.lifecycleChart) return void response.sendStatus(404);
+    response.type('image/svg+xml').send((await options.lifecycleChart()).svg);
+  });
+  router.get('/api/lifecycle.mmd', async (_request, response) => {
+    if (!options.lifecycleChart) return void response.sendStatus(404);
+    response.type('text/plain').send((await options.lifecycleChart()).mermaid);
+  });
+
   router.get('/api/sources', async (_request, response) => {
     const live = new Set(host.liveSources());
-    const ids = [...new Set([...live, ...(await store.listSources())])];
-    const rows = await Promise.all(ids.map((sourceId) => rowOf(sourceId, live.has(sourceId))));
+    const stored = new Map((await store.listSources()).map((summary) => [summary.sourceId, summary]));
+    const ids = [...new Set([...live, ...stored.keys()])];
+    const rows = await Promise.all(
+      ids.map((sourceId) => rowOf(sourceId, live.has(sourceId), undefined, stored.get(sourceId))),
+    );
     const sources = rows
       .filter((row): row is SourceRow => row !== undefined)
       .sort((a, b) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0) || a.sourceId.localeCompare(b.sourceId))
@@ -89,10 +110,12 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
       return;
     }
     const { model } = await options.chart();
-    const entries = await journal.entries(sourceId);
+    const [entries, waiting] = await Promise.all([journal.entries(sourceId), store.inbox(sourceId, 100)]);
     sendJson(response, {
       source: await rowOf(sourceId, found.live, found),
-      view: conversationView(model.id, found.snapshot),
+      // Messages wait for their turn in the inbox (not in the conversation), one turn each.
+      view: { ...conversationView(model.id, found.snapshot), queued: queuedOf(waiting, found.snapshot) },
+      lifecycle: await lifecycleView(sourceId),
       journal: entries.map((entry) => withActiveIds(model.id, entry)),
     });
   });
@@ -121,32 +144,81 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
 
   async function snapshotOf(
     sourceId: string,
-  ): Promise<{ snapshot: SnapshotLike; live: boolean; stored?: StoredConversation } | undefined> {
+  ): Promise<{ snapshot: SnapshotLike; live: boolean; updatedAt?: number } | undefined> {
     const live = host.snapshotOf(sourceId);
     if (live) return { snapshot: live, live: true };
-    const stored = await store.load(sourceId);
-    return stored && { snapshot: stored.snapshot, live: false, stored };
+    const { head, history } = await store.load(sourceId, STORED_HISTORY);
+    if (!head?.snapshot) return undefined;
+    // A stored head holds no history: the view shows it with the newest stored entries.
+    const context = { ...(head.snapshot.context as object), history: history.map((record) => record.entry) };
+    return { snapshot: { ...head.snapshot, context }, live: false, updatedAt: head.updatedAt };
   }
 
   async function rowOf(
     sourceId: string,
     live: boolean,
-    known?: { snapshot: SnapshotLike; stored?: StoredConversation },
+    known?: { snapshot: SnapshotLike; updatedAt?: number },
+    summary?: SourceSummary,
   ): Promise<SourceRow | undefined> {
     const found = known ?? (await snapshotOf(sourceId));
-    if (!found) return undefined;
-    const lastActivity = Math.max(journal.lastActivity(sourceId) ?? 0, found.stored?.updatedAt ?? 0);
+    if (!found && !summary) return undefined;
+    const lastActivity = Math.max(
+      journal.lastActivity(sourceId) ?? 0,
+      found?.updatedAt ?? 0,
+      summary?.updatedAt ?? 0,
+    );
     const fallbackName = options.displayName?.(sourceId);
-    return sourceRow(sourceId, found.snapshot, {
-      live,
-      ...(lastActivity > 0 && { lastActivity }),
-      ...(fallbackName && { fallbackName }),
-    });
+    const lifecycle = host.lifecycleOf?.(sourceId);
+    return {
+      ...sourceRow(sourceId, found?.snapshot, {
+        live,
+        ...(lastActivity > 0 && { lastActivity }),
+        ...(fallbackName && { fallbackName }),
+      }),
+      ...(lifecycle && { lifecycle: stateValueText(lifecycle.value) }),
+      ...(summary?.owner && {
+        owner: summary.owner.ownerId,
+        leaseUntil: summary.owner.heartbeatAt + summary.owner.leaseMs,
+      }),
+      ...(summary && { inboxSize: summary.inboxSize }),
+    };
+  }
+
+  async function lifecycleView(sourceId: string) {
+    const lifecycle = host.lifecycleOf?.(sourceId);
+    if (!lifecycle || !options.lifecycleChart) return null;
+    const { model } = await options.lifecycleChart();
+    return {
+      ...lifecycle,
+      state: stateValueText(lifecycle.value),
+      activeStateIds: activeStateIds(model.id, lifecycle.value),
+    };
   }
 
   function sendJson(response: Response, body: unknown, status = 200) {
     response.status(status).json(redact(body));
   }
+}
+
+/** The inbox's messages but those of the running turn (they leave the inbox at its first checkpoint). */
+function queuedOf(waiting: readonly StoredInboxItem[], snapshot: SnapshotLike) {
+  const turn = (snapshot.context as { turn?: { messages?: { eventId?: string }[] } | null } | undefined)
+    ?.turn;
+  const running = new Set((turn?.messages ?? []).map((message) => message.eventId));
+  return waiting.flatMap(({ item }) =>
+    isMessage(item) && !running.has(item.eventId)
+      ? [
+          [
+            {
+              eventId: item.eventId,
+              sender: item.sender?.displayName ?? item.sender?.userId ?? null,
+              text: item.text,
+              timestamp: item.timestamp,
+            },
+          ],
+        ]
+      : [],
+  );
 }
 
 function withActiveIds(machineId: string, entry: JournalEntry) {

@@ -50,12 +50,13 @@ function renderState(state: PlacedState): string {
   return [
     `<g class="${classes}" id="state-${id}" data-state-id="${id}">`,
     `<rect x="${state.x}" y="${state.y}" width="${state.width}" height="${state.height}" rx="${state.compound ? 10 : 8}"/>`,
-    `<text class="kc-name" x="${fixed(titleX)}" y="${fixed(titleY)}" text-anchor="${anchor}">${escapeXml(state.key)}</text>`,
+    // The ring before the name: it is a rect of the state and gets its fill.
     ...(state.type === 'final'
       ? [
           `<rect class="kc-final-ring" x="${state.x + 3}" y="${state.y + 3}" width="${state.width - 6}" height="${state.height - 6}" rx="6"/>`,
         ]
       : []),
+    `<text class="kc-name" x="${fixed(titleX)}" y="${fixed(titleY)}" text-anchor="${anchor}">${escapeXml(state.key)}</text>`,
     ...lines,
     '</g>',
   ].join('');

@@ -49,17 +49,33 @@ export class LineDelivery implements DeliveryPort {
     });
 
     if (request.replyToken && this.tokenIsFresh(request.replyTokenIssuedAt)) {
+      let attempts = 0;
       try {
         await this.withRetries(
-          () => this.options.client.replyMessage({ replyToken: request.replyToken!, messages }),
+          () => {
+            attempts++;
+            return this.options.client.replyMessage({ replyToken: request.replyToken!, messages });
+          },
           signal,
-          // A spent or expired token is an answer the push below handles, not a failure.
+          // A spent or expired token is an answer handled below, not a failure.
           [400],
         );
         logger.info('reply sent', { method: 'reply', messages: messages.length });
         return { method: 'reply' };
       } catch (error) {
         if (!isRejectedReplyToken(error)) throw error;
+        // A fresh token LINE refuses was used. By whom decides: on the first attempt of the
+        // host that wrote this delivery's intent, not by us — it expired early, push. On a
+        // retry (LINE took the first try and answered 5xx) or a resumed delivery (a host before
+        // us may have sent it), by this very reply: delivered, record it, never push it again.
+        if (request.resumed || attempts > 1) {
+          logger.info('reply token already used: the reply was delivered', {
+            requestId: requestIdOf(error),
+            resumed: request.resumed === true,
+            attempts,
+          });
+          return { method: 'reply' };
+        }
         logger.warn('reply token rejected; pushing instead', { requestId: requestIdOf(error) });
       }
     }
@@ -103,7 +119,9 @@ export class LineDelivery implements DeliveryPort {
 
   /**
    * Retries 429 (except the monthly quota) and 5xx with jittered backoff. Each attempt carries
-   * the turn's signal; `expectedStatuses` are answers the caller handles (logged at debug).
+   * the turn's signal; `expectedStatuses` are answers the caller handles (logged at debug). A
+   * cancelled delivery (its source was lost, the process stops) never sends: the signal is
+   * checked right before every request.
    */
   private async withRetries<T>(
     call: () => Promise<T>,
@@ -111,6 +129,7 @@ export class LineDelivery implements DeliveryPort {
     expectedStatuses: readonly number[],
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted();
       try {
         return await this.options.transport.within({ signal, expectedStatuses }, call);
       } catch (error) {

@@ -2,7 +2,7 @@ import { HTTPFetchError, messagingApi } from '@line/bot-sdk';
 import type { MessageEnricher } from '../actors/index.js';
 import type { Clock, InboundMessage, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import type { ConversationContext } from '../machines/index.js';
+import type { KnownProfile } from '../machines/index.js';
 import type { LineTransport } from './line-transport.js';
 
 export interface LineDirectoryOptions {
@@ -17,8 +17,8 @@ export interface LineDirectoryOptions {
 
 /**
  * Completes messages with what LINE knows: the sender's display name (getProfile in 1:1,
- * getGroupMemberProfile / getRoomMemberProfile in groups and rooms, cached in the
- * conversation), and a group's name and member count when the bot joins or members change.
+ * getGroupMemberProfile / getRoomMemberProfile in groups and rooms, cached in the store's
+ * profile items, which the host keeps in memory), and a group's name and member count when the bot joins or members change.
  * A lookup that fails (404 for a user who left, say) leaves the message as it was.
  */
 export class LineDirectory {
@@ -28,18 +28,18 @@ export class LineDirectory {
     this.profileTtlMs = options.profileTtlMs ?? 24 * 3600_000;
   }
 
-  readonly enrich: MessageEnricher = async (message, context) => {
-    const [sender, chat] = await Promise.all([this.sender(message, context), this.chatDetails(message)]);
+  readonly enrich: MessageEnricher = async (message, profiles) => {
+    const [sender, chat] = await Promise.all([this.sender(message, profiles), this.chatDetails(message)]);
     return { ...message, ...(sender && { sender }), ...chat };
   };
 
   private async sender(
     message: InboundMessage,
-    context: ConversationContext,
+    profiles: ReadonlyMap<string, KnownProfile>,
   ): Promise<InboundMessage['sender']> {
     const sender = message.sender;
     if (!sender || sender.displayName) return sender;
-    const known = context.profiles[sender.userId];
+    const known = profiles.get(sender.userId);
     const now = this.options.clock.now();
     if (known && now - known.fetchedAt < this.profileTtlMs) {
       return known.displayName ? { ...sender, displayName: known.displayName } : sender;

@@ -1,5 +1,6 @@
 import {
   assign,
+  emit,
   enqueueActions,
   fromPromise,
   setup,
@@ -12,6 +13,7 @@ import type { ModelResponse } from '../model/index.js';
 import {
   defaultConversationSettings,
   type ConversationContext,
+  type ConversationEmitted,
   type ConversationEvent,
   type ConversationInput,
   type DeliveryReceipt,
@@ -25,7 +27,6 @@ import {
   allCallsSettled,
   closeStep,
   currentTurn,
-  enqueueMessage,
   finishTurn,
   isQuietTurn,
   recordDelivery,
@@ -37,11 +38,18 @@ import {
   unsendMessage,
 } from './turn-updates.js';
 
-/** Bumped when a change makes older persisted snapshots unrestorable as they are. */
-export const CONVERSATION_MACHINE_VERSION = 1;
+/**
+ * Bumped when a change makes older persisted snapshots unrestorable as they are. 2: history
+ * and settings left the snapshot, queued messages and profiles left the context, usage went
+ * into buckets, and side effects wait in `securing` states for their checkpoint.
+ */
+export const CONVERSATION_MACHINE_VERSION = 2;
 
 /** The id under which a conversation actor registers itself, so its children can read its context. */
 export const CONVERSATION_SYSTEM_ID = 'conversation';
+
+/** States in which the conversation waits for its host to make the snapshot durable. */
+export const AWAITING_CHECKPOINT_TAG = 'awaiting-checkpoint';
 
 type ToolChildId = `tool-${number}`;
 const toolChildId = (index: number): ToolChildId => `tool-${index}`;
@@ -57,30 +65,46 @@ function notProvided(name: string) {
 /**
  * One LINE source's conversation: idle → receive → generate → toolCall (→ generate …) → done → idle.
  * Side effects are the named actors below; `provideConversationServices` supplies the real ones
- * and tests swap them with `machine.provide`.
+ * and tests swap them with `machine.provide`. Every side effect with an effect outside the
+ * conversation (a tool that has one, a delivery) waits in a `securing` state until its host
+ * has made the snapshot durable: the durable intent (docs/runtime.md, "Checkpoints").
  */
 export const conversationMachine = setup({
   types: {
     context: {} as ConversationContext,
     events: {} as ConversationEvent | ToolSettledEvent,
     input: {} as ConversationInput,
+    emitted: {} as ConversationEmitted,
   },
   actors: {
-    /**
-     * One model call; reads the history from the conversation actor. It waits until the
-     * snapshot that holds the received message is durable before calling the model.
-     */
+    /** One model call; reads the history from the conversation actor (its input stays small). */
     generate: fromPromise<ModelResponse, GenerateInput>(notProvided('generate')),
     /** One tool call: one child per call, so a restored step re-runs only unsettled calls. */
     executeTool: fromPromise<ToolOutcome, ExecuteToolInput>(notProvided('executeTool')),
     /** The LINE reply (or push) of this turn's text for the user. */
     reply: fromPromise<DeliveryReceipt, DeliveryRequest>(notProvided('reply')),
   },
+  actions: {
+    /**
+     * A side effect's intent: the `securing` state announces that it waits and moves on when
+     * the host answers `checkpoint.done`, so the snapshot the host persists is the intent. A
+     * snapshot restored in such a state is answered again by its new host (`resumed: true`).
+     */
+    announceCheckpoint: emit(({ context }, params: { reason: 'tool' | 'delivery' }) => ({
+      type: 'checkpoint.needed' as const,
+      turnId: currentTurn(context).id,
+      reason: params.reason,
+    })),
+  },
   guards: {
-    hasPendingTurn: ({ context }) => context.pending.length > 0,
     turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
     limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
+    /**
+     * Whether a call of this step may act outside the conversation; `provideConversationServices`
+     * asks the tool registry. Without it every unsettled call counts: the safe answer.
+     */
+    stepHasSideEffects: ({ context }) => currentTurn(context).step.some(({ outcome }) => !outcome),
     stepSettledWithTexts: ({ context }) =>
       allCallsSettled(context.turn) && textsToDeliver(context.turn).length > 0,
     stepSettled: ({ context }) => allCallsSettled(context.turn),
@@ -88,34 +112,57 @@ export const conversationMachine = setup({
   },
 }).createMachine({
   id: 'conversation',
-  context: ({ input }) => ({
-    source: input.source,
-    settings: { ...defaultConversationSettings, ...input.settings },
-    history: input.history ?? [],
-    pending: [],
-    turn: null,
-    lastTurn: null,
-    recentEventIds: [],
-    profiles: {},
-    chat: {},
-    usage: [],
-  }),
-  // Accepted in every state: a message that arrives during a turn waits its turn.
+  context: ({ input }) => {
+    const history = input.history ?? [];
+    return {
+      source: input.source,
+      settings: { ...defaultConversationSettings, ...input.settings },
+      history,
+      lastSeq: Math.max(input.lastSeq ?? 0, history.at(-1)?.seq ?? 0),
+      turn: null,
+      lastTurn: null,
+      chat: {},
+      usage: [],
+    };
+  },
   on: {
-    'line.message': { actions: assign(({ context, event }) => enqueueMessage(context, event.message)) },
-    'line.unsend': { actions: assign(({ context, event }) => unsendMessage(context, event.messageId)) },
+    // The host sends it only while idle; whatever the state, an unsend just leaves history.
+    'line.unsend': {
+      actions: enqueueActions(({ context, event, enqueue }) => {
+        const { update, removed } = unsendMessage(context, event.messageId);
+        enqueue.assign(update);
+        enqueue.emit({ type: 'history.removed', seqs: removed });
+      }),
+    },
   },
   initial: 'idle',
   states: {
     idle: {
-      always: { guard: 'hasPendingTurn', target: 'receive' },
+      // Only here: the host feeds a turn when the previous one is over (queued messages wait in
+      // the store's inbox, not in this context).
+      on: {
+        'line.messages': {
+          target: 'receive',
+          actions: assign(({ context, event }) => startTurn(context, event.messages, event.at)),
+        },
+      },
     },
     receive: {
-      // The message joins history here; the save of this step is what `generate` waits for.
-      entry: assign(({ context }) => startTurn(context)),
+      entry: emit(({ context }) => ({ type: 'turn.started' as const, turnId: currentTurn(context).id })),
       always: [
         // Only quiet messages (group talk not addressed to the bot): kept in history, no model call.
-        { guard: 'turnIsQuiet', target: 'idle', actions: assign({ turn: null }) },
+        {
+          guard: 'turnIsQuiet',
+          target: 'idle',
+          actions: [
+            emit(({ context }) => ({
+              type: 'turn.ended' as const,
+              turnId: currentTurn(context).id,
+              outcome: 'quiet' as const,
+            })),
+            assign({ turn: null }),
+          ],
+        },
         { target: 'generate' },
       ],
     },
@@ -134,7 +181,10 @@ export const conversationMachine = setup({
               params: ({ event }) => ({ calls: event.output.calls.length }),
             },
             target: 'toolCall',
-            actions: assign(({ context, event }) => recordModelResponse(context, event.output)),
+            actions: [
+              assign(({ context, event }) => recordModelResponse(context, event.output)),
+              assign(({ context }) => refuseRepeatedReplies(context)),
+            ],
           },
           {
             target: 'done',
@@ -159,25 +209,31 @@ export const conversationMachine = setup({
       },
     },
     toolCall: {
-      initial: 'running',
+      initial: 'starting',
       states: {
+        starting: {
+          always: [{ guard: 'stepHasSideEffects', target: 'securing' }, { target: 'running' }],
+        },
+        // A tool that acts outside the conversation runs only once its call is durable.
+        securing: {
+          tags: [AWAITING_CHECKPOINT_TAG],
+          entry: { type: 'announceCheckpoint', params: { reason: 'tool' } },
+          on: { 'checkpoint.done': 'running' },
+        },
         running: {
-          entry: [
-            assign(({ context }) => refuseRepeatedReplies(context)),
-            enqueueActions(({ context, enqueue }) => {
-              const turn = currentTurn(context);
-              const sender = turn.messages.at(-1)?.sender;
-              turn.step.forEach(({ call, outcome }, index) => {
-                if (outcome) return;
-                enqueue(
-                  spawnChild('executeTool', {
-                    id: toolChildId(index),
-                    input: { turnId: turn.id, source: context.source, call, ...(sender && { sender }) },
-                  }),
-                );
-              });
-            }),
-          ],
+          entry: enqueueActions(({ context, enqueue }) => {
+            const turn = currentTurn(context);
+            const sender = turn.messages.at(-1)?.sender;
+            turn.step.forEach(({ call, outcome }, index) => {
+              if (outcome) return;
+              enqueue(
+                spawnChild('executeTool', {
+                  id: toolChildId(index),
+                  input: { turnId: turn.id, source: context.source, call, ...(sender && { sender }) },
+                }),
+              );
+            });
+          }),
           on: {
             'xstate.done.actor.*': {
               actions: [
@@ -192,11 +248,31 @@ export const conversationMachine = setup({
           ],
         },
         delivering: {
-          invoke: {
-            src: 'reply',
-            input: ({ context }) => deliveryRequest(context, textsToDeliver(context.turn)),
-            onDone: { target: 'deciding', actions: assign(({ context }) => recordDelivery(context, true)) },
-            onError: { target: 'deciding', actions: assign(({ context }) => recordDelivery(context, false)) },
+          initial: 'securing',
+          states: {
+            // The intent: the texts to send are in the step's outcomes, durable before sending.
+            securing: {
+              tags: [AWAITING_CHECKPOINT_TAG],
+              entry: { type: 'announceCheckpoint', params: { reason: 'delivery' } },
+              on: { 'checkpoint.done': 'sending' },
+            },
+            sending: {
+              invoke: {
+                src: 'reply',
+                input: ({ context, event }) => ({
+                  ...deliveryRequest(context, textsToDeliver(context.turn)),
+                  resumed: event.type === 'checkpoint.done' && event.resumed,
+                }),
+                onDone: {
+                  target: '#conversation.toolCall.deciding',
+                  actions: assign(({ context }) => recordDelivery(context, true)),
+                },
+                onError: {
+                  target: '#conversation.toolCall.deciding',
+                  actions: assign(({ context }) => recordDelivery(context, false)),
+                },
+              },
+            },
           },
         },
         deciding: {
@@ -225,22 +301,39 @@ export const conversationMachine = setup({
           stopReason: currentTurn(context).stopReason ?? ('model-failed' as const),
         },
       })),
-      invoke: {
-        src: 'reply',
-        input: ({ context }) =>
-          deliveryRequest(context, [
-            currentTurn(context).stopReason === 'limit-reached'
-              ? context.settings.limitNotice
-              : context.settings.apology,
-          ]),
-        onDone: 'done',
-        onError: 'done',
+      initial: 'securing',
+      states: {
+        securing: {
+          tags: [AWAITING_CHECKPOINT_TAG],
+          entry: { type: 'announceCheckpoint', params: { reason: 'delivery' } },
+          on: { 'checkpoint.done': 'sending' },
+        },
+        sending: {
+          invoke: {
+            src: 'reply',
+            input: ({ context, event }) => ({
+              ...deliveryRequest(context, [
+                currentTurn(context).stopReason === 'limit-reached'
+                  ? context.settings.limitNotice
+                  : context.settings.apology,
+              ]),
+              resumed: event.type === 'checkpoint.done' && event.resumed,
+            }),
+            onDone: '#conversation.done',
+            onError: '#conversation.done',
+          },
+        },
       },
     },
     done: {
-      entry: assign(({ context }) =>
-        finishTurn(context, currentTurn(context).stopReason ?? 'no-function-calls'),
-      ),
+      entry: [
+        emit(({ context }) => ({
+          type: 'turn.ended' as const,
+          turnId: currentTurn(context).id,
+          outcome: currentTurn(context).stopReason ?? ('no-function-calls' as const),
+        })),
+        assign(({ context }) => finishTurn(context, currentTurn(context).stopReason ?? 'no-function-calls')),
+      ],
       always: 'idle',
     },
   },

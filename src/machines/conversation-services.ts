@@ -26,9 +26,13 @@ export interface DeliveryPort {
   deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt>;
 }
 
-/** Media bytes for the model: LINE's content API implements it. */
+/**
+ * Media bytes for the model: LINE's content API implements it. It is asked for images and voice
+ * messages (`attachment.kind` `image` or `audio`); the model adapter decides which types its
+ * model takes and tells the model about the others.
+ */
 export interface MediaPort {
-  /** Undefined when the content is gone, too large or not an image; never throws. */
+  /** Undefined when the content is gone, too large or of a kind it does not load; never throws. */
   load(attachment: Attachment, signal: AbortSignal): Promise<{ mimeType: string; data: string } | undefined>;
 }
 
@@ -41,11 +45,7 @@ export interface ConversationServices {
   readonly systemInstruction: () => string;
   /** Per-step tool selection; when absent every step gets `systemInstruction` and every tool. */
   readonly stepPrompt?: StepPromptPort;
-  /** Resolves once the conversation's current snapshot is durable (the actor host's saves). */
-  readonly checkpoint: (sourceId: string) => Promise<void>;
-  /** When the turn's model calls must be over (epoch ms); retries stop there. */
-  readonly turnDeadline?: (sourceId: string, turnId: string) => number;
-  /** Loads the media of the turn's messages (images) for the model; absent media is skipped. */
+  /** Loads the media of the turn's messages (images, voice) for the model; absent media is skipped. */
   readonly media?: MediaPort;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -58,12 +58,24 @@ export function conversationContextOf(system: AnyActorSystem): ConversationConte
   return (conversation.getSnapshot() as { context: ConversationContext }).context;
 }
 
-/** The conversation machine with its real side effects. */
+/**
+ * The conversation machine with its real side effects. The host still answers its
+ * `checkpoint.needed` announcements (docs/runtime.md); nothing here waits for the store.
+ */
 export function provideConversationServices(
   services: ConversationServices,
   machine: ConversationMachine = conversationMachine,
 ): ConversationMachine {
   return machine.provide({
+    guards: {
+      // Pure tools (reply, skip, weather, time, …) run at once, the others after their checkpoint;
+      // an unknown tool only answers with an error.
+      stepHasSideEffects: ({ context }) =>
+        (context.turn?.step ?? []).some(({ call, outcome }) => {
+          const tool = services.tools.get(call.name);
+          return !outcome && tool !== undefined && tool.sideEffects !== false;
+        }),
+    },
     actors: {
       generate: fromPromise(
         async ({
@@ -75,8 +87,6 @@ export function provideConversationServices(
           system: AnyActorSystem;
           signal: AbortSignal;
         }) => {
-          // The received message must be durable before the model sees it.
-          await services.checkpoint(input.sourceId);
           const context = conversationContextOf(system);
           const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
           const limit = limitReached(context, services.clock.now());
@@ -86,7 +96,8 @@ export function provideConversationServices(
           }
           const started = services.clock.now();
           try {
-            const deadline = services.turnDeadline?.(input.sourceId, input.turnId);
+            // Fixed when the turn started and persisted with it: a resumed turn keeps it.
+            const deadline = context.turn?.deadlineAt;
             const media = await mediaOfTurn(context, services.media, signal);
             const step = stepRequest(services, context, input.turnId);
             if (step.selection)
@@ -117,22 +128,19 @@ export function provideConversationServices(
         },
       ),
       executeTool: fromPromise<Awaited<ReturnType<ToolRegistry['execute']>>, ExecuteToolInput>(
-        async ({ input, signal }) => {
-          // A tool runs only once its call is durable: a crash before that re-asks the model
-          // instead of leaving a side effect no snapshot knows about.
-          await services.checkpoint(input.source.id);
-          return services.tools.execute(input.call, {
+        ({ input, signal }) =>
+          services.tools.execute(input.call, {
             source: input.source,
             turnId: input.turnId,
             signal,
             clock: services.clock,
             ...(input.sender && { sender: input.sender }),
-          });
-        },
+          }),
       ),
       reply: fromPromise<DeliveryReceipt, DeliveryRequest>(async ({ input, signal }) => {
-        // The intent (this actor, in flight) must be durable before anything is sent.
-        await services.checkpoint(input.source.id);
+        // The machine invokes this only after its intent is durable; a conversation stopped since
+        // (its host lost the source) must not send.
+        signal.throwIfAborted();
         try {
           return await services.delivery.deliver(input, signal);
         } catch (error) {
@@ -149,7 +157,7 @@ export function provideConversationServices(
   });
 }
 
-/** The images of the turn's own messages, for the model; older turns keep only their description. */
+/** The images and voice messages of the turn's own messages, for the model; older turns keep only their description. */
 async function mediaOfTurn(
   context: ConversationContext,
   media: MediaPort | undefined,
@@ -158,9 +166,11 @@ async function mediaOfTurn(
   if (!media || !context.turn) return [];
   const parts = await Promise.all(
     context.turn.messages.map(async (message) => {
-      if (message.attachment?.kind !== 'image') return undefined;
-      const loaded = await media.load(message.attachment, signal);
-      return loaded && { eventId: message.eventId, ...loaded };
+      const { attachment } = message;
+      const kind = attachment?.kind;
+      if (!attachment || (kind !== 'image' && kind !== 'audio')) return undefined;
+      const loaded = await media.load(attachment, signal);
+      return loaded && { eventId: message.eventId, kind, ...loaded };
     }),
   );
   return parts.filter((part) => part !== undefined);

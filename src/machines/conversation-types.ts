@@ -30,6 +30,11 @@ export interface ConversationSettings {
   readonly dailyTokenBudget: number;
   /** Sent instead of an answer when a limit is reached. */
   readonly limitNotice: string;
+  /**
+   * A turn's model calls, retries included, must be over this long after the turn started (ms).
+   * The deadline is fixed when the turn starts and persisted with it: a resumed turn keeps it.
+   */
+  readonly turnDeadlineMs: number;
 }
 
 /** The settings a conversation has when its input gives none (the reasons are in `defaults/defaults.ts`). */
@@ -43,13 +48,24 @@ export type StopReason =
   /** A per-source rate or budget limit: the user got the limit notice. */
   | 'limit-reached';
 
-/** One finished turn's cost, for the per-minute and per-day limits (kept for a day). */
-export interface UsageRecord {
-  /** The turn's start (its first message's timestamp). */
-  readonly at: number;
+/**
+ * The cost of the turns that started in one fixed period (a minute or a day, aligned to the
+ * epoch): the per-minute and per-day limits read these. At most three are kept — this
+ * minute, the one before it, and today — however many turns a source has.
+ */
+export interface UsageBucket {
+  readonly period: 'minute' | 'day';
+  /** Where the period starts (epoch ms, a multiple of its length). */
+  readonly start: number;
   readonly modelCalls: number;
   readonly tokens: number;
 }
+
+/**
+ * A history entry with its place in the source's history: `seq` increases by one per entry,
+ * is never reused, and is how the store appends and deletes entries (docs/persistence.md).
+ */
+export type SequencedEntry = HistoryEntry & { readonly seq: number };
 
 /** One function call of the current step and, once it settled, its outcome. */
 export interface StepCall {
@@ -57,12 +73,24 @@ export interface StepCall {
   readonly outcome?: ToolOutcome;
 }
 
-/** The turn in progress. Everything is JSON: it is persisted after every step. */
+/**
+ * A message of the running turn, as the turn keeps it: its text is in history already; what
+ * is left says how to answer it (reply and quote tokens, who wrote it) and where its media is.
+ */
+export type TurnMessage = Pick<
+  InboundMessage,
+  'eventId' | 'timestamp' | 'sender' | 'replyToken' | 'quoteToken' | 'attachment' | 'quiet'
+>;
+
+/** The turn in progress. Everything is JSON: it is persisted in the head at each checkpoint. */
 export interface Turn {
   /** The first message's event id: stable across restores, the root of every retry key. */
   readonly id: string;
-  readonly messages: readonly InboundMessage[];
+  readonly messages: readonly TurnMessage[];
+  /** When the host started the turn (epoch ms). */
   readonly startedAt: number;
+  /** When the turn's model calls must be over (epoch ms); fixed at the start, kept on resume. */
+  readonly deadlineAt: number;
   readonly modelCalls: number;
   readonly step: readonly StepCall[];
   /** How many deliveries went out this turn; the next one's index. */
@@ -93,33 +121,56 @@ export interface ChatDetails {
   readonly memberCount?: number;
 }
 
+/**
+ * The conversation's context. `settings` and `history` live in memory only: the snapshot
+ * codec (src/actors/snapshot-codec.ts) takes them out of every persisted snapshot and puts
+ * the configuration and the loaded history window back on restore. Messages waiting for
+ * their turn stay in the store's inbox, display names in the store's profile items.
+ */
 export interface ConversationContext {
   readonly source: Source;
   readonly settings: ConversationSettings;
-  readonly history: readonly HistoryEntry[];
-  /** Turns waiting to start, each a group of one or more messages. */
-  readonly pending: readonly (readonly InboundMessage[])[];
+  readonly history: readonly SequencedEntry[];
+  /** The highest `seq` given to an entry so far; the next entry gets the one above. */
+  readonly lastSeq: number;
   readonly turn: Turn | null;
   readonly lastTurn: TurnSummary | null;
-  /** Recently accepted event ids: a message seen twice is ignored. */
-  readonly recentEventIds: readonly string[];
-  /** Display names by user id (the speakers of this source). */
-  readonly profiles: Readonly<Record<string, KnownProfile>>;
   readonly chat: ChatDetails;
-  /** Recent turns' cost, for the limits. */
-  readonly usage: readonly UsageRecord[];
+  /** The cost of recent turns in fixed buckets (at most three), for the limits. */
+  readonly usage: readonly UsageBucket[];
 }
 
 export interface ConversationInput {
   readonly source: Source;
   readonly settings?: Partial<ConversationSettings>;
-  readonly history?: readonly HistoryEntry[];
+  readonly history?: readonly SequencedEntry[];
+  /** The highest `seq` already used (the store's head), when it is above the history's last. */
+  readonly lastSeq?: number;
 }
 
 export type ConversationEvent =
-  | { type: 'line.message'; message: InboundMessage }
-  /** The user took a message back: it leaves history (and the queue). */
-  | { type: 'line.unsend'; messageId: string };
+  /**
+   * The messages of one turn (one message, or several merged), sent by the host when the
+   * conversation is idle; `at` is when the turn starts (epoch ms), the origin of its deadline.
+   */
+  | { type: 'line.messages'; messages: readonly InboundMessage[]; at: number }
+  /** The user took a message back: it leaves history. */
+  | { type: 'line.unsend'; messageId: string }
+  /**
+   * The host made the current snapshot durable (the intent of the side effect that waits).
+   * `resumed`: the intent was durable before this process got the conversation — the side
+   * effect may already have happened once (a delivery then treats "invalid reply token" as sent).
+   */
+  | { type: 'checkpoint.done'; resumed: boolean };
+
+/** What the conversation announces to its host (`actor.on(type, handler)`). */
+export type ConversationEmitted =
+  | { type: 'turn.started'; turnId: string }
+  | { type: 'turn.ended'; turnId: string; outcome: StopReason | 'quiet' }
+  /** A side effect waits: make the current snapshot durable, then send `checkpoint.done`. */
+  | { type: 'checkpoint.needed'; turnId: string; reason: 'tool' | 'delivery' }
+  /** An unsend removed these entries from history (possibly none). */
+  | { type: 'history.removed'; seqs: readonly number[] };
 
 // Inputs of the invoked actors. They are persisted with the snapshot while in flight:
 // small, plain JSON, never the history (actors read it through the system).
@@ -146,6 +197,11 @@ export interface DeliveryRequest {
   /** The event's timestamp: the reply token's age counts from here. */
   readonly replyTokenIssuedAt?: number;
   readonly quoteToken?: string;
+  /**
+   * The intent of this delivery was durable before this process took the conversation over:
+   * it may have been sent already, so LINE's "invalid reply token" means delivered, not expired.
+   */
+  readonly resumed?: boolean;
 }
 
 export interface DeliveryReceipt {

@@ -1,4 +1,5 @@
 export {
+  AWAITING_CHECKPOINT_TAG,
   conversationMachine,
   CONVERSATION_MACHINE_VERSION,
   CONVERSATION_SYSTEM_ID,
@@ -13,5 +14,6 @@ export type * from './conversation-types.js';
 export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } from './stop-conditions.js';
 export type { StopCondition } from './stop-conditions.js';
 export { LimitReachedError } from './limit-reached-error.js';
-export { limitReached } from './usage-limits.js';
+export { limitReached, recordUsage } from './usage-limits.js';
 export type { LimitKind } from './usage-limits.js';
+export { answerCheckpointsAtOnce } from './standalone-conversation.js';

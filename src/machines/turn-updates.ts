@@ -1,4 +1,5 @@
 import {
+  boundHistory,
   REPLY_TOOL_NAME,
   type FunctionCall,
   type HistoryEntry,
@@ -7,66 +8,38 @@ import {
   type ToolOutcome,
 } from '../domain/index.js';
 import type { ModelResponse, TokenUsage } from '../model/index.js';
-import type { ConversationContext, StopReason, Turn } from './conversation-types.js';
-import { boundHistory } from '../domain/index.js';
+import type {
+  ConversationContext,
+  SequencedEntry,
+  StopReason,
+  Turn,
+  TurnMessage,
+} from './conversation-types.js';
 import { recordUsage } from './usage-limits.js';
 
 // Pure context updates of the conversation machine: each takes the context and
 // returns the fields it changes, so every rule is testable without an actor.
 
-const RECENT_EVENT_IDS = 200;
-const KNOWN_PROFILES = 500;
+/** Gives entries the next `seq` numbers of the conversation, in order. */
+function sequenced(
+  context: Pick<ConversationContext, 'lastSeq'>,
+  entries: readonly HistoryEntry[],
+): { entries: SequencedEntry[]; lastSeq: number } {
+  const numbered = entries.map((entry, index) => ({ ...entry, seq: context.lastSeq + index + 1 }));
+  return { entries: numbered, lastSeq: context.lastSeq + entries.length };
+}
 
-/**
- * Puts a message in line, following the queue policy, and keeps what it tells about the
- * speaker and the chat. A message seen before is ignored.
- */
-export function enqueueMessage(
+/** Removes a message the user took back from history; says which entries went. */
+export function unsendMessage(
   context: ConversationContext,
-  message: InboundMessage,
-): Partial<ConversationContext> {
-  if (context.recentEventIds.includes(message.eventId)) return {};
-  const { queuePolicy, maxQueuedTurns } = context.settings;
-  const pending = [...context.pending];
-  const last = pending.at(-1);
-  const mergeIntoLast = last && (queuePolicy === 'merge' || pending.length >= maxQueuedTurns);
-  if (mergeIntoLast) pending[pending.length - 1] = [...last, message];
-  else pending.push([message]);
-  return {
-    pending,
-    recentEventIds: [...context.recentEventIds, message.eventId].slice(-RECENT_EVENT_IDS),
-    profiles: rememberProfile(context.profiles, message),
-    chat: {
-      ...context.chat,
-      ...(message.chatTitle !== undefined && { title: message.chatTitle }),
-      ...(message.memberCount !== undefined && { memberCount: message.memberCount }),
-    },
-  };
-}
-
-function rememberProfile(profiles: ConversationContext['profiles'], message: InboundMessage) {
-  const sender = message.sender;
-  if (!sender?.profileFetchedAt) return profiles;
-  const entries = Object.entries({
-    ...profiles,
-    [sender.userId]: {
-      fetchedAt: sender.profileFetchedAt,
-      ...(sender.displayName && { displayName: sender.displayName }),
-    },
-  });
-  // Bounded: the oldest lookups go first.
-  return Object.fromEntries(
-    entries.sort(([, a], [, b]) => b.fetchedAt - a.fetchedAt).slice(0, KNOWN_PROFILES),
-  );
-}
-
-/** Removes a message the user took back, from history and from the queue. */
-export function unsendMessage(context: ConversationContext, messageId: string): Partial<ConversationContext> {
-  const history = context.history.filter((entry) => entry.role !== 'user' || entry.messageId !== messageId);
-  const pending = context.pending
-    .map((group) => group.filter((message) => message.messageId !== messageId))
-    .filter((group) => group.length > 0);
-  return { history, pending };
+  messageId: string,
+): { update: Partial<ConversationContext>; removed: number[] } {
+  const removed = context.history
+    .filter((entry) => entry.role === 'user' && entry.messageId === messageId)
+    .map((entry) => entry.seq);
+  if (removed.length === 0) return { update: {}, removed };
+  const history = context.history.filter((entry) => !removed.includes(entry.seq));
+  return { update: { history }, removed };
 }
 
 /** A turn of quiet messages only (group talk not addressed to the bot, notes): history, no model. */
@@ -74,10 +47,17 @@ export function isQuietTurn(turn: Turn | null): boolean {
   return !!turn && turn.messages.every((message) => message.quiet);
 }
 
-/** Starts the next turn: its messages go into history before anything else happens. */
-export function startTurn(context: ConversationContext): Partial<ConversationContext> {
-  const [messages, ...pending] = context.pending;
-  if (!messages?.[0]) throw new Error('startTurn without a pending message');
+/**
+ * Starts a turn with the messages the host fed (one, or several merged): they go into history
+ * before anything else happens, and what they tell about the chat is kept. The deadline is
+ * fixed here, from the host's clock, and persisted with the turn.
+ */
+export function startTurn(
+  context: ConversationContext,
+  messages: readonly InboundMessage[],
+  at: number,
+): Partial<ConversationContext> {
+  if (!messages[0]) throw new Error('startTurn without a message');
   const userEntries: HistoryEntry[] = messages.map((message) => ({
     role: 'user',
     eventId: message.eventId,
@@ -89,15 +69,38 @@ export function startTurn(context: ConversationContext): Partial<ConversationCon
   }));
   const turn: Turn = {
     id: messages[0].eventId,
-    messages,
-    startedAt: messages[0].timestamp,
+    messages: messages.map(turnMessageOf),
+    startedAt: at,
+    deadlineAt: at + context.settings.turnDeadlineMs,
     modelCalls: 0,
     step: [],
     deliveries: 0,
     replied: false,
     usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
   };
-  return { pending, turn, history: boundedHistory(context, [...context.history, ...userEntries]) };
+  const { entries, lastSeq } = sequenced(context, userEntries);
+  let chat = context.chat;
+  for (const message of messages) {
+    chat = {
+      ...chat,
+      ...(message.chatTitle !== undefined && { title: message.chatTitle }),
+      ...(message.memberCount !== undefined && { memberCount: message.memberCount }),
+    };
+  }
+  return { turn, chat, lastSeq, history: boundedHistory(context, [...context.history, ...entries]) };
+}
+
+/** What the turn needs of a message once its text is in history: how to answer it, and its media. */
+function turnMessageOf(message: InboundMessage): TurnMessage {
+  return {
+    eventId: message.eventId,
+    timestamp: message.timestamp,
+    ...(message.sender && { sender: senderForHistory(message.sender) }),
+    ...(message.replyToken && { replyToken: message.replyToken }),
+    ...(message.quoteToken && { quoteToken: message.quoteToken }),
+    ...(message.attachment && { attachment: message.attachment }),
+    ...(message.quiet && { quiet: true }),
+  };
 }
 
 function senderForHistory(sender: Sender): Sender {
@@ -123,8 +126,13 @@ export function recordModelResponse(
     ...(response.text !== undefined && { text: response.text }),
     ...(response.providerParts && { providerParts: response.providerParts }),
   };
+  const { entries, lastSeq } = sequenced(context, [entry]);
+  const tokens = response.usage.promptTokens + response.usage.outputTokens;
   return {
-    history: [...context.history, entry],
+    history: [...context.history, ...entries],
+    lastSeq,
+    // Counted as it happens, so the limits see the current turn's calls too.
+    usage: recordUsage(context.usage, turn.startedAt, { modelCalls: 1, tokens }),
     turn: {
       ...turn,
       modelCalls: modelCall,
@@ -207,7 +215,8 @@ export function closeStep(context: ConversationContext): Partial<ConversationCon
     name: call.name,
     response: outcome?.response ?? { error: 'no result' },
   }));
-  return { history: [...context.history, { role: 'tool', turnId: turn.id, results }] };
+  const { entries, lastSeq } = sequenced(context, [{ role: 'tool', turnId: turn.id, results }]);
+  return { history: [...context.history, ...entries], lastSeq };
 }
 
 export function finishTurn(
@@ -218,7 +227,6 @@ export function finishTurn(
   return {
     turn: null,
     history: boundedHistory(context, context.history),
-    usage: recordUsage(context.usage ?? [], turn),
     lastTurn: {
       id: turn.id,
       stopReason,
@@ -245,8 +253,8 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 /** The oldest whole exchanges go first; a function call never loses its response. */
 function boundedHistory(
   context: ConversationContext,
-  history: readonly HistoryEntry[],
-): readonly HistoryEntry[] {
+  history: readonly SequencedEntry[],
+): readonly SequencedEntry[] {
   return boundHistory(history, {
     maxEntries: context.settings.maxHistoryEntries,
     maxBytes: context.settings.maxHistoryBytes,

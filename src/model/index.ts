@@ -15,6 +15,8 @@ export {
   DEFAULT_GEMINI_MODEL,
   GeminiConfigError,
   GeminiModel,
+  compactProviderParts,
+  ModelNoAnswerError,
   ModelUnavailableError,
   geminiOptionsFromEnv,
 } from './gemini/index.js';
@@ -24,5 +26,6 @@ export type {
   GeminiModelOptions,
   GeminiRetryOptions,
   ModelFailureKind,
+  NoAnswerReason,
   Sleep,
 } from './gemini/index.js';

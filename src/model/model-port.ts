@@ -18,6 +18,9 @@ export interface TokenUsage {
 export interface MediaPart {
   /** The user entry (event id) it belongs to. */
   readonly eventId: string;
+  /** A photo or a voice message; a provider gives the model a note for a type it cannot take. */
+  readonly kind: 'image' | 'audio';
+  /** As the content API declared it (`image/jpeg`, `audio/x-m4a`…). */
   readonly mimeType: string;
   /** Base64. */
   readonly data: string;
@@ -49,7 +52,10 @@ export interface ModelResponse {
   readonly text?: string;
   /** Calls without an id get a stable one from the machine. */
   readonly calls: readonly ModelFunctionCall[];
-  /** Provider parts to keep verbatim in history (thought signatures and the like). */
+  /**
+   * What the provider needs back that `text` and `calls` cannot rebuild (thought signatures and
+   * the like), kept in history as the adapter shapes it: without repeating the text or the calls.
+   */
   readonly providerParts?: readonly JsonObject[];
   readonly usage: TokenUsage;
 }

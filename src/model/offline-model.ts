@@ -33,7 +33,7 @@ type Language = keyof typeof NOTICE;
  * it in London?"), and a place it does not know gets "I do not know", never another zone's
  * time; once the result is in, it replies with a summary of it. When per-step
  * selection did not offer the tool it needs, it asks `find_tools` for it once and calls it
- * on the next step, as a real model should.
+ * on the next step, as a real model should. A voice message gets a reply that it cannot listen.
  */
 export class OfflineModel implements ModelPort {
   readonly name = 'offline';
@@ -65,6 +65,14 @@ function respond(request: ModelRequest): ModelResponse {
     return summaries.length > 0 ? reply(summaries.join('\n'), language) : nothingMore();
   }
 
+  if (isVoiceMessage(currentTurn, request)) {
+    return reply(
+      language === 'ja'
+        ? 'ボイスメッセージを受け取りましたが、オフラインモデルは音声を聞けません (cannot listen to voice messages)。文字で送ってください。'
+        : 'I got your voice message, but I cannot listen to voice messages. Please type it.',
+      language,
+    );
+  }
   if (userText.startsWith(REMINDER_DUE)) {
     const what = userText.slice(REMINDER_DUE.length);
     return reply(language === 'ja' ? `リマインダー：${what}` : `Reminder: ${what}`, language);
@@ -104,6 +112,15 @@ function respond(request: ModelRequest): ModelResponse {
     return callOrFind(CURRENT_TIME, intent.timeZone === undefined ? {} : { time_zone: intent.timeZone });
   }
   return reply(`You said: “${userText}”.`, 'en');
+}
+
+/** The turn's message is a voice message (its bytes in `media`, or only its LINE reference). */
+function isVoiceMessage(currentTurn: readonly HistoryEntry[], request: ModelRequest): boolean {
+  const users = currentTurn.filter((entry): entry is UserEntry => entry.role === 'user');
+  return (
+    (request.media ?? []).some((part) => part.kind === 'audio') ||
+    users.some((entry) => entry.attachment?.kind === 'audio')
+  );
 }
 
 function summaryOf(result: FunctionResult, userText: string, language: Language): string | undefined {

@@ -1,6 +1,7 @@
 import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { ConversationStore } from './conversation-store.js';
+import type { SourceStore } from './source-store.js';
 
 /** How many events were new and how many LINE had sent before. */
 export interface AcceptResult {
@@ -24,7 +25,7 @@ export interface AcceptedEvents extends AcceptResult {
  * const { accepted, duplicates, sources } = await acceptEvents(store, items, logger);
  */
 export async function acceptEvents(
-  store: Pick<ConversationStore, 'accept'>,
+  store: Pick<SourceStore | ConversationStore, 'accept'>,
   items: readonly InboxItem[],
   logger: Logger,
 ): Promise<AcceptedEvents> {

@@ -41,6 +41,8 @@ export { DEFAULT_CLAIM_TTL_MS } from './source-store.js';
 export { OwnershipLostError } from './ownership-lost-error.js';
 export { MemorySourceStore, MemorySourceTables } from './memory-source-store.js';
 export type { MemorySourceStoreOptions } from './memory-source-store.js';
+export { SnapshotSourceStore } from './snapshot-source-store.js';
+export type { SnapshotSourceStoreOptions } from './snapshot-source-store.js';
 export { openSqliteSourceStore } from './open-sqlite-source-store.js';
 export type { SqliteSourceStore, SqliteSourceStoreOptions } from './sqlite-source-store.js';
 export type { FileStoreImport } from './file-store-import.js';

@@ -111,6 +111,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
     description: "List this chat's waiting reminders.",
     category: 'reminders',
     optional: true,
+    sideEffects: false,
     usageHint: 'When the user asks what reminders are set, or before cancelling one.',
     keywords: ['reminders', 'reminder list', 'list reminder', 'リマインダー', 'リマインド一覧', '予定'],
     parameters: { type: 'object', properties: {}, additionalProperties: false },

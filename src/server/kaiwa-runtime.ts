@@ -15,14 +15,14 @@ import { defaults } from '../defaults/index.js';
 import { createInspection } from '../inspect/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
-import type { ConversationStore } from '../persistence/index.js';
+import type { SourceStore } from '../persistence/index.js';
 import type { Tool } from '../tools/index.js';
 import { LocalReminderScheduler } from '../reminders/index.js';
 import { localHostOnly } from './local-host-only.js';
 
 /** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
 export interface RuntimeOverrides {
-  readonly store?: ConversationStore;
+  readonly store?: SourceStore;
   readonly model?: ModelPort;
   readonly logger?: Logger;
   readonly clock?: Clock;
@@ -62,7 +62,7 @@ export async function startKaiwa(
     deliver: (message) => host.accept([message]),
     clock,
     logger,
-    ...(config.store.kind === 'file' && { file: path.join(config.store.dataDir, 'reminders.json') }),
+    ...(config.store.kind === 'sqlite' && { file: path.join(config.store.dataDir, 'reminders.json') }),
   });
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
@@ -164,6 +164,8 @@ export async function startKaiwa(
       await inspection.close();
       server.closeAllConnections();
       await closed;
+      // Only the store this runtime opened: a store passed in belongs to the caller.
+      if (!overrides.store) await store.close();
     },
   };
 }

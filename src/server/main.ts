@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../config/index.js';
+import { StoreInUseError } from '../persistence/index.js';
 import { createLogger } from '../logging/index.js';
 import { startKaiwa, type KaiwaRuntime } from './kaiwa-runtime.js';
 import { installProcessGuards } from './process-guard.js';
@@ -7,7 +8,7 @@ import { installProcessGuards } from './process-guard.js';
 async function main() {
   let config;
   try {
-    config = loadConfig(process.env, { store: 'file' });
+    config = loadConfig(process.env, { store: 'sqlite' });
   } catch (error) {
     if (ConfigError.isInstance(error)) {
       process.stderr.write(`kaiwa: ${error.message}\n`);
@@ -44,8 +45,13 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
+  // A config error or a SQLite file held by another kaiwa: its one line says what to do.
   const message =
-    error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
+    ConfigError.isInstance(error) || StoreInUseError.isInstance(error)
+      ? error.message
+      : error instanceof Error
+        ? error.message
+        : String(error);
   process.stderr.write(`kaiwa: ${message}\n`);
   process.exit(1);
 });

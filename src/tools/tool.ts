@@ -76,6 +76,12 @@ export interface ToolSpec<
   /** Overrides the registry's default timeout (ms). */
   readonly timeoutMs?: number;
   /**
+   * Whether a call acts outside the conversation (schedules, writes, sends). Such a call runs
+   * only once its intent is durable (one checkpoint before it); a pure tool (`false`: reply,
+   * skip, a lookup) runs at once. Default `true`: when in doubt, the safe answer.
+   */
+  readonly sideEffects?: boolean;
+  /**
    * Words that make an optional tool relevant when a recent user message contains one, in
    * every language users write ("weather", "天気"). Case-insensitive; a word in Latin script
    * matches at the start of a word, so "remind" finds "reminder" but "rain" not "train".

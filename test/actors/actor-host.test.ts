@@ -1,27 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry, InboxItem, JsonObject } from '../../src/domain/index.js';
-import { createLogger } from '../../src/logging/index.js';
+import type { HistoryEntry, InboxItem } from '../../src/domain/index.js';
 import { CONVERSATION_MACHINE_VERSION } from '../../src/machines/index.js';
-import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
+import { MemorySourceStore, MemorySourceTables } from '../../src/persistence/index.js';
+import { defineTool } from '../../src/tools/index.js';
 import {
   createTestHost,
   messageFor,
+  sourceAtRest,
+  storedHead,
   storedHistory,
   userSourceNumber,
   userTexts,
 } from '../support/host-harness.js';
 import { until } from '../support/until.js';
 
-/** Replies with the text of the turn's last user message. */
+/** Replies with the text of the turn's user messages. */
 const echoModel = () =>
-  new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], {
+  new ScriptedModel([(request: ModelRequest) => callReply(`re: ${turnTexts(request.history)}`)], {
     repeatLast: true,
   });
 
-function lastUserText(history: readonly HistoryEntry[]): string {
-  const entry = history.findLast((item) => item.role === 'user');
-  return entry?.role === 'user' ? entry.text : '';
+/** The texts of the user entries at the end of history (the current turn's), joined with '+'. */
+function turnTexts(history: readonly HistoryEntry[]): string {
+  const texts: string[] = [];
+  for (let index = history.length - 1; index >= 0; index--) {
+    const entry = history[index]!;
+    if (entry.role !== 'user') break;
+    texts.unshift(entry.text);
+  }
+  return texts.join('+');
+}
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
 }
 
 describe('actor host', () => {
@@ -57,16 +71,21 @@ describe('actor host', () => {
   });
 
   it('accepts through the shared accept path: one slow source does not hold up another', async () => {
-    const inner = new MemoryStore();
+    const inner = new MemorySourceStore();
     const slow = userSourceNumber(1);
     let open: () => void = () => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
     const claimed: string[] = [];
-    const store = Object.assign(Object.create(inner) as MemoryStore, {
-      accept: async (item: InboxItem) => {
-        if (item.source.id === slow.id) await gate;
-        claimed.push(item.source.id);
-        return inner.accept(item);
+    const store = new Proxy(inner, {
+      get(target, property) {
+        if (property === 'accept')
+          return async (item: InboxItem) => {
+            if (item.source.id === slow.id) await gate;
+            claimed.push(item.source.id);
+            return target.accept(item);
+          };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
     const { host } = createTestHost({ model: echoModel(), store });
@@ -79,22 +98,28 @@ describe('actor host', () => {
     await host.whenSettled();
   });
 
-  it('persists after each step: the stored conversation holds the history and an empty inbox', async () => {
+  it('stores a small head and the history as entries, empties the inbox and releases the source', async () => {
     const { host, store } = createTestHost({ model: echoModel() });
     const source = userSourceNumber(2);
 
     await host.accept([messageFor(source, 'remember me')]);
     await host.whenSettled();
 
-    const stored = await store.load(source.id);
-    expect(stored).toMatchObject({ busy: false, machineVersion: CONVERSATION_MACHINE_VERSION });
-    expect(stored!.version).toBeGreaterThan(1);
-    expect(storedHistory(stored).map((entry) => entry.role)).toEqual(['user', 'model', 'tool']);
+    const head = await storedHead(store, source.id);
+    expect(head).toMatchObject({ busy: false, machineVersion: CONVERSATION_MACHINE_VERSION, lastSeq: 3 });
+    expect(head?.owner).toBeUndefined();
+    expect(head?.snapshot?.context).not.toHaveProperty('history');
+    expect(head?.snapshot?.context).not.toHaveProperty('settings');
+    expect((await storedHistory(store, source.id)).map((entry) => entry.role)).toEqual([
+      'user',
+      'model',
+      'tool',
+    ]);
     expect(await store.inbox(source.id)).toEqual([]);
   });
 
   it('resumes accepted messages after a crash, from the inbox', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const source = userSourceNumber(3);
     // The first process accepts the message and dies before running the turn.
     await store.accept(messageFor(source, 'did you get this?'));
@@ -106,145 +131,306 @@ describe('actor host', () => {
     expect(delivery.texts).toEqual(['re: did you get this?']);
   });
 
-  it('resumes a turn that was in flight when the process stopped', async () => {
-    const store = new MemoryStore();
+  it('runs a turn again from the inbox when the process stopped before its first checkpoint', async () => {
+    const store = new MemorySourceStore();
     const source = userSourceNumber(4);
     const first = createTestHost({ model: new ScriptedModel([() => new Promise(() => {})]), store });
     await first.host.accept([messageFor(source, 'slow question')]);
-    await until(async () => (await store.load(source.id))?.busy === true);
-    await first.host.shutdown(50); // the deadline passes: the turn is persisted mid-flight
+    await until(() => first.host.snapshotOf(source.id)?.matches('generate'));
+    await first.host.shutdown(50); // the model call is cut off: nothing happened outside
 
     const second = createTestHost({ model: echoModel(), store });
     await second.host.recover();
+    await until(() => sourceAtRest(store, source.id));
     await second.host.whenSettled();
 
     expect(first.delivery.texts).toEqual([]);
     expect(second.delivery.texts).toEqual(['re: slow question']);
-    expect((await store.load(source.id))?.busy).toBe(false);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['slow question']);
   });
 
-  it('evicts idle actors and restores them with their history on the next message', async () => {
+  it('resumes a turn after its intent with the deadline the turn started with', async () => {
+    const store = new MemorySourceStore();
+    const source = userSourceNumber(44);
+    const bookings: string[] = [];
+    const book = (answer: () => Promise<void>) =>
+      defineTool({
+        name: 'book',
+        description: 'Books a table.',
+        category: 'test',
+        optional: true,
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+        response: { type: 'object', properties: {} },
+      }).implement(async (_args, context) => {
+        bookings.push(context.idempotencyKey);
+        await answer();
+        return { forLLM: {} };
+      });
+    const firstModel = new ScriptedModel([callTools(['book', {}])]);
+    const first = createTestHost({
+      model: firstModel,
+      store,
+      tools: [book(() => new Promise(() => {}))],
+      host: { turnDeadlineMs: 60_000 },
+    });
+    await first.host.accept([messageFor(source, 'book a table')]);
+    await until(() => bookings.length === 1); // the intent is durable, the tool runs
+    await first.host.shutdown(50);
+
+    const model = echoModel();
+    const second = createTestHost({
+      model,
+      store,
+      tools: [book(() => Promise.resolve())],
+      host: { turnDeadlineMs: 60_000 },
+    });
+    await second.host.recover();
+    await until(() => sourceAtRest(store, source.id));
+    await second.host.whenSettled();
+
+    const deadline = firstModel.calls[0]!.deadline!;
+    expect(deadline).toBeGreaterThan(Date.now());
+    expect(model.calls[0]?.deadline).toBe(deadline);
+    expect(second.delivery.texts).toEqual(['re: ']); // the resumed turn replies (after its tool step)
+    expect(bookings).toHaveLength(2);
+    expect(new Set(bookings).size).toBe(1); // the same idempotency key both times
+  });
+
+  it('keeps the settings of its configuration, not those of the process that stored the conversation', async () => {
+    const store = new MemorySourceStore();
+    const source = userSourceNumber(45);
+    const first = createTestHost({ model: echoModel(), store, host: { settings: { maxModelCalls: 10 } } });
+    await first.host.accept([messageFor(source, 'one')]);
+    await first.host.whenSettled();
+    await first.host.shutdown();
+
+    const think = defineTool({
+      name: 'think',
+      description: 'Thinks.',
+      category: 'test',
+      optional: true,
+      sideEffects: false,
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      response: { type: 'object', properties: {} },
+    }).implement(() => Promise.resolve({ forLLM: {} }));
+    const model = new ScriptedModel([callTools(['think', {}])], { repeatLast: true });
+    const second = createTestHost({ model, store, tools: [think], host: { settings: { maxModelCalls: 3 } } });
+    await second.host.accept([messageFor(source, 'two')]);
+    await second.host.whenSettled();
+
+    expect(model.calls).toHaveLength(3);
+  });
+
+  it('evicts idle sources and restores them with their history on the next message', async () => {
     const model = echoModel();
     const { host } = createTestHost({ model, host: { idleEvictionMs: 5 } });
     const source = userSourceNumber(5);
 
     await host.accept([messageFor(source, 'first')]);
     await host.whenSettled();
-    await until(() => Promise.resolve(host.liveSources().length === 0));
+    await until(() => host.liveSources().length === 0);
     await host.accept([messageFor(source, 'second')]);
     await host.whenSettled();
 
     expect(userTexts(model.calls.at(-1)?.history ?? [])).toEqual(['first', 'second']);
   });
 
-  it('two hosts on one source: one write wins, the other reloads, every message is in history once and in order', async () => {
-    const store = new MemoryStore();
+  it('keeps at most maxLiveSources in memory, the least recently used leaving first', async () => {
+    const { host, delivery } = createTestHost({ model: echoModel(), host: { maxLiveSources: 2 } });
+    for (let n = 0; n < 5; n++) {
+      await host.accept([messageFor(userSourceNumber(60 + n), `hi ${n}`)]);
+      await host.whenSettled();
+    }
+    await until(() => host.liveSources().length <= 2);
+
+    expect(host.liveSources()).toEqual([userSourceNumber(63).id, userSourceNumber(64).id]);
+    expect(delivery.texts).toHaveLength(5);
+  });
+
+  it('two hosts on one store: one owner at a time, every message answered once and in history in order', async () => {
+    const tables = new MemorySourceTables();
     const source = userSourceNumber(6);
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
-    const a = createTestHost({ model: echoModel(), store, host: { logger } });
-    const b = createTestHost({ model: echoModel(), store, host: { logger } });
+    const a = createTestHost({
+      model: echoModel(),
+      store: new MemorySourceStore({ tables }),
+      host: { leaseMs: 300 },
+    });
+    const b = createTestHost({
+      model: echoModel(),
+      store: new MemorySourceStore({ tables }),
+      host: { leaseMs: 300 },
+    });
     const messages = Array.from({ length: 6 }, (_, index) => messageFor(source, `m${index}`));
 
     for (const [index, message] of messages.entries()) await (index % 2 ? a : b).host.accept([message]);
-    a.host.notify(source.id);
-    b.host.notify(source.id);
-    await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
-    // Settle again: a host that lost a conflict may have reloaded after the first wait.
-    await until(
-      async () =>
-        (await store.inbox(source.id)).length === 0 && (await store.load(source.id))?.busy === false,
-    );
+    await until(() => sourceAtRest(a.store, source.id));
     await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
 
-    const history = storedHistory(await store.load(source.id));
+    const history = await storedHistory(a.store, source.id);
     expect(userTexts(history)).toEqual(messages.map((message) => message.text));
-    expect(lines.some((line) => line.includes('version conflict; reloading'))).toBe(true);
+    expect([...a.delivery.texts, ...b.delivery.texts].sort()).toEqual(
+      messages.map((message) => `re: ${message.text}`).sort(),
+    );
   });
 
-  it('restores a snapshot whose state no longer exists at idle, keeping history and queued messages', async () => {
-    const store = new MemoryStore();
+  it('restores a head whose state no longer exists at idle, keeping its history', async () => {
+    const store = new MemorySourceStore();
     const source = userSourceNumber(7);
     const { host } = createTestHost({ model: echoModel(), store });
     await host.accept([messageFor(source, 'before the deploy')]);
     await host.whenSettled();
     await host.shutdown();
-    // An older machine had a state called "thinking"; a queued message waits in its context.
-    const stored = (await store.load(source.id))!;
-    const context = stored.snapshot.context as JsonObject;
-    const queued = messageFor(source, 'queued before the deploy');
-    await store.save({
-      sourceId: source.id,
-      expectedVersion: stored.version,
+    // An older machine had a state called "thinking".
+    const head = (await storedHead(store, source.id))!;
+    const ownership = (await store.acquire(
+      source.id,
+      { ownerId: 'deployer', host: 'h', pid: 1, heartbeatAt: Date.now(), leaseMs: 1000 },
+      () => false,
+    ))!;
+    await store.checkpoint({
+      ownership,
+      expectedVersion: head.version,
       machineVersion: CONVERSATION_MACHINE_VERSION,
-      snapshot: {
-        ...stored.snapshot,
-        value: 'thinking',
-        context: { ...context, pending: [[queued]] },
-      } as unknown as JsonObject,
+      snapshot: { ...head.snapshot!, value: 'thinking' },
       busy: true,
-      consumedEventIds: [],
+      appended: [],
+      removedSeqs: [],
+      consumedKeys: [],
     });
+    await store.release(ownership);
 
     const next = createTestHost({ model: echoModel(), store });
-    await next.host.recover();
+    await next.host.accept([messageFor(source, 'after the deploy')]);
     await next.host.whenSettled();
 
-    expect(next.delivery.texts).toEqual(['re: queued before the deploy']);
-    expect(userTexts(storedHistory(await store.load(source.id)))).toEqual([
+    expect(next.delivery.texts).toEqual(['re: after the deploy']);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual([
       'before the deploy',
-      'queued before the deploy',
+      'after the deploy',
     ]);
   });
 
-  it('keeps queued messages beyond the byte bound in the inbox, not the snapshot, and answers them all in order', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+  it.each([
+    ['queue', { maxQueuedTurns: 20 }, ['re: a', 're: b', 're: c', 're: d', 're: e']],
+    ['queue beyond the cap', { maxQueuedTurns: 2 }, ['re: a', 're: b', 're: c+d+e']],
+    ['merge', { queuePolicy: 'merge' as const }, ['re: a', 're: b+c+d+e']],
+  ])('feeds messages that wait in the inbox as turns by the %s policy', async (_policy, settings, texts) => {
+    const { open, opened } = gate();
     let first = true;
     const model = new ScriptedModel(
       [
         async (request: ModelRequest) => {
           if (first) {
             first = false;
-            await gate;
+            await opened;
           }
-          return callReply(`re: ${lastUserText(request.history)}`);
+          return callReply(`re: ${turnTexts(request.history)}`);
         },
       ],
       { repeatLast: true },
     );
-    const { host, store, delivery } = createTestHost({ model, host: { maxQueuedBytes: 2048 } });
+    const { host, store, delivery } = createTestHost({ model, host: { settings } });
     const source = userSourceNumber(9);
-    const texts = Array.from({ length: 12 }, (_, index) => `${index}:${'x'.repeat(500)}`);
 
-    for (const text of texts) await host.accept([messageFor(source, text)]);
-    await until(() => Promise.resolve(model.calls.length === 1));
-    await until(async () => (await store.load(source.id)) !== undefined);
-    const context = (await store.load(source.id))!.snapshot.context as unknown as { pending: unknown[] };
-    const queuedInSnapshot = JSON.stringify(context.pending).length;
-    expect(queuedInSnapshot).toBeLessThan(2048 + 700);
-    expect((await store.inbox(source.id)).length).toBeGreaterThan(5);
-    release();
+    await host.accept([messageFor(source, 'a')]);
+    await until(() => model.calls.length === 1);
+    for (const text of ['b', 'c', 'd', 'e']) await host.accept([messageFor(source, text)]);
+    expect(await store.inbox(source.id)).toHaveLength(5); // 'a' is consumed by its first checkpoint
+    open();
     await host.whenSettled();
-    await until(() => Promise.resolve(delivery.requests.length === 12));
 
-    expect(delivery.texts).toEqual(texts.map((text) => `re: ${text}`));
+    expect(delivery.texts).toEqual(texts);
+    expect(await store.inbox(source.id)).toEqual([]);
   });
 
-  it('finishes running turns on shutdown before stopping', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const model = new ScriptedModel([async () => (await gate, callReply('made it'))]);
+  it('finishes running turns on shutdown, then releases the source', async () => {
+    const { open, opened } = gate();
+    const model = new ScriptedModel([async () => (await opened, callReply('made it'))]);
     const { host, delivery, store } = createTestHost({ model });
     const source = userSourceNumber(8);
     await host.accept([messageFor(source, 'wait for me')]);
 
     const stopping = host.shutdown(5_000);
     await expect(host.accept([messageFor(source, 'too late')])).rejects.toThrow('shut down');
-    release();
+    open();
     await stopping;
 
     expect(delivery.texts).toEqual(['made it']);
-    expect((await store.load(source.id))?.busy).toBe(false);
+    expect(await sourceAtRest(store, source.id)).toBe(true);
+  });
+
+  it('forgets on unfollow only what came before it: [unfollow, follow, message] in one webhook is answered', async () => {
+    const forgotten: string[] = [];
+    const { host, store, delivery } = createTestHost({
+      model: echoModel(),
+      host: { onForget: (source) => (forgotten.push(source.id), Promise.resolve()) },
+    });
+    const source = userSourceNumber(10);
+    await host.accept([messageFor(source, 'before')]);
+    await host.whenSettled();
+
+    const unfollow: InboxItem = {
+      kind: 'forget',
+      eventId: 'e-unfollow',
+      source,
+      timestamp: Date.now(),
+      reason: 'unfollow',
+    };
+    const follow = { ...messageFor(source, '[follow]'), lineEvent: 'follow' as const };
+    await host.accept([unfollow, follow, messageFor(source, 'hello again')]);
+    await host.whenSettled();
+
+    expect(delivery.texts).toEqual(['re: before', 're: [follow]', 're: hello again']);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['[follow]', 'hello again']);
+    expect(forgotten).toEqual([source.id]);
+    expect((await storedHead(store, source.id))?.lastSeq).toBe(9); // seq numbers are never reused
+  });
+
+  it('keeps the data of an unfollowed source under the keep policy, and consumes the event', async () => {
+    const { host, store } = createTestHost({ model: echoModel(), host: { forgetPolicy: 'keep' } });
+    const source = userSourceNumber(11);
+    await host.accept([messageFor(source, 'before')]);
+    await host.accept([
+      { kind: 'forget', eventId: 'e-leave', source, timestamp: Date.now(), reason: 'unfollow' },
+    ]);
+    await host.whenSettled();
+
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['before']);
+    expect(await store.inbox(source.id)).toEqual([]);
+  });
+
+  it('loads a conversation that failed again from its last checkpoint, and answers', async () => {
+    const model = new ScriptedModel([callReply('better now')], { repeatLast: true });
+    const { host, delivery, store, tools } = createTestHost({ model });
+    // Once, a tool call settles with nothing: the machine's context update throws, the actor fails.
+    const execute = tools.execute.bind(tools);
+    let broken = true;
+    tools.execute = (call, context) => {
+      if (!broken) return execute(call, context);
+      broken = false;
+      return Promise.resolve(undefined as unknown as Awaited<ReturnType<typeof execute>>);
+    };
+    const source = userSourceNumber(13);
+
+    await host.accept([messageFor(source, 'hello')]);
+    await until(() => delivery.requests.length === 1);
+    await host.whenSettled();
+
+    expect(model.calls).toHaveLength(2);
+    expect(delivery.texts).toEqual(['better now']);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['hello']);
+  });
+
+  it('removes an unsent message from the stored history', async () => {
+    const { host, store } = createTestHost({ model: echoModel() });
+    const source = userSourceNumber(12);
+    await host.accept([{ ...messageFor(source, 'oops'), messageId: 'm-oops' }]);
+    await host.whenSettled();
+    await host.accept([
+      { kind: 'unsend', eventId: 'e-unsend', source, timestamp: Date.now(), messageId: 'm-oops' },
+    ]);
+    await host.whenSettled();
+
+    expect((await storedHistory(store, source.id)).map((entry) => entry.role)).toEqual(['model', 'tool']);
   });
 });

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ActorHost } from '../../src/actors/index.js';
-import type { InboxItem } from '../../src/domain/index.js';
 import { LineDelivery } from '../../src/line/line-delivery.js';
 import { LineTransport } from '../../src/line/line-transport.js';
 import { createMessagingApiClient } from '../../src/line/sdk-http-client.js';
@@ -13,38 +12,22 @@ import { ScriptedModel, callReply, callTools, type ModelPort } from '../../src/m
 import {
   DynamoDbStore,
   FileStore,
-  MemoryStore,
-  type ConversationStore,
-  type SaveRequest,
+  MemorySourceStore,
+  openSqliteSourceStore,
+  SnapshotSourceStore,
+  type SourceStore,
 } from '../../src/persistence/index.js';
-import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { defineTool, ToolRegistry, replyTool, skipTool } from '../../src/tools/index.js';
+import { startHoldingProxy } from '../aws/support/holding-proxy.js';
+import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startFakeLine } from '../support/fake-line-server.js';
-import { storedHistory } from '../support/host-harness.js';
+import { sourceAtRest, storedHistory } from '../support/host-harness.js';
 import { until } from '../support/until.js';
-
-/** A store that "crashes" the process after `allowedSaves` saves: every later save hangs for ever. */
-class CrashingStore implements ConversationStore {
-  saves = 0;
-  constructor(
-    private readonly inner: ConversationStore,
-    private readonly allowedSaves: number,
-  ) {}
-  accept = (item: InboxItem) => this.inner.accept(item);
-  inbox = (sourceId: string) => this.inner.inbox(sourceId);
-  load = (sourceId: string) => this.inner.load(sourceId);
-  sourcesWithWork = () => this.inner.sourcesWithWork();
-  listSources = () => this.inner.listSources();
-  deleteSource = (sourceId: string) => this.inner.deleteSource(sourceId);
-  save(request: SaveRequest): Promise<number> {
-    if (this.saves >= this.allowedSaves) return new Promise(() => {});
-    this.saves++;
-    return this.inner.save(request);
-  }
-}
+import { WatchedSourceStore } from '../support/watched-source-store.js';
 
 const USER = 'U' + '7'.repeat(32);
 const lookupRuns: string[] = [];
+/** A tool with a side effect of its own: it runs only after its call is durable. */
 const lookup = defineTool({
   name: 'lookup',
   description: 'Looks something up.',
@@ -75,13 +58,21 @@ const script = () =>
   );
 
 let line: Awaited<ReturnType<typeof startFakeLine>>;
-afterEach(() => line?.close());
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  await line?.close();
+});
 
-function hostOn(store: ConversationStore, model: ModelPort) {
+function hostOn(
+  store: SourceStore,
+  model: ModelPort,
+  options: { lineUrl?: string; replyTokenTtlMs?: number; goneOwner?: string } = {},
+) {
   const transport = new LineTransport({ logger: silentLogger });
   const client = createMessagingApiClient(transport, {
     channelAccessToken: line.emulator.channelAccessToken,
-    baseURL: line.url,
+    baseURL: options.lineUrl ?? line.url,
   });
   const tools = new ToolRegistry().register(replyTool).register(skipTool).register(lookup);
   const clock = { now: () => Date.now() };
@@ -90,108 +81,143 @@ function hostOn(store: ConversationStore, model: ModelPort) {
     services: {
       model,
       tools,
-      delivery: new LineDelivery({ client, transport, clock, logger: silentLogger }),
+      delivery: new LineDelivery({
+        client,
+        transport,
+        clock,
+        logger: silentLogger,
+        ...(options.replyTokenTtlMs !== undefined && { replyTokenTtlMs: options.replyTokenTtlMs }),
+      }),
       systemInstruction: () => 'test',
       clock,
       logger: silentLogger,
     },
     clock,
     backoff: { baseMs: 1, maxMs: 5 },
+    // The first process died on this host: its PID is gone, the next one takes over at once.
+    ...(options.goneOwner && { isOwnerGone: (owner) => owner.ownerId === options.goneOwner }),
   });
 }
 
-// The checkpoints of this turn, in order: 1 message received · 2 model response (lookup) ·
-// 3 tool result · 4 model response (reply) · 5 reply intent · 6 reply sent (the marker).
-function crashSuite(name: string, createStore: () => Promise<ConversationStore>) {
-  describe(`${name} store: a crash right after each checkpoint`, () => {
+function message(eventId: string) {
+  return {
+    eventId,
+    source: { kind: 'user' as const, id: USER },
+    text: 'what should I drink?',
+    timestamp: Date.now(),
+    replyToken: line.emulator.issueReplyToken(USER),
+  };
+}
+
+const botMessages = () => line.emulator.entries().filter((entry) => entry.from === 'bot');
+
+// The checkpoints of this turn, in order: 1 the lookup's intent (the message, the model's call,
+// the inbox item consumed) · 2 the reply's intent (the lookup's result, the model's reply call)
+// · 3 the sent marker (the reply's result). A crash is a store that stops answering after
+// `allowed` checkpoints: nothing the process does after that reaches the store.
+function crashSuite(name: string, createStore: () => Promise<SourceStore>) {
+  describe(`${name}: a crash right after each checkpoint`, () => {
     it.each([
-      [1, 'message received'],
-      [2, 'model response'],
-      [3, 'tool result'],
-      [4, 'second model response'],
-      [6, 'reply sent'],
+      [0, 'before the first', 1],
+      [1, "the lookup's intent", 2],
+      [2, "the reply's intent (the reply went out)", 1],
+      [3, 'the sent marker', 1],
     ])(
-      'after checkpoint %i (%s): resumed from the store, exactly one reply, complete history',
-      async (allowed) => {
+      'after checkpoint %i (%s): resumed from the store, the reply shown once, history complete',
+      async (allowed, _name, runs) => {
         line = await startFakeLine();
         lookupRuns.length = 0;
         const durable = await createStore();
-        const message = {
-          eventId: `crash-${allowed}`,
-          source: { kind: 'user' as const, id: USER },
-          text: 'what should I drink?',
-          timestamp: Date.now(),
-          replyToken: line.emulator.issueReplyToken(USER),
+        const dying = new WatchedSourceStore(durable);
+        dying.beforeCheckpoint = (_checkpoint, index) => {
+          if (index === allowed) dying.die();
         };
-
-        const crashing = new CrashingStore(durable, allowed);
-        const first = hostOn(crashing, script());
-        await first.accept([message]);
-        await until(() => crashing.saves === allowed);
+        const first = hostOn(dying, script());
+        await first.accept([message(`crash-${allowed}`)]);
+        await until(() => dying.checkpointsOf(USER).length === allowed);
+        if (allowed === 2) await until(() => botMessages().length === 1);
         await new Promise((resolve) => setTimeout(resolve, 50)); // let the first process run into its hang
 
-        // The process is gone; a new one starts on the same store.
-        const second = hostOn(durable, script());
+        const second = hostOn(durable, script(), { goneOwner: first.owner.ownerId });
         await second.recover();
-        await until(
-          async () => (await durable.load(USER))?.busy === false && (await durable.inbox(USER)).length === 0,
-        );
+        await until(() => sourceAtRest(durable, USER));
         await second.whenSettled();
 
-        const shown = line.emulator.entries().filter((entry) => entry.from === 'bot');
-        expect(shown.map((entry) => entry.text)).toEqual(['Green tea it is.']);
-        const history = storedHistory(await durable.load(USER));
+        expect(botMessages().map((entry) => entry.text)).toEqual(['Green tea it is.']);
+        expect(line.requestsTo('/v2/bot/message/push')).toEqual([]);
+        const history = await storedHistory(durable, USER);
         expect(history.map((entry) => entry.role)).toEqual(['user', 'model', 'tool', 'model', 'tool']);
         expect(history.at(-1)).toMatchObject({ results: [{ name: 'reply', response: { status: 'sent' } }] });
-        // A tool whose result was recorded is not run again.
-        if (allowed >= 3) expect(lookupRuns).toHaveLength(1);
+        // A result recorded in a checkpoint is not asked for again; a re-run keeps its idempotency key.
+        expect(lookupRuns).toHaveLength(runs);
+        expect(new Set(lookupRuns).size).toBe(1);
       },
     );
 
-    it("between LINE's answer and the marker (checkpoint 5): at least once, the resend is a push with the turn's retry key", async () => {
+    it("after the reply's intent, before LINE got it: the resumed delivery replies with the unused token", async () => {
+      line = await startFakeLine();
+      const proxy = await startHoldingProxy(line.url, '/v2/bot/message/reply');
+      closers.push(() => proxy.close());
+      const durable = await createStore();
+      const dying = new WatchedSourceStore(durable);
+      dying.beforeCheckpoint = (_checkpoint, index) => {
+        if (index === 2) dying.die();
+      };
+      const first = hostOn(dying, script(), { lineUrl: proxy.url });
+      await first.accept([message('crash-before-send')]);
+      await until(() => proxy.held() === 1); // the process dies with its reply on the way
+
+      const second = hostOn(durable, script(), { goneOwner: first.owner.ownerId });
+      await second.recover();
+      await until(() => sourceAtRest(durable, USER));
+      await second.whenSettled();
+
+      expect(botMessages().map((entry) => [entry.text, entry.via])).toEqual([['Green tea it is.', 'reply']]);
+    });
+
+    it("between LINE's answer and the marker, once the token is too old to tell: at least once, pushed with the turn's retry key", async () => {
       line = await startFakeLine();
       const durable = await createStore();
-      const message = {
-        eventId: 'crash-window',
-        source: { kind: 'user' as const, id: USER },
-        text: 'what should I drink?',
-        timestamp: Date.now(),
-        replyToken: line.emulator.issueReplyToken(USER),
+      const dying = new WatchedSourceStore(durable);
+      dying.beforeCheckpoint = (_checkpoint, index) => {
+        if (index === 2) dying.die();
       };
-      const crashing = new CrashingStore(durable, 5);
-      const first = hostOn(crashing, script());
-      await first.accept([message]);
+      const first = hostOn(dying, script());
+      await first.accept([message('crash-window')]);
       await until(() => line.requestsTo('/v2/bot/message/reply').length === 1);
 
-      const second = hostOn(durable, script());
+      // The next process starts after the reply token's window: it cannot tell, so it pushes.
+      const second = hostOn(durable, script(), { goneOwner: first.owner.ownerId, replyTokenTtlMs: 0 });
       await second.recover();
-      await until(async () => (await durable.load(USER))?.busy === false);
+      await until(() => sourceAtRest(durable, USER));
       await second.whenSettled();
 
       const pushes = line.requestsTo('/v2/bot/message/push');
       expect(pushes).toHaveLength(1);
       expect(pushes[0]?.headers['x-line-retry-key']).toBe(retryKeyFor('crash-window', 0));
-      expect(
-        line.emulator
-          .entries()
-          .filter((entry) => entry.from === 'bot')
-          .map((entry) => entry.via),
-      ).toEqual(['reply', 'push']);
-      const stored = (await durable.load(USER))!;
-      expect(storedHistory(stored).filter((entry) => entry.role === 'user')).toHaveLength(1);
-      expect(stored.snapshot.value).toBe('idle');
+      expect(botMessages().map((entry) => entry.via)).toEqual(['reply', 'push']);
+      expect((await storedHistory(durable, USER)).filter((entry) => entry.role === 'user')).toHaveLength(1);
     });
   });
 }
 
-crashSuite('memory', () => Promise.resolve(new MemoryStore()));
+crashSuite('memory store', () => Promise.resolve(new MemorySourceStore()));
 
 const directories: string[] = [];
 afterAll(() => Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true }))));
-crashSuite('file', async () => {
+const stores: SourceStore[] = [];
+afterAll(() => Promise.all(stores.map((store) => store.close())));
+crashSuite('SQLite store', async () => {
+  const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-crash-sqlite-'));
+  directories.push(directory);
+  const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
+  stores.push(store);
+  return store;
+});
+crashSuite('first-wave file store through the port', async () => {
   const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-crash-'));
   directories.push(directory);
-  return FileStore.open(directory);
+  return new SnapshotSourceStore(await FileStore.open(directory));
 });
 
 // Without Java a developer's run skips these; under CI=true they run and fail instead.
@@ -202,7 +228,10 @@ describe.skipIf(!dynamoDbLocalRequired())('on DynamoDB Local', () => {
   });
   afterAll(() => local?.stop());
   crashSuite(
-    'dynamodb',
-    async () => new DynamoDbStore({ client: local.client, tableName: await local.createTable() }),
+    'first-wave DynamoDB store through the port',
+    async () =>
+      new SnapshotSourceStore(
+        new DynamoDbStore({ client: local.client, tableName: await local.createTable() }),
+      ),
   );
 });

@@ -163,8 +163,8 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
       clock: { now: () => Date.now() },
       logger: silentLogger,
     });
-    await setForAlice!.execute({ text: 'water the plants', delay_minutes: 30 }, context(alice));
-    await setForAlice!.execute({ text: 'book the hall', delay_minutes: 60 }, context(bob));
+    await setForAlice.execute({ text: 'water the plants', delay_minutes: 30 }, context(alice));
+    await setForAlice.execute({ text: 'book the hall', delay_minutes: 60 }, context(bob));
     expect((await scheduled.list(alice.id)).map((item) => item.text)).toEqual(['water the plants']);
     expect((await scheduled.list(bob.id)).map((item) => item.text)).toEqual(['book the hall']);
 

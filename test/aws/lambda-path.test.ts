@@ -13,7 +13,7 @@ import {
 } from '../../src/aws/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { OfflineModel, type ModelPort } from '../../src/model/index.js';
-import { DynamoDbStore } from '../../src/persistence/index.js';
+import { DynamoDbStore, SnapshotSourceStore } from '../../src/persistence/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { storedHistory, userTexts } from '../support/host-harness.js';
@@ -86,6 +86,8 @@ async function lambdaPath(options: { model?: ModelPort; env?: Record<string, str
     }),
   );
   const store = new DynamoDbStore({ client: local.client, tableName: table });
+  /** The same table through the source store port, as the worker sees it. */
+  const sources = new SnapshotSourceStore(store);
   /** Posts one signed webhook with these events; expects 200. */
   async function post(...events: ReturnType<typeof textEvent>[]) {
     const body = JSON.stringify({ destination: line.emulator.botUserId, events });
@@ -96,7 +98,7 @@ async function lambdaPath(options: { model?: ModelPort; env?: Record<string, str
   async function inserts(count: number): Promise<DynamoDBRecord[]> {
     return inboxInserts(await reader.readUntil((records) => inboxInserts(records).length >= count));
   }
-  return { table, env, reader, webhook, worker, store, post, inserts };
+  return { table, env, reader, webhook, worker, store, sources, post, inserts };
 }
 
 function botTexts(chatId: string): string[] {
@@ -184,7 +186,7 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     // Lambda delivers a batch at least once: the same records again are only triggers.
     await expect(path.worker(event, lambdaContext(30_000))).resolves.toEqual({ batchItemFailures: [] });
     expect(botTexts(userId)).toHaveLength(1);
-    expect(userTexts(storedHistory(await path.store.load(userId)))).toEqual(['hello']);
+    expect(userTexts(await storedHistory(path.sources, userId))).toEqual(['hello']);
   });
 
   it('a source that keeps failing neither blocks nor replays the other: it gets a scheduled retry and recovers', async () => {
@@ -255,7 +257,7 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     expect(retrySchedules()).toHaveLength(0);
   });
 
-  it("a turn cut off by the invocation's deadline is persisted and finished by the retry, with one reply", async () => {
+  it("a turn cut off by the invocation's deadline is kept and finished by the retry, with one reply", async () => {
     let slowCalls = 1;
     const offline = new OfflineModel();
     const slowOnce: ModelPort = {
@@ -280,10 +282,11 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     );
     const event = path.reader.event(await path.inserts(1));
 
-    // 2 s persist margin: the turn gets 1.5 s, then it is persisted mid-generate.
+    // 2 s persist margin: the turn gets 1.5 s, then it is cut off mid-generate — before its first
+    // checkpoint, so nothing happened outside and the message is still in the inbox.
     await expect(path.worker(event, lambdaContext(3_500))).resolves.toEqual({ batchItemFailures: [] });
     expect(botTexts(userId)).toEqual([]);
-    expect((await path.store.load(userId))?.busy).toBe(true);
+    expect(await path.store.inbox(userId)).toHaveLength(1);
     const [retry] = retrySchedules();
     expect(JSON.parse(retry!.Target.Input!)).toEqual({ kaiwa: 'retry', sourceId: userId, attempt: 1 });
 
@@ -419,7 +422,7 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     }
 
     expect(await settled(path.store, userId)).toBe(true);
-    expect(userTexts(storedHistory(await path.store.load(userId)))).toEqual(texts);
+    expect(userTexts(await storedHistory(path.sources, userId))).toEqual(texts);
     expect(botTexts(userId)).toEqual(
       texts.map((text) => expect.stringContaining(`You said: “${text}”`) as string),
     );
@@ -452,7 +455,7 @@ describe.skipIf(!dynamoDbLocalRequired())('the Lambda path on DynamoDB Local', (
     await expect(second.invoke(event, 60_000)).resolves.toEqual({ batchItemFailures: [] });
     expect(botTexts(userId)).toEqual([expect.stringContaining('You said: “are you there?”')]);
     expect(await settled(path.store, userId)).toBe(true);
-    const replies = storedHistory(await path.store.load(userId)).filter((entry) => entry.role === 'tool');
+    const replies = (await storedHistory(path.sources, userId)).filter((entry) => entry.role === 'tool');
     expect(replies).toHaveLength(1);
   });
 });

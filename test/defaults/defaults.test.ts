@@ -55,6 +55,7 @@ const configurable: Record<string, string | number> = {
   GEMINI_MODEL: defaults.gemini.model,
   GEMINI_CACHE: defaults.gemini.cache ? 'on' : 'off',
   GEMINI_CACHE_TTL_SECONDS: defaults.gemini.cacheTtlSeconds,
+  GEMINI_MAX_INLINE_BYTES: defaults.gemini.maxInlineBytes,
   GEMINI_MAX_ATTEMPTS: defaults.gemini.maxAttempts,
   GEMINI_ATTEMPT_TIMEOUT_MS: defaults.gemini.attemptTimeoutMs,
   WEATHER_BASE_URL: defaults.tools.weatherBaseUrl,
@@ -71,9 +72,10 @@ const configurable: Record<string, string | number> = {
   KAIWA_MAX_HISTORY_BYTES: defaults.conversation.maxHistoryBytes,
   KAIWA_MAX_MODEL_CALLS_PER_MINUTE: defaults.conversation.maxModelCallsPerMinute,
   KAIWA_DAILY_TOKEN_BUDGET: defaults.conversation.dailyTokenBudget,
-  KAIWA_TURN_DEADLINE_MS: defaults.host.turnDeadlineMs,
+  KAIWA_TURN_DEADLINE_MS: defaults.conversation.turnDeadlineMs,
   KAIWA_IDLE_EVICTION_MS: defaults.host.idleEvictionMs,
-  KAIWA_MAX_QUEUED_BYTES: defaults.host.maxQueuedBytes,
+  KAIWA_MAX_LIVE_SOURCES: defaults.host.maxLiveSources,
+  KAIWA_LEASE_MS: defaults.host.leaseMs,
 };
 
 /** Variables whose default is a behaviour, not a value: the README's words, as they stand. */
@@ -85,7 +87,10 @@ const described: Record<string, string> = {
   GOOGLE_CLOUD_PROJECT: '—',
   GOOGLE_CLOUD_LOCATION: '—',
   GEMINI_BASE_URL: 'SDK default',
+  GEMINI_THINKING_LEVEL: "the model's",
   GEMINI_TEMPERATURE: "the model's",
+  GEMINI_TOP_P: "the model's",
+  GEMINI_TOP_K: "the model's",
   GEMINI_MAX_OUTPUT_TOKENS: "the model's",
   GEMINI_THINKING_BUDGET: "the model's",
   GEMINI_CACHE_MIN_TOKENS: 'per model',
@@ -169,9 +174,10 @@ describe('defaults', () => {
         maxModelCallsPerMinute: defaults.conversation.maxModelCallsPerMinute,
         dailyTokenBudget: defaults.conversation.dailyTokenBudget,
       },
-      turnDeadlineMs: defaults.host.turnDeadlineMs,
+      turnDeadlineMs: defaults.conversation.turnDeadlineMs,
       idleEvictionMs: defaults.host.idleEvictionMs,
-      maxQueuedBytes: defaults.host.maxQueuedBytes,
+      maxLiveSources: defaults.host.maxLiveSources,
+      leaseMs: defaults.host.leaseMs,
     });
     expect(readWebhookConfig({ AWS_REGION: 'ap-northeast-1' })).toMatchObject({
       logLevel: defaults.server.logLevel,

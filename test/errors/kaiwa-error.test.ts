@@ -12,6 +12,7 @@ import { ResponseTooLargeError } from '../../src/tools/builtin/response-too-larg
 import { UnexpectedForecastError } from '../../src/tools/builtin/unexpected-forecast-error.js';
 import { ToolDefinitionError } from '../../src/tools/index.js';
 import { DeadlineExceededError } from '../../src/timing/index.js';
+import { ModelNoAnswerError } from '../../src/model/gemini/model-no-answer-error.js';
 import { LineRequestError } from '../../src/line/line-request-error.js';
 import { ProcessLockBusyError } from '../../src/persistence/sqlite-process-lock.js';
 import { OwnershipLostError, StoreInUseError } from '../../src/persistence/index.js';
@@ -49,6 +50,11 @@ const errors: [ErrorClass, KaiwaError, Record<string, unknown>][] = [
   [VersionConflictError, new VersionConflictError('U1', 3, 4), { expectedVersion: 3, actualVersion: 4 }],
   [LimitReachedError, new LimitReachedError('daily-token-budget', 'U1'), { limit: 'daily-token-budget' }],
   [DeadlineExceededError, new DeadlineExceededError(3000), { deadline: 3000 }],
+  [
+    ModelNoAnswerError,
+    new ModelNoAnswerError('refused', 'SAFETY'),
+    { reason: 'refused', finishReason: 'SAFETY' },
+  ],
   [LineRequestError, new LineRequestError('POST /v2/bot/message/push', 'timeout'), { reason: 'timeout' }],
   [ProcessLockBusyError, new ProcessLockBusyError('/tmp/k.db.lock'), { lockFile: '/tmp/k.db.lock' }],
   [OwnershipLostError, new OwnershipLostError('U1', 2, 3, 'other'), { fence: 2, currentFence: 3 }],

@@ -9,13 +9,16 @@ import { conversationMachine } from '../../src/machines/index.js';
 const root = path.resolve(import.meta.dirname, '../..');
 
 describe('npm run chart', () => {
-  it('the committed docs/conversation-machine.{mmd,svg,json} are exactly what the machine produces', async () => {
+  it('the committed docs/{conversation,source}-machine.{mmd,svg,json} are exactly what the machines produce', async () => {
     const files = await chartFiles();
 
     expect(Object.keys(files).sort()).toEqual([
       'docs/conversation-machine.json',
       'docs/conversation-machine.mmd',
       'docs/conversation-machine.svg',
+      'docs/source-machine.json',
+      'docs/source-machine.mmd',
+      'docs/source-machine.svg',
     ]);
     for (const [file, generated] of Object.entries(files)) {
       const committed = await readFile(path.join(root, file), 'utf8').catch(() => '(missing)');
@@ -49,17 +52,23 @@ describe('the chart model', () => {
         'conversation.receive',
         'conversation.generate',
         'conversation.toolCall',
+        'conversation.toolCall.starting',
+        'conversation.toolCall.securing',
         'conversation.toolCall.running',
         'conversation.toolCall.delivering',
+        'conversation.toolCall.delivering.securing',
+        'conversation.toolCall.delivering.sending',
         'conversation.toolCall.deciding',
         'conversation.apologize',
+        'conversation.apologize.securing',
+        'conversation.apologize.sending',
         'conversation.done',
       ]),
     );
     expect(model.initial).toBe('conversation.idle');
     const toolCall = model.states.find((state) => state.key === 'toolCall');
-    expect(toolCall).toMatchObject({ type: 'compound', initial: 'conversation.toolCall.running' });
-    expect(model.rootHandles).toContain('line.message');
+    expect(toolCall).toMatchObject({ type: 'compound', initial: 'conversation.toolCall.starting' });
+    expect(model.rootHandles).toContain('line.unsend');
   });
 
   it('names triggers as the machine author wrote them: always with guards, onDone/onError of invokes', () => {
@@ -68,7 +77,9 @@ describe('the chart model', () => {
     );
     expect(labels).toEqual(
       expect.arrayContaining([
-        'conversation.idle -> conversation.receive: always [hasPendingTurn]',
+        'conversation.idle -> conversation.receive: line.messages',
+        'conversation.toolCall.starting -> conversation.toolCall.securing: always [stepHasSideEffects]',
+        'conversation.toolCall.delivering.securing -> conversation.toolCall.delivering.sending: checkpoint.done',
         'conversation.generate -> conversation.toolCall: generate.onDone [hasFunctionCalls]',
         'conversation.generate -> conversation.apologize: generate.onError',
         'conversation.toolCall.deciding -> conversation.generate: always',
@@ -85,10 +96,10 @@ describe('Mermaid export', () => {
   it('has every state of the machine and every transition with its label', () => {
     expect(mermaid.startsWith('stateDiagram-v2\n')).toBe(true);
     for (const state of allStates(model))
-      expect(mermaid).toMatch(new RegExp(`^\\s*(state )?${state.key}\\b`, 'm'));
+      expect(mermaid).toMatch(new RegExp(`^\\s*(state )?("${state.key}"|${state.key}\\b)`, 'm'));
     for (const transition of model.transitions) expect(mermaid).toContain(`: ${transition.label}`);
     expect(mermaid).toContain('state toolCall {');
-    expect(mermaid).toContain('[*] --> running');
+    expect(mermaid).toContain('[*] --> starting');
     expect(mermaid).toContain('generate : invoke generate');
   });
 

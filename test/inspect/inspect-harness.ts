@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
-import type { ConversationStore } from '../../src/persistence/index.js';
+import type { SourceStore } from '../../src/persistence/index.js';
 import { defineTool, type Tool } from '../../src/tools/index.js';
 import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 
@@ -36,7 +36,7 @@ function lastUserText(request: ModelRequest): string {
 export function startEmulatorKaiwa(options: {
   model: ScriptedModel;
   env?: Record<string, string>;
-  store?: ConversationStore;
+  store?: SourceStore;
   tools?: readonly Tool[];
 }): Promise<KaiwaRuntime> {
   const config = loadConfig({ PORT: '0', STORE: 'memory', ...options.env });

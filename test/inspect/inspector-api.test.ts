@@ -141,7 +141,7 @@ describe('stored conversations after a restart', () => {
   it('are listed as stored, and their journal — kept under DATA_DIR — replays every transition', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-inspect-'));
     directories.push(dataDir);
-    const env = { STORE: 'file', DATA_DIR: dataDir };
+    const env = { STORE: 'sqlite', DATA_DIR: dataDir };
     const gated = gatedModel();
     gated.release();
     const first = await startEmulatorKaiwa({ model: gated.model, env });
@@ -166,7 +166,7 @@ describe('stored conversations after a restart', () => {
       .filter((entry) => entry.kind === 'transition')
       .map((entry) => `${entry.from}→${entry.to}`);
     expect(path_).toEqual(
-      expect.arrayContaining(['idle→receive', 'receive→generate', 'generate→toolCall.running', 'done→idle']),
+      expect.arrayContaining(['idle→receive', 'receive→generate', 'generate→toolCall.starting', 'done→idle']),
     );
     expect(detail.journal[0]).toMatchObject({ kind: 'start', to: 'idle' });
     expect(detail.journal.at(-1)).toMatchObject({ kind: 'stop' });

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { callReply } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 import { ARTIFACTS_DIR, launchChromium } from '../support/chromium.js';
 import { startFakeLine } from '../support/fake-line-server.js';
@@ -74,6 +74,10 @@ describe('the inspector page in Chromium', () => {
     await expect.poll(() => page.textContent('#current-state')).toBe('generate');
     await expect.poll(() => page.locator('#source-rows tr').count()).toBe(1);
     expect(await page.textContent('#source-rows tr')).toContain('Aiko');
+    // Next to it, the source's lifecycle: owned here, feeding a turn.
+    await page.waitForSelector('#lifecycle-chart [data-state-id="source.owned.active.turn"].kc-active');
+    await expect.poll(() => page.textContent('#lifecycle-state')).toBe('owned.active.turn');
+    expect(await page.textContent('#lifecycle-facts')).toContain('owned here');
     const rowsWhileGenerating = await logRows(page);
     expect(rowsWhileGenerating).toBeGreaterThanOrEqual(3);
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector-generate.png'), fullPage: true });
@@ -83,6 +87,8 @@ describe('the inspector page in Chromium', () => {
     await expect.poll(() => activeStates(page)).toEqual(['conversation.idle']);
     await expect.poll(() => logRows(page)).toBeGreaterThan(rowsWhileGenerating + 4);
     await expect.poll(() => page.textContent('#history')).toContain('here you are');
+    // The turn is over: the source was released, its inbox read once more, and it rests.
+    await page.waitForSelector('#lifecycle-chart [data-state-id="source.idle"].kc-active');
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector.png'), fullPage: true });
 
     // Replay: each step highlights the state that entry entered.
@@ -123,7 +129,7 @@ describe('the inspector page in Chromium', () => {
   it('replays a stored conversation after a restart, from its persisted journal', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-inspect-browser-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const env = { STORE: 'file', DATA_DIR: dataDir };
+    const env = { STORE: 'sqlite', DATA_DIR: dataDir };
     const gated = gatedModel(() => callReply('noted'));
     gated.release();
     const first = await startEmulatorKaiwa({ model: gated.model, env });
@@ -152,8 +158,10 @@ describe('the inspector page in Chromium', () => {
       'idle',
       'receive',
       'generate',
+      'toolCall.starting',
       'toolCall.running',
-      'toolCall.delivering',
+      'toolCall.delivering.securing',
+      'toolCall.delivering.sending',
       'toolCall.deciding',
       'done',
       'idle',
@@ -176,7 +184,7 @@ describe('the inspector page in Chromium', () => {
         LINE_DATA_API_BASE_URL: line.url,
         INSPECT_TOKEN: token,
       }),
-      { model: gated.model, store: new MemoryStore(), logger: silentLogger },
+      { model: gated.model, store: new MemorySourceStore(), logger: silentLogger },
     );
     cleanups.push(() => runtime.close());
     const page = await openPage(runtime.url);
@@ -241,7 +249,7 @@ describe('the inspector page in Chromium', () => {
         LINE_API_BASE_URL: line.url,
         INSPECT_TOKEN: token,
       }),
-      { model: gatedModel().model, store: new MemoryStore(), logger: silentLogger },
+      { model: gatedModel().model, store: new MemorySourceStore(), logger: silentLogger },
     );
     cleanups.push(() => runtime.close());
     const page = await openPage(runtime.url);

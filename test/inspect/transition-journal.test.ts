@@ -53,16 +53,18 @@ describe('TransitionJournal on the conversation actors of an ActorHost', () => {
     const steps = entries.map((entry) => [entry.kind, entry.event, entry.from, entry.to]);
     expect(steps).toEqual([
       ['start', 'xstate.init', '', 'idle'],
-      ['event', 'line.message', 'idle', 'idle'],
-      ['transition', 'always', 'idle', 'receive'],
+      ['transition', 'line.messages', 'idle', 'receive'],
       ['transition', 'always', 'receive', 'generate'],
-      ['transition', 'xstate.done.actor.0.conversation.generate', 'generate', 'toolCall.running'],
+      ['transition', 'xstate.done.actor.0.conversation.generate', 'generate', 'toolCall.starting'],
+      ['transition', 'always', 'toolCall.starting', 'toolCall.running'],
       ['event', 'xstate.done.actor.tool-0', 'toolCall.running', 'toolCall.running'],
-      ['transition', 'always', 'toolCall.running', 'toolCall.delivering'],
+      ['transition', 'always', 'toolCall.running', 'toolCall.delivering.securing'],
+      // The host made the intent durable: the reply may go.
+      ['transition', 'checkpoint.done', 'toolCall.delivering.securing', 'toolCall.delivering.sending'],
       [
         'transition',
-        'xstate.done.actor.0.conversation.toolCall.delivering',
-        'toolCall.delivering',
+        'xstate.done.actor.0.conversation.toolCall.delivering.sending',
+        'toolCall.delivering.sending',
         'toolCall.deciding',
       ],
       ['transition', 'always', 'toolCall.deciding', 'done'],
@@ -77,7 +79,7 @@ describe('TransitionJournal on the conversation actors of an ActorHost', () => {
       eventType: 'xstate.done.actor.0.conversation.generate',
     });
     expect(entries.find((entry) => entry.to === 'receive')).toMatchObject({
-      trigger: 'line.message',
+      event: 'line.messages',
       durationMs: 0,
     });
     expect(entries.find((entry) => entry.to === 'generate')?.summary).toEqual({

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 import { ARTIFACTS_DIR, launchChromium } from '../support/chromium.js';
 
@@ -13,7 +13,7 @@ let runtime: KaiwaRuntime;
 beforeAll(async () => {
   browser = await launchChromium();
   runtime = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), {
-    store: new MemoryStore(),
+    store: new MemorySourceStore(),
     logger: silentLogger,
   });
 });

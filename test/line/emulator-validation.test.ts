@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logging/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 
 let runtime: KaiwaRuntime;
@@ -9,7 +9,7 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   runtime = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), {
-    store: new MemoryStore(),
+    store: new MemorySourceStore(),
     logger: createLogger({ level: 'debug', write: (line) => logLines.push(line) }),
   });
 });

@@ -84,6 +84,38 @@ describe('LINE delivery', () => {
     expect(line.emulator.entries().filter((entry) => entry.via === 'push')).toHaveLength(1);
   });
 
+  it('on a resumed delivery, a rejected reply token means the reply went out: recorded, not pushed', async () => {
+    const used = request();
+    await delivery().deliver(used, signal); // the first process sent it, then died before the marker
+
+    expect(await delivery().deliver({ ...used, resumed: true }, signal)).toEqual({ method: 'reply' });
+
+    expect(sentTo('/v2/bot/message/push')).toHaveLength(0);
+    expect(line.emulator.entries().filter((entry) => entry.from === 'bot')).toHaveLength(1);
+  });
+
+  it('a reply retried after a 5xx that LINE then refuses for its token was delivered: not pushed', async () => {
+    // LINE took the reply but answered 500; the retry finds the token used.
+    line.failNext('/v2/bot/message/reply', 500, { message: 'Internal error' });
+    const first = request();
+    await delivery().deliver(first, signal); // spends the token on the retry
+    line.failNext('/v2/bot/message/reply', 500, { message: 'Internal error' });
+
+    expect(await delivery().deliver({ ...first, index: 1 }, signal)).toEqual({ method: 'reply' });
+
+    expect(sentTo('/v2/bot/message/push')).toHaveLength(0);
+  });
+
+  it('never sends once the delivery was cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('the source was lost'));
+
+    await expect(delivery().deliver(request(), controller.signal)).rejects.toThrow('the source was lost');
+
+    expect(sentTo('/v2/bot/message/reply')).toHaveLength(0);
+    expect(sentTo('/v2/bot/message/push')).toHaveLength(0);
+  });
+
   it('retries 429 and 5xx, then succeeds', async () => {
     line.failNext('/v2/bot/message/push', 429, { message: 'Too many requests' });
     line.failNext('/v2/bot/message/push', 503, { message: 'Service unavailable' });

@@ -3,9 +3,9 @@ import type { webhook } from '@line/bot-sdk';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
-import { storedHistory, userTexts } from '../support/host-harness.js';
+import { storedHead, storedHistory, userTexts } from '../support/host-harness.js';
 import {
   groupId,
   textMessageEvent,
@@ -65,7 +65,7 @@ describe('every LINE event type through the real webhook', () => {
     const schemas = await LineSchemas.load();
     expect(schemas.validateWebhook(webhookBody([event]))).toEqual({ ok: true });
     const model = replyToLast();
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({ model, store });
 
     const response = await running.post(JSON.stringify(webhookBodyNow([event])));
@@ -74,7 +74,7 @@ describe('every LINE event type through the real webhook', () => {
 
     if (expectedText === null) {
       expect(model.calls).toEqual([]);
-      expect(userTexts(storedHistory(await store.load(sourceIdOf(event))))).toEqual([
+      expect(userTexts(await storedHistory(store, sourceIdOf(event)))).toEqual([
         '[1 member left: U49585cd0d5e6f708192a3b4c5d6e7f80]',
       ]);
     } else {
@@ -84,36 +84,37 @@ describe('every LINE event type through the real webhook', () => {
   });
 
   it('unsend removes the message from history', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({ model: replyToLast(), store });
     const video = { ...videoMessageEvent, source: unsendEvent.source };
 
     await running.post(JSON.stringify(webhookBodyNow([video])));
     await running.kaiwa.host.whenSettled();
-    expect(userTexts(storedHistory(await store.load(groupId)))).toContain('[video, 60 s]');
+    expect(userTexts(await storedHistory(store, groupId))).toContain('[video, 60 s]');
     await running.post(JSON.stringify(webhookBodyNow([unsendEvent])));
     await running.kaiwa.host.whenSettled();
 
-    expect(userTexts(storedHistory(await store.load(groupId)))).not.toContain('[video, 60 s]');
+    expect(userTexts(await storedHistory(store, groupId))).not.toContain('[video, 60 s]');
   });
 
-  it('unfollow deletes the conversation and its inbox', async () => {
-    const store = new MemoryStore();
+  it('unfollow deletes the conversation and its inbox, leaving a tombstone head', async () => {
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({ model: replyToLast(), store });
     const hello = { ...textMessageEvent, source: unfollowEvent.source };
 
     await running.post(JSON.stringify(webhookBodyNow([hello])));
     await running.kaiwa.host.whenSettled();
-    expect(await store.load(userId)).toBeDefined();
+    expect(await storedHistory(store, userId)).not.toEqual([]);
     await running.post(JSON.stringify(webhookBodyNow([unfollowEvent])));
     await running.kaiwa.host.whenSettled();
 
-    expect(await store.load(userId)).toBeUndefined();
+    expect(await storedHistory(store, userId)).toEqual([]);
+    expect((await storedHead(store, userId))?.snapshot).toBeUndefined();
     expect(await store.inbox(userId)).toEqual([]);
   });
 
   it('keeps the conversation on unfollow when the retention policy says keep', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({
       model: replyToLast(),
       store,
@@ -124,7 +125,7 @@ describe('every LINE event type through the real webhook', () => {
     await running.post(JSON.stringify(webhookBodyNow([hello, unfollowEvent])));
     await running.kaiwa.host.whenSettled();
 
-    expect(userTexts(storedHistory(await store.load(userId)))).toEqual([hello.message.text]);
+    expect(userTexts(await storedHistory(store, userId))).toEqual([hello.message.text]);
     expect(await store.inbox(userId)).toEqual([]);
   });
 });
@@ -146,7 +147,7 @@ describe('groups', () => {
 
   it('answers only when mentioned or named under the mention policy, keeping the rest as context', async () => {
     const model = replyToLast();
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({
       model,
       store,
@@ -168,7 +169,7 @@ describe('groups', () => {
       'Kaiwa, any idea?',
     ]);
     expect(userTexts(model.calls[0]!.history)).toEqual(['lunch at noon?', '@kaiwa what do you think?']);
-    expect(userTexts(storedHistory(await store.load(groupId)))).toHaveLength(4);
+    expect(userTexts(await storedHistory(store, groupId))).toHaveLength(4);
   });
 
   it('quotes the message it answers in a group', async () => {

@@ -5,7 +5,7 @@ import { LineEmulator } from '../../src/line/emulator/line-emulator.js';
 import { LoadingAnimation } from '../../src/line/loading-animation.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { webhookBody } from '../support/webhook-fixtures.js';
 import { until } from '../support/until.js';
@@ -153,7 +153,12 @@ describe('images for the model', () => {
     await running.kaiwa.host.whenSettled();
 
     expect(model.calls[0]?.media).toEqual([
-      { eventId: expect.any(String) as string, mimeType: 'image/png', data: png.toString('base64') },
+      {
+        eventId: expect.any(String) as string,
+        kind: 'image',
+        mimeType: 'image/png',
+        data: png.toString('base64'),
+      },
     ]);
     expect(
       JSON.stringify(running.kaiwa.host.snapshotOf('U' + '4'.repeat(32))?.context.history),
@@ -236,7 +241,7 @@ describe('display names and group details', () => {
   });
 
   it('fetches the group name and member count when the bot joins', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({ model: new ScriptedModel([callReply('hello all')]), store });
     const { chatId: groupId } = running.line.emulator.registerSpeaker('Mei', {
       kind: 'group',

@@ -3,7 +3,7 @@ import type { HistoryEntry, InboxItem } from '../../src/domain/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { DEEPLY_NESTED, serialize } from '../support/hostile-events.js';
 import { CHANNEL_SECRET, startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
 import { until } from '../support/until.js';
@@ -86,7 +86,7 @@ function mutate(event: Json, rng: ReturnType<typeof random>): Json {
 
 const lineId = /^[UCR][0-9a-f]{32}$/;
 
-class RecordingStore extends MemoryStore {
+class RecordingStore extends MemorySourceStore {
   readonly acceptedItems: InboxItem[] = [];
   override accept(item: InboxItem) {
     this.acceptedItems.push(item);
@@ -155,9 +155,9 @@ describe('webhook fuzz', () => {
 
   it('answers a normal message afterwards', async () => {
     const event = textEvent(running.line, { type: 'user', userId: 'U' + 'e'.repeat(32) }, 'ping');
-    expect(
-      (await running.post(JSON.stringify({ destination: botUserId, events: [event] }))).status,
-    ).toBe(200);
+    expect((await running.post(JSON.stringify({ destination: botUserId, events: [event] }))).status).toBe(
+      200,
+    );
     const reply = await until(() =>
       running.line
         .requestsTo('/v2/bot/message/reply')

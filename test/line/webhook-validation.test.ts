@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry, InboxItem } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import {
   deeplyNestedText,
   deeplyNestedType,
@@ -34,7 +34,7 @@ function lastUserText(history: readonly HistoryEntry[]) {
 }
 
 /** A memory store that remembers every item the webhook accepted. */
-class RecordingStore extends MemoryStore {
+class RecordingStore extends MemorySourceStore {
   readonly acceptedItems: InboxItem[] = [];
   override accept(item: InboxItem) {
     this.acceptedItems.push(item);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { MAX_WEBHOOK_BYTES } from '../../src/line/webhook-handling.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -191,7 +191,7 @@ describe('POST /webhook over HTTP', () => {
   });
 
   it('answers 500 when the events cannot be stored, so LINE redelivers', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     store.accept = () => Promise.reject(new Error('disk full'));
     running = await startKaiwaWithFakeLine({ model: echo(), store });
     const event = textEvent(running.line, { type: 'user', userId: USER }, 'lost?');
@@ -215,7 +215,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
 
   it('stores a message hours old as quiet context: no model call, no reply, no push', async () => {
     const model = echo();
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({ model, store });
     const old = { ...textEvent(running.line, { type: 'user', userId: USER }, 'are you there?') };
     old.timestamp = Date.now() - 4 * HOUR; // beyond the default of 3 hours
@@ -246,7 +246,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
 
   it('takes its age from KAIWA_STALE_EVENT_MS, and still applies an old unfollow', async () => {
     const model = echo();
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({ model, store, env: { KAIWA_STALE_EVENT_MS: '60000' } });
     const twoMinutesOld = { ...textEvent(running.line, { type: 'user', userId: USER }, 'late') };
     twoMinutesOld.timestamp = Date.now() - 2 * 60_000;
@@ -282,7 +282,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
 
   it('refuses a body for another bot with 200: nothing stored, nothing answered, a warning', async () => {
     const model = echo();
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const { logger, lines } = logged();
     running = await startKaiwaWithFakeLine({ model, store, overrides: { logger } });
     const otherBot = 'U' + 'e'.repeat(32);
@@ -295,7 +295,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
     await running.kaiwa.host.whenSettled();
     expect(model.calls).toEqual([]);
     expect(await store.inbox(USER)).toEqual([]);
-    expect(await store.load(USER)).toBeUndefined();
+    expect((await store.load(USER, { maxEntries: 200, maxBytes: 1 << 20 })).head).toBeUndefined();
     expect(sentToLine()).toEqual([]);
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -327,7 +327,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
         LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
         LINE_API_BASE_URL: line.url,
       }),
-      { model, store: new MemoryStore(), logger },
+      { model, store: new MemorySourceStore(), logger },
     );
     try {
       const post = (events: unknown[]) => {
@@ -357,7 +357,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
     const model = echo();
     const kaiwa = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), {
       model,
-      store: new MemoryStore(),
+      store: new MemorySourceStore(),
       logger: silentLogger,
     });
     try {

@@ -1,15 +1,22 @@
 import { createActor, waitFor } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
-import { CONVERSATION_SYSTEM_ID, conversationMachine } from '../../src/machines/index.js';
+import {
+  answerCheckpointsAtOnce,
+  AWAITING_CHECKPOINT_TAG,
+  CONVERSATION_SYSTEM_ID,
+  conversationMachine,
+} from '../../src/machines/index.js';
 import { ScriptedModel, callReply, callTools, textOnly } from '../../src/model/index.js';
 import { defineTool } from '../../src/tools/index.js';
 import {
   conversationMachineFor,
-  idleWithNothingPending,
   inbound,
   RecordingDelivery,
   restoreConversation,
+  say,
+  sayAndWait,
   startConversation,
+  untilIdle,
   userSource,
 } from '../support/conversation-harness.js';
 
@@ -49,15 +56,17 @@ describe('conversation machine', () => {
     });
     const message = inbound('hi');
 
-    actor.send({ type: 'line.message', message });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, message);
+    const snapshot = await untilIdle(actor);
 
     expect(states).toEqual([
       '"idle"',
       '"receive"',
       '"generate"',
+      '{"toolCall":"starting"}',
       '{"toolCall":"running"}',
-      '{"toolCall":"delivering"}',
+      '{"toolCall":{"delivering":"securing"}}',
+      '{"toolCall":{"delivering":"sending"}}',
       '{"toolCall":"deciding"}',
       '"done"',
       '"idle"',
@@ -86,8 +95,8 @@ describe('conversation machine', () => {
       model: new ScriptedModel([textOnly('I think I will stay quiet')]),
     });
 
-    actor.send({ type: 'line.message', message: inbound('hmm') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('hmm'));
+    const snapshot = await untilIdle(actor);
 
     expect(delivery.requests).toEqual([]);
     expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
@@ -102,8 +111,8 @@ describe('conversation machine', () => {
       model: new ScriptedModel([callTools(['skip', { reason: 'not for me' }])]),
     });
 
-    actor.send({ type: 'line.message', message: inbound('talking to Ken') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('talking to Ken'));
+    const snapshot = await untilIdle(actor);
 
     expect(delivery.requests).toEqual([]);
     expect(snapshot.context.lastTurn?.stopReason).toBe('final-tool');
@@ -117,8 +126,8 @@ describe('conversation machine', () => {
       settings: { maxModelCalls: 3 },
     });
 
-    actor.send({ type: 'line.message', message: inbound('loop forever') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('loop forever'));
+    const snapshot = await untilIdle(actor);
 
     expect(model.calls).toHaveLength(3);
     expect(snapshot.context.lastTurn).toMatchObject({ stopReason: 'model-call-limit', modelCalls: 3 });
@@ -137,11 +146,11 @@ describe('conversation machine', () => {
       tools: [gatedTool('slow_a', log, gate), gatedTool('slow_b', log, gate)],
     });
 
-    actor.send({ type: 'line.message', message: inbound('go') });
+    say(actor, inbound('go'));
     await vi.waitFor(() => expect(log).toHaveLength(2));
     expect(log).toEqual(['start slow_a', 'start slow_b']);
     release();
-    const snapshot = await idleWithNothingPending(actor);
+    const snapshot = await untilIdle(actor);
 
     const toolEntry = snapshot.context.history.find((entry) => entry.role === 'tool');
     expect(toolEntry).toMatchObject({
@@ -158,8 +167,8 @@ describe('conversation machine', () => {
       model: new ScriptedModel([callTools(['reply', { message: 'one' }], ['reply', { message: 'two' }])]),
     });
 
-    actor.send({ type: 'line.message', message: inbound('say it twice') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('say it twice'));
+    const snapshot = await untilIdle(actor);
 
     expect(delivery.texts).toEqual(['one']);
     expect(snapshot.context.history.at(-1)).toMatchObject({
@@ -174,8 +183,8 @@ describe('conversation machine', () => {
     const model = new ScriptedModel([callTools(['reply', { message: '' }]), callReply('fixed')]);
     const { actor, delivery } = startConversation({ model });
 
-    actor.send({ type: 'line.message', message: inbound('hi') });
-    await idleWithNothingPending(actor);
+    say(actor, inbound('hi'));
+    await untilIdle(actor);
 
     expect(model.calls[1]?.history.at(-1)).toMatchObject({
       results: [{ response: { error: expect.stringContaining('invalid arguments') as string } }],
@@ -188,8 +197,8 @@ describe('conversation machine', () => {
       model: new ScriptedModel([new Error('503 from the model')]),
     });
 
-    actor.send({ type: 'line.message', message: inbound('hello?') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('hello?'));
+    const snapshot = await untilIdle(actor);
 
     expect(delivery.texts).toEqual([expect.stringContaining('Sorry') as string]);
     expect(snapshot.context.lastTurn?.stopReason).toBe('model-failed');
@@ -201,8 +210,8 @@ describe('conversation machine', () => {
     const model = new ScriptedModel([callReply('lost?'), textOnly('ok, giving up')]);
     const { actor } = startConversation({ model, delivery });
 
-    actor.send({ type: 'line.message', message: inbound('hi') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('hi'));
+    const snapshot = await untilIdle(actor);
 
     expect(model.calls[1]?.history.at(-1)).toMatchObject({
       results: [{ name: 'reply', response: { error: 'the message could not be delivered' } }],
@@ -220,8 +229,8 @@ describe('conversation machine', () => {
     );
     const { actor, delivery } = startConversation({ model, tools: [notify] });
 
-    actor.send({ type: 'line.message', message: inbound('long job') });
-    await idleWithNothingPending(actor);
+    say(actor, inbound('long job'));
+    await untilIdle(actor);
 
     expect(delivery.requests.map((request) => [request.index, request.texts, !!request.replyToken])).toEqual([
       [0, ['working on it'], true],
@@ -244,51 +253,13 @@ describe('conversation machine', () => {
       ]);
       const { actor, delivery } = startConversation({ model, tools: [tool] });
 
-      actor.send({ type: 'line.message', message: inbound('weather?') });
-      await idleWithNothingPending(actor);
+      say(actor, inbound('weather?'));
+      await untilIdle(actor);
 
       expect(delivery.requests).toHaveLength(1);
       expect(delivery.texts).toEqual(texts);
     },
   );
-
-  it('queues messages that arrive during a turn and runs them as turns in order', async () => {
-    const model = new ScriptedModel([(request) => callReply(`re: ${lastUserText(request.history)}`)], {
-      repeatLast: true,
-    });
-    const { actor, delivery } = startConversation({ model });
-
-    for (const text of ['one', 'two', 'three']) actor.send({ type: 'line.message', message: inbound(text) });
-    await idleWithNothingPending(actor);
-
-    expect(delivery.texts).toEqual(['re: one', 're: two', 're: three']);
-  });
-
-  it('merges messages that arrive during a turn into one next turn under the merge policy', async () => {
-    const model = new ScriptedModel([(request) => callReply(`re: ${userTextsOfTurn(request.history)}`)], {
-      repeatLast: true,
-    });
-    const { actor, delivery } = startConversation({ model, settings: { queuePolicy: 'merge' } });
-
-    for (const text of ['one', 'two', 'three']) actor.send({ type: 'line.message', message: inbound(text) });
-    await idleWithNothingPending(actor);
-
-    expect(delivery.texts).toEqual(['re: one', 're: two+three']);
-  });
-
-  it('merges the newest messages into the last queued turn beyond the queue cap', async () => {
-    const model = new ScriptedModel([(request) => callReply(`re: ${userTextsOfTurn(request.history)}`)], {
-      repeatLast: true,
-    });
-    const { actor, delivery } = startConversation({ model, settings: { maxQueuedTurns: 2 } });
-
-    for (const text of ['a', 'b', 'c', 'd', 'e'])
-      actor.send({ type: 'line.message', message: inbound(text) });
-    await idleWithNothingPending(actor);
-
-    // 'a' starts at once; 'b' and 'c' fill the queue; 'd' and 'e' join 'c'.
-    expect(delivery.texts).toEqual(['re: a', 're: b', 're: c+d+e']);
-  });
 
   it('keeps history bounded over many turns, whole exchanges only', async () => {
     const model = new ScriptedModel([callReply('ok')], { repeatLast: true });
@@ -298,8 +269,8 @@ describe('conversation machine', () => {
     });
 
     for (let turn = 0; turn < 40; turn++) {
-      actor.send({ type: 'line.message', message: inbound(`message ${turn}`) });
-      await idleWithNothingPending(actor);
+      say(actor, inbound(`message ${turn}`));
+      await untilIdle(actor);
     }
 
     const { history } = actor.getSnapshot().context;
@@ -314,8 +285,8 @@ describe('conversation machine', () => {
     const { actor, delivery } = startConversation({ model, settings: { maxModelCallsPerMinute: 2 } });
 
     for (const text of ['one', 'two', 'three']) {
-      actor.send({ type: 'line.message', message: inbound(text) });
-      await idleWithNothingPending(actor);
+      say(actor, inbound(text));
+      await untilIdle(actor);
     }
 
     expect(model.calls).toHaveLength(2);
@@ -336,45 +307,227 @@ describe('conversation machine', () => {
     const { actor, delivery } = startConversation({ model, settings: { dailyTokenBudget: 1000 } });
 
     for (const text of ['first', 'second']) {
-      actor.send({ type: 'line.message', message: inbound(text) });
-      await idleWithNothingPending(actor);
+      say(actor, inbound(text));
+      await untilIdle(actor);
     }
 
     expect(model.calls).toHaveLength(1);
     expect(delivery.texts[1]).toContain('a lot of messages');
-    expect(actor.getSnapshot().context.usage).toEqual([
-      expect.objectContaining({ modelCalls: 1, tokens: 1100 }),
-      expect.objectContaining({ modelCalls: 0, tokens: 0 }),
+    const { usage } = actor.getSnapshot().context;
+    expect(usage.find((bucket) => bucket.period === 'day')).toMatchObject({ modelCalls: 1, tokens: 1100 });
+  });
+});
+
+/** A tool that acts outside the conversation (the default): it runs after its checkpoint. */
+function sideEffectTool(name: string, runs: string[]) {
+  return echoTool(name).implement((args) => {
+    runs.push(name);
+    return Promise.resolve({ forLLM: { text: `${name}:${args.text}` } });
+  });
+}
+
+/** A conversation whose checkpoints the test answers itself, as a host would. */
+function hostedConversation(options: Parameters<typeof conversationMachineFor>[0]) {
+  const actor = createActor(conversationMachineFor(options), {
+    systemId: CONVERSATION_SYSTEM_ID,
+    input: { source: userSource, ...(options.settings && { settings: options.settings }) },
+  });
+  const emitted: string[] = [];
+  actor.on('*', (event) => {
+    emitted.push(
+      event.type === 'turn.ended'
+        ? `${event.type}:${event.outcome}`
+        : event.type === 'checkpoint.needed'
+          ? `${event.type}:${event.reason}`
+          : event.type,
+    );
+  });
+  actor.start();
+  return { actor, emitted };
+}
+
+describe('the conversation and its host', () => {
+  it('announces the start and the end of every turn, with the outcome', async () => {
+    const { actor } = startConversation({
+      model: new ScriptedModel([callTools(['skip', { reason: 'not for me' }])]),
+    });
+    const events: unknown[] = [];
+    actor.on('turn.started', (event) => events.push(event));
+    actor.on('turn.ended', (event) => events.push(event));
+    const message = inbound('talking to Ken');
+
+    await sayAndWait(actor, message);
+    await sayAndWait(actor, inbound('note', { quiet: true }));
+
+    expect(events).toEqual([
+      { type: 'turn.started', turnId: message.eventId },
+      { type: 'turn.ended', turnId: message.eventId, outcome: 'final-tool' },
+      { type: 'turn.started', turnId: expect.any(String) as unknown },
+      { type: 'turn.ended', turnId: expect.any(String) as unknown, outcome: 'quiet' },
     ]);
   });
 
-  it('ignores a message whose event id it has already seen', async () => {
-    const model = new ScriptedModel([callReply('once')], { repeatLast: true });
-    const { actor, delivery } = startConversation({ model });
-    const message = inbound('hi');
+  it('waits for a checkpoint before delivering, and not before a pure tool', async () => {
+    const delivery = new RecordingDelivery();
+    const { actor, emitted } = hostedConversation({
+      model: new ScriptedModel([callReply('Hello')]),
+      delivery,
+    });
 
-    actor.send({ type: 'line.message', message });
-    actor.send({ type: 'line.message', message });
-    await idleWithNothingPending(actor);
+    say(actor, inbound('hi'));
+    const waiting = await waitFor(actor, (snapshot) => snapshot.hasTag(AWAITING_CHECKPOINT_TAG));
 
-    expect(delivery.texts).toEqual(['once']);
-    expect(model.calls).toHaveLength(1);
+    expect(waiting.value).toEqual({ toolCall: { delivering: 'securing' } });
+    expect(delivery.requests).toEqual([]);
+    actor.send({ type: 'checkpoint.done', resumed: false });
+    await untilIdle(actor);
+    expect(delivery.requests).toEqual([expect.objectContaining({ texts: ['Hello'], resumed: false })]);
+    expect(emitted).toEqual(['turn.started', 'checkpoint.needed:delivery', 'turn.ended:final-tool']);
+  });
+
+  it('runs a tool with side effects only after its checkpoint', async () => {
+    const runs: string[] = [];
+    const { actor, emitted } = hostedConversation({
+      model: new ScriptedModel([
+        callTools(['book', { text: 'table' }]),
+        callTools(['skip', { reason: 'ok' }]),
+      ]),
+      delivery: new RecordingDelivery(),
+      tools: [sideEffectTool('book', runs)],
+    });
+
+    say(actor, inbound('book a table'));
+    await waitFor(actor, (snapshot) => snapshot.hasTag(AWAITING_CHECKPOINT_TAG));
+    expect(runs).toEqual([]);
+    actor.send({ type: 'checkpoint.done', resumed: false });
+    await untilIdle(actor);
+
+    expect(runs).toEqual(['book']);
+    expect(emitted).toEqual(['turn.started', 'checkpoint.needed:tool', 'turn.ended:final-tool']);
+  });
+
+  it('tells a delivery restored from its intent that it was resumed', async () => {
+    const { actor } = hostedConversation({
+      model: new ScriptedModel([callReply('Hello')]),
+      delivery: new RecordingDelivery(),
+    });
+    say(actor, inbound('hi'));
+    await waitFor(actor, (snapshot) => snapshot.hasTag(AWAITING_CHECKPOINT_TAG));
+    const intent = JSON.stringify(actor.getPersistedSnapshot());
+    actor.stop(); // the process dies after the intent was written
+
+    const delivery = new RecordingDelivery();
+    const restored = restoreConversation(
+      conversationMachineFor({ model: new ScriptedModel([]), delivery }),
+      intent,
+    );
+    await untilIdle(restored);
+
+    expect(delivery.requests).toEqual([expect.objectContaining({ texts: ['Hello'], resumed: true })]);
+  });
+
+  it('keeps the deadline a turn started with when it is restored later', async () => {
+    let now = Date.UTC(2026, 0, 1, 9, 0);
+    const started = now;
+    const model = new ScriptedModel([callTools(['book', { text: 'table' }])]);
+    const { actor } = hostedConversation({
+      model,
+      delivery: new RecordingDelivery(),
+      tools: [sideEffectTool('book', [])],
+      settings: { turnDeadlineMs: 30_000 },
+      now: () => now,
+    });
+    actor.send({ type: 'line.messages', messages: [inbound('book a table')], at: started });
+    await waitFor(actor, (snapshot) => snapshot.hasTag(AWAITING_CHECKPOINT_TAG));
+    const intent = JSON.stringify(actor.getPersistedSnapshot());
+    actor.stop();
+
+    now += 10_000; // a new process takes over ten seconds later
+    const resumedModel = new ScriptedModel([callReply('booked')]);
+    const restored = restoreConversation(
+      conversationMachineFor({
+        model: resumedModel,
+        delivery: new RecordingDelivery(),
+        tools: [sideEffectTool('book', [])],
+        settings: { turnDeadlineMs: 30_000 },
+        now: () => now,
+      }),
+      intent,
+    );
+    await untilIdle(restored);
+
+    expect(model.calls[0]?.deadline).toBe(started + 30_000);
+    expect(resumedModel.calls[0]?.deadline).toBe(started + 30_000);
+  });
+
+  it('numbers history entries in order and says which ones an unsend removed', async () => {
+    const { actor } = startConversation({
+      model: new ScriptedModel([callReply('ok')], { repeatLast: true }),
+    });
+    const removed: (readonly number[])[] = [];
+    actor.on('history.removed', (event) => removed.push(event.seqs));
+
+    await sayAndWait(actor, inbound('one', { messageId: 'm-1' }));
+    await sayAndWait(actor, inbound('two', { messageId: 'm-2' }));
+    actor.send({ type: 'line.unsend', messageId: 'm-1' });
+    actor.send({ type: 'line.unsend', messageId: 'unknown' });
+
+    const { history, lastSeq } = actor.getSnapshot().context;
+    expect(history.map((entry) => [entry.seq, entry.role])).toEqual([
+      [2, 'model'],
+      [3, 'tool'],
+      [4, 'user'],
+      [5, 'model'],
+      [6, 'tool'],
+    ]);
+    expect(lastSeq).toBe(6);
+    expect(removed).toEqual([[1], []]);
+  });
+
+  it('keeps usage in at most three buckets over 2,000 turns, and the per-minute limit still holds', async () => {
+    let now = Date.UTC(2026, 0, 1, 9, 0, 30);
+    const model = new ScriptedModel([callReply('ok')], { repeatLast: true });
+    const { actor, delivery } = startConversation({
+      model,
+      settings: { maxModelCallsPerMinute: 40, maxHistoryEntries: 6 },
+      now: () => now,
+    });
+    let mostBuckets = 0;
+    for (let turn = 0; turn < 2000; turn++) {
+      now += 2_000; // 30 a minute: under the limit
+      actor.send({ type: 'line.messages', messages: [inbound(`m${turn}`)], at: now });
+      const snapshot = await untilIdle(actor);
+      mostBuckets = Math.max(mostBuckets, snapshot.context.usage.length);
+    }
+    expect(model.calls).toHaveLength(2000);
+    expect(mostBuckets).toBeLessThanOrEqual(3);
+
+    const before = model.calls.length;
+    for (let turn = 0; turn < 60; turn++) {
+      now += 100; // a burst of 60 in six seconds
+      actor.send({ type: 'line.messages', messages: [inbound(`burst ${turn}`)], at: now });
+      await untilIdle(actor);
+    }
+    const answered = model.calls.length - before;
+    expect(answered).toBeGreaterThan(0);
+    expect(answered).toBeLessThan(40);
+    expect(delivery.texts.at(-1)).toContain('a lot of messages');
+    expect(actor.getSnapshot().context.usage.length).toBeLessThanOrEqual(3);
   });
 });
 
 describe('conversation snapshots', () => {
   it('round-trips through JSON at idle', async () => {
     const { actor } = startConversation({ model: new ScriptedModel([callReply('hi')]) });
-    actor.send({ type: 'line.message', message: inbound('hello') });
-    await idleWithNothingPending(actor);
+    say(actor, inbound('hello'));
+    await untilIdle(actor);
 
     const json = JSON.stringify(actor.getPersistedSnapshot());
     actor.stop();
     const delivery = new RecordingDelivery();
     const machine = conversationMachineFor({ model: new ScriptedModel([callReply('again')]), delivery });
     const restored = restoreConversation(machine, json);
-    restored.send({ type: 'line.message', message: inbound('second') });
-    const snapshot = await idleWithNothingPending(restored);
+    const snapshot = await sayAndWait(restored, inbound('second'));
 
     expect(snapshot.context.history.map((entry) => entry.role)).toEqual([
       'user',
@@ -391,7 +544,7 @@ describe('conversation snapshots', () => {
     const neverAnswers = new ScriptedModel([() => new Promise(() => {})]);
     const { actor, delivery: firstDelivery } = startConversation({ model: neverAnswers });
     const message = inbound('are you there?');
-    actor.send({ type: 'line.message', message });
+    say(actor, message);
     await waitFor(actor, (snapshot) => snapshot.matches('generate'));
 
     const json = JSON.stringify(actor.getPersistedSnapshot());
@@ -399,7 +552,7 @@ describe('conversation snapshots', () => {
     const delivery = new RecordingDelivery();
     const model = new ScriptedModel([callReply('yes, back again')]);
     const restored = restoreConversation(conversationMachineFor({ model, delivery }), json);
-    const snapshot = await idleWithNothingPending(restored);
+    const snapshot = await untilIdle(restored);
 
     expect(firstDelivery.requests).toEqual([]);
     expect(delivery.requests).toEqual([
@@ -416,7 +569,7 @@ describe('conversation snapshots', () => {
       model,
       tools: [gatedTool('fast', log), gatedTool('stuck', log, new Promise(() => {}))],
     });
-    actor.send({ type: 'line.message', message: inbound('do both') });
+    say(actor, inbound('do both'));
     await waitFor(actor, (snapshot) => snapshot.context.turn?.step.some((entry) => entry.outcome) ?? false);
 
     const json = JSON.stringify(actor.getPersistedSnapshot());
@@ -430,7 +583,7 @@ describe('conversation snapshots', () => {
       }),
       json,
     );
-    const snapshot = await idleWithNothingPending(restored);
+    const snapshot = await untilIdle(restored);
 
     expect(log.sort()).toEqual(['end fast', 'start fast', 'start stuck']);
     expect(rerunLog).toEqual(['start stuck', 'end stuck']);
@@ -441,8 +594,8 @@ describe('conversation snapshots', () => {
 
   it('is plain JSON: the persisted snapshot survives stringify unchanged', async () => {
     const { actor } = startConversation({ model: new ScriptedModel([callReply('hi')]) });
-    actor.send({ type: 'line.message', message: inbound('hello') });
-    await idleWithNothingPending(actor);
+    say(actor, inbound('hello'));
+    await untilIdle(actor);
     const persisted = actor.getPersistedSnapshot();
 
     expect(JSON.parse(JSON.stringify(persisted))).toEqual(persisted);
@@ -455,24 +608,12 @@ describe('conversation snapshots', () => {
     });
     const errors: unknown[] = [];
     actor.subscribe({ error: (error) => errors.push(error) });
-    actor.start();
-    actor.send({ type: 'line.message', message: inbound('hi') });
-    // The checkpoint fails, the turn goes on, the model call fails: the machine apologises, which fails too.
-    const snapshot = await idleWithNothingPending(actor);
+    answerCheckpointsAtOnce(actor).start();
+    say(actor, inbound('hi'));
+    // The model call fails: the machine apologises, which fails too.
+    const snapshot = await untilIdle(actor);
 
     expect(snapshot.context.lastTurn?.stopReason).toBe('model-failed');
     expect(errors).toEqual([]);
   });
 });
-
-function lastUserText(history: readonly { role: string; text?: string }[]): string {
-  return history.findLast((entry) => entry.role === 'user')?.text ?? '';
-}
-
-function userTextsOfTurn(history: readonly { role: string; text?: string }[]): string {
-  const texts: string[] = [];
-  for (let index = history.length - 1; index >= 0 && history[index]?.role === 'user'; index--) {
-    texts.unshift(history[index]?.text ?? '');
-  }
-  return texts.join('+');
-}

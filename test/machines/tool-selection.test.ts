@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { createLogger, type Logger } from '../../src/logging/index.js';
-import { CONVERSATION_SYSTEM_ID, provideConversationServices } from '../../src/machines/index.js';
+import {
+  answerCheckpointsAtOnce,
+  CONVERSATION_SYSTEM_ID,
+  provideConversationServices,
+} from '../../src/machines/index.js';
 import {
   OfflineModel,
   ScriptedModel,
@@ -14,9 +18,10 @@ import { StepPrompt } from '../../src/prompt/step-prompt.js';
 import { createWeatherTool, type Tool } from '../../src/tools/index.js';
 import {
   RecordingDelivery,
-  idleWithNothingPending,
   inbound,
   restoreConversation,
+  say,
+  untilIdle,
   userSource,
 } from '../support/conversation-harness.js';
 import { startFakeWeatherServer } from '../support/fake-weather-server.js';
@@ -41,7 +46,6 @@ function selectingMachine(model: ModelPort, options: { logger?: Logger; tools?: 
     delivery,
     systemInstruction: () => 'unused when a step prompt is given',
     stepPrompt: new StepPrompt(registry, 'You are a test bot.'),
-    checkpoint: () => Promise.resolve(),
     clock: { now: () => 0 },
     logger: options.logger ?? createLogger({ level: 'silent' }),
   });
@@ -50,7 +54,7 @@ function selectingMachine(model: ModelPort, options: { logger?: Logger; tools?: 
 
 function start(machine: ReturnType<typeof selectingMachine>['machine']) {
   const actor = createActor(machine, { systemId: CONVERSATION_SYSTEM_ID, input: { source: userSource } });
-  actor.start();
+  answerCheckpointsAtOnce(actor).start();
   return actor;
 }
 
@@ -65,8 +69,8 @@ describe('per-step tool selection in the conversation machine', () => {
     const { machine, delivery } = selectingMachine(model);
     const actor = start(machine);
 
-    actor.send({ type: 'line.message', message: inbound(UNHINTED) });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound(UNHINTED));
+    const snapshot = await untilIdle(actor);
 
     const [first, second, third] = model.calls;
     expect(first?.toolNames).toEqual(['find_tools', 'reply', 'skip']);
@@ -87,8 +91,8 @@ describe('per-step tool selection in the conversation machine', () => {
     const model = new ScriptedModel([askForReminder, setReminder, callReply('ok')]);
     const actor = start(selectingMachine(model, { logger }).machine);
 
-    actor.send({ type: 'line.message', message: inbound(UNHINTED) });
-    await idleWithNothingPending(actor);
+    say(actor, inbound(UNHINTED));
+    await untilIdle(actor);
 
     const offered = lines.filter((line) => line.message === 'tools offered');
     expect(offered.map(({ modelCall, offered: names, reasons }) => ({ modelCall, names, reasons }))).toEqual([
@@ -123,7 +127,7 @@ describe('per-step tool selection in the conversation machine', () => {
       },
     ]);
     const actor = start(selectingMachine(firstModel).machine);
-    actor.send({ type: 'line.message', message: inbound(UNHINTED) });
+    say(actor, inbound(UNHINTED));
     await secondStep;
     const persisted = JSON.stringify(actor.getPersistedSnapshot());
     actor.stop();
@@ -131,7 +135,7 @@ describe('per-step tool selection in the conversation machine', () => {
     const restoredModel = new ScriptedModel([setReminder, callReply('done')]);
     const { machine, delivery } = selectingMachine(restoredModel);
     const restored = restoreConversation(machine, persisted);
-    await idleWithNothingPending(restored);
+    await untilIdle(restored);
 
     expect(restoredModel.calls[0]?.toolNames).toContain('set_reminder');
     expect(delivery.texts).toEqual(['done']);
@@ -160,8 +164,8 @@ describe('the offline model with per-step selection', () => {
     // The built-in weather tool is replaced by the adapted one.
     const actor = start(machine);
 
-    actor.send({ type: 'line.message', message: inbound("What's the weather in Tokyo?") });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound("What's the weather in Tokyo?"));
+    const snapshot = await untilIdle(actor);
 
     const calls = snapshot.context.history.flatMap((entry) => (entry.role === 'model' ? entry.calls : []));
     expect(calls.map((call) => call.name)).toEqual(expectedCalls);

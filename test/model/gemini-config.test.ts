@@ -9,13 +9,25 @@ describe('geminiOptionsFromEnv', () => {
     ).toBeUndefined();
   });
 
-  it('defaults the model to gemini-2.5-flash and turns the cache on', () => {
+  it('defaults to a current stable Flash model, its own thinking and sampling, and implicit caching only', () => {
     expect(geminiOptionsFromEnv({ GEMINI_API_KEY: 'key' })).toEqual({
       apiKey: 'key',
-      model: 'gemini-2.5-flash',
-      cache: {},
+      model: 'gemini-3.6-flash',
+      cache: false,
       retry: {},
     });
+  });
+
+  it('reads the thinking level and the sampling parameters, in any case', () => {
+    expect(
+      geminiOptionsFromEnv({
+        GEMINI_API_KEY: 'key',
+        GEMINI_THINKING_LEVEL: 'Low',
+        GEMINI_TOP_P: '0.9',
+        GEMINI_TOP_K: '40',
+        GEMINI_MAX_INLINE_BYTES: '8000000',
+      }),
+    ).toMatchObject({ thinkingLevel: 'low', topP: 0.9, topK: 40, maxInlineBytes: 8_000_000 });
   });
 
   it('reads every setting', () => {
@@ -26,6 +38,7 @@ describe('geminiOptionsFromEnv', () => {
       GEMINI_TEMPERATURE: '0.7',
       GEMINI_MAX_OUTPUT_TOKENS: '2048',
       GEMINI_THINKING_BUDGET: '-1',
+      GEMINI_CACHE: 'on',
       GEMINI_CACHE_MIN_TOKENS: '4096',
       GEMINI_CACHE_TTL_SECONDS: '1800',
       GEMINI_MAX_ATTEMPTS: '3',
@@ -53,7 +66,7 @@ describe('geminiOptionsFromEnv', () => {
         GEMINI_CACHE: 'off',
       }),
     ).toEqual({
-      model: 'gemini-2.5-flash',
+      model: 'gemini-3.6-flash',
       vertex: { project: 'my-project', location: 'asia-northeast1' },
       cache: false,
       retry: {},
@@ -71,6 +84,24 @@ describe('geminiOptionsFromEnv', () => {
     [{ GEMINI_API_KEY: 'k', GEMINI_CACHE: 'maybe' }, 'GEMINI_CACHE'],
     [{ GEMINI_API_KEY: 'k', GEMINI_CACHE_TTL_SECONDS: '10' }, 'GEMINI_CACHE_TTL_SECONDS'],
     [{ GEMINI_API_KEY: 'k', GEMINI_MODEL: 'gemini 2.5' }, 'GEMINI_MODEL'],
+    [{ GEMINI_API_KEY: 'k', GEMINI_THINKING_LEVEL: 'extreme' }, 'GEMINI_THINKING_LEVEL'],
+    [{ GEMINI_API_KEY: 'k', GEMINI_TOP_P: '1.5' }, 'GEMINI_TOP_P'],
+    [{ GEMINI_API_KEY: 'k', GEMINI_TOP_K: '0' }, 'GEMINI_TOP_K'],
+    [{ GEMINI_API_KEY: 'k', GEMINI_MAX_INLINE_BYTES: '30000000' }, 'GEMINI_MAX_INLINE_BYTES'],
+    // Gemini takes one of the two, and 2.5 models know no levels.
+    [
+      { GEMINI_API_KEY: 'k', GEMINI_THINKING_LEVEL: 'low', GEMINI_THINKING_BUDGET: '512' },
+      'GEMINI_THINKING_LEVEL',
+    ],
+    [
+      { GEMINI_API_KEY: 'k', GEMINI_MODEL: 'gemini-2.5-flash', GEMINI_THINKING_LEVEL: 'low' },
+      'GEMINI_THINKING_LEVEL',
+    ],
+    // The Pro models refuse a thinking budget of 0.
+    [
+      { GEMINI_API_KEY: 'k', GEMINI_MODEL: 'gemini-2.5-pro', GEMINI_THINKING_BUDGET: '0' },
+      'GEMINI_THINKING_BUDGET',
+    ],
   ])('names the bad variable: %o', (env, variable) => {
     const attempt = () => geminiOptionsFromEnv(env);
 

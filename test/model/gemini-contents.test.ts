@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry, ModelEntry, ToolEntry, UserEntry } from '../../src/domain/index.js';
 import { toGeminiContents } from '../../src/model/gemini/gemini-contents.js';
-import { fromGeminiResponse } from '../../src/model/gemini/gemini-response.js';
+import { readGeminiAnswer } from '../../src/model/gemini/gemini-response.js';
 import { GenerateContentResponse } from '@google/genai';
 
 const at = Date.UTC(2026, 10, 22, 10, 0);
@@ -74,9 +74,9 @@ describe('toGeminiContents', () => {
       ],
     };
 
-    const { contents, repairs } = toGeminiContents([user('weather?'), signedCalls, results]);
+    const { contents, dropped } = toGeminiContents([user('weather?'), signedCalls, results]);
 
-    expect(repairs).toEqual([]);
+    expect(dropped).toEqual({ beforeFirstUser: 0, unansweredResults: 0, interruptedCalls: 0 });
     expect(contents[1]).toEqual({ role: 'model', parts: signedCalls.providerParts });
     expect(contents[2]).toEqual({
       role: 'user',
@@ -143,12 +143,12 @@ describe('toGeminiContents', () => {
 
   it('drops results that answer no call and answers calls that lost their result, and says so', () => {
     const history: HistoryEntry[] = [
+      user('weather?'),
       {
         role: 'tool',
         turnId: 't0',
         results: [{ callId: 'gone', name: 'reply', response: { output: 'sent' } }],
       },
-      user('weather?'),
       signedCalls,
       {
         role: 'tool',
@@ -158,7 +158,7 @@ describe('toGeminiContents', () => {
       user('hello?'),
     ];
 
-    const { contents, repairs } = toGeminiContents(history);
+    const { contents, dropped } = toGeminiContents(history);
 
     expect(contents[0]?.role).toBe('user');
     expect(contents[2]?.parts).toEqual([
@@ -172,7 +172,7 @@ describe('toGeminiContents', () => {
       },
       { text: '[Aiko 2026-11-22 10:00 UTC] hello?' },
     ]);
-    expect(repairs).toHaveLength(2);
+    expect(dropped).toEqual({ beforeFirstUser: 0, unansweredResults: 1, interruptedCalls: 1 });
   });
 
   it('sends the current turn’s image inline and refers to older images in text', () => {
@@ -187,7 +187,7 @@ describe('toGeminiContents', () => {
 
     const { contents } = toGeminiContents(
       [old, { role: 'model', turnId: 'old', text: 'nice', calls: [] }, current],
-      [{ eventId: 'now', mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
+      [{ eventId: 'now', kind: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
     );
 
     expect(contents[0]?.parts).toEqual([
@@ -213,20 +213,27 @@ describe('toGeminiContents', () => {
   });
 });
 
-describe('fromGeminiResponse', () => {
-  const parse = (body: object) => fromGeminiResponse(Object.assign(new GenerateContentResponse(), body));
+describe('readGeminiAnswer', () => {
+  const parse = (body: object) => readGeminiAnswer(Object.assign(new GenerateContentResponse(), body));
 
-  it('keeps parts verbatim when they carry what text and calls cannot rebuild', () => {
+  it('keeps what text and calls cannot rebuild, without repeating the arguments', () => {
     const parts = [
       { text: 'thinking about it', thought: true },
       { functionCall: { id: 'x1', name: 'reply', args: { message: 'hi' } }, thoughtSignature: 'AAEC' },
     ];
 
-    const { response } = parse({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }] });
+    const { response, verdict } = parse({
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }],
+    });
+
+    expect(verdict).toBe('act');
 
     expect(response.calls).toEqual([{ id: 'x1', name: 'reply', args: { message: 'hi' } }]);
     expect(response.text).toBeUndefined();
-    expect(response.providerParts).toEqual(parts);
+    expect(response.providerParts).toEqual([
+      parts[0],
+      { functionCall: { id: 'x1', name: 'reply' }, thoughtSignature: 'AAEC' },
+    ]);
   });
 
   it('stores a plain answer once: no provider parts when text and calls rebuild it', () => {
@@ -255,8 +262,8 @@ describe('fromGeminiResponse', () => {
   });
 
   it.each([
-    ['a blocked prompt', { promptFeedback: { blockReason: 'SAFETY' } }, 'prompt blocked: SAFETY'],
-    ['a safety stop', { candidates: [{ finishReason: 'SAFETY' }] }, 'candidate finished with SAFETY'],
+    ['a blocked prompt', { promptFeedback: { blockReason: 'SAFETY' } }, 'refused'],
+    ['a safety stop', { candidates: [{ finishReason: 'SAFETY' }] }, 'refused'],
     [
       'a safety stop with parts',
       {
@@ -267,17 +274,24 @@ describe('fromGeminiResponse', () => {
           },
         ],
       },
-      'candidate finished with PROHIBITED_CONTENT',
+      'refused',
     ],
+    ['an empty candidate', { candidates: [{ finishReason: 'STOP', content: { parts: [] } }] }, 'no-call'],
     [
-      'an empty candidate',
-      { candidates: [{ finishReason: 'STOP', content: { parts: [] } }] },
-      'empty candidate (finishReason STOP)',
+      'text without a call',
+      { candidates: [{ finishReason: 'STOP', content: { parts: [{ text: 'hi' }] } }] },
+      'no-call',
     ],
-  ])('turns %s into no reply, with the reason', (_, body, reason) => {
-    const { response, noReplyReason } = parse(body);
-
-    expect(response.calls).toEqual([]);
-    expect(noReplyReason).toBe(reason);
+    ['MAX_TOKENS without parts', { candidates: [{ finishReason: 'MAX_TOKENS' }] }, 'out-of-tokens'],
+    ['a malformed call', { candidates: [{ finishReason: 'MALFORMED_FUNCTION_CALL' }] }, 'malformed-call'],
+    ['an undeclared call', { candidates: [{ finishReason: 'UNEXPECTED_TOOL_CALL' }] }, 'malformed-call'],
+    ['too many tool calls', { candidates: [{ finishReason: 'TOO_MANY_TOOL_CALLS' }] }, 'refused'],
+    [
+      'calls without a finish reason',
+      { candidates: [{ content: { parts: [{ functionCall: { name: 'reply', args: {} } }] } }] },
+      'act',
+    ],
+  ])('judges %s', (_, body, verdict) => {
+    expect(parse(body).verdict).toBe(verdict);
   });
 });

@@ -20,7 +20,7 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-const model = 'gemini-2.5-flash';
+const model = 'gemini-3.6-flash';
 const ask: Content = { role: 'user', parts: [{ text: 'weather?' }] };
 
 async function statusOf(promise: Promise<unknown>): Promise<number | undefined> {
@@ -125,6 +125,81 @@ describe('FakeGeminiServer', () => {
 
     expect(await statusOf(client.models.generateContent({ model, contents }))).toBe(400);
     expect(server.rejections).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      'a history that starts with the model’s function call turn',
+      [
+        { role: 'model', parts: [{ functionCall: { name: 'reply', args: { message: 'hi' } } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'reply', response: {} } }] },
+        ask,
+      ],
+    ],
+    [
+      'a function call turn right after a model turn',
+      [
+        ask,
+        { role: 'model', parts: [{ text: 'let me see' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'reply', args: { message: 'hi' } } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'reply', response: {} } }] },
+      ],
+    ],
+  ] satisfies [string, Content[]][])('rejects %s with Gemini’s own message', async (_, contents) => {
+    server.enqueue(textAnswer('never'));
+
+    expect(await statusOf(client.models.generateContent({ model, contents }))).toBe(400);
+    expect(server.rejections).toEqual([
+      'Please ensure that function call turn comes immediately after a user turn or after a function response turn.',
+    ]);
+  });
+
+  it('takes a function call turn after a user turn and after a function response turn', async () => {
+    const call = (message: string): Content => ({
+      role: 'model',
+      parts: [{ functionCall: { name: 'reply', args: { message } } }],
+    });
+    const response: Content = {
+      role: 'user',
+      parts: [{ functionResponse: { name: 'reply', response: {} } }],
+    };
+    server.enqueue(textAnswer('ok'));
+
+    await client.models.generateContent({ model, contents: [ask, call('a'), response, call('b'), response] });
+
+    expect(server.rejections).toEqual([]);
+  });
+
+  it('counts tokens, one per Japanese character and four ASCII characters per token', async () => {
+    const english = await client.models.countTokens({ model, contents: 'abcdefgh' });
+    const japanese = await client.models.countTokens({ model, contents: 'こんにちは' });
+
+    expect(english.totalTokens).toBe(2);
+    expect(japanese.totalTokens).toBe(5);
+  });
+
+  it('rejects inline data of a type Gemini does not take, and a request over 20 MB', async () => {
+    const withData = (mimeType: string, data: string): Content => ({
+      role: 'user',
+      parts: [{ text: 'look' }, { inlineData: { mimeType, data } }],
+    });
+    server.enqueue(textAnswer('a cat'));
+
+    expect(
+      await statusOf(client.models.generateContent({ model, contents: [withData('image/gif', 'R0lG')] })),
+    ).toBe(400);
+    expect(
+      await statusOf(
+        client.models.generateContent({
+          model,
+          contents: [withData('image/jpeg', 'A'.repeat(21 * 1024 * 1024))],
+        }),
+      ),
+    ).toBe(400);
+    expect(
+      await statusOf(client.models.generateContent({ model, contents: [withData('image/jpeg', '/9j/')] })),
+    ).toBeUndefined();
+    expect(server.rejections).toEqual(['Unsupported MIME type: image/gif']);
   });
 
   it('rejects a replayed call that lost or changed its thought signature', async () => {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/domain/index.js';
+import { defaults } from '../../src/defaults/index.js';
 import { createLogger } from '../../src/logging/index.js';
 import { GeminiModel, type GeminiModelOptions, type ModelRequest } from '../../src/model/index.js';
 import { defineTool } from '../../src/tools/index.js';
-import { idleWithNothingPending, inbound, startConversation } from '../support/conversation-harness.js';
+import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
 import {
   blockedPromptAnswer,
   candidateAnswer,
@@ -105,13 +106,17 @@ describe('GeminiModel through the conversation machine', () => {
         { thoughtSignature: replySignature },
       ),
     ];
-    server.enqueue(candidateAnswer(firstParts), candidateAnswer(replyParts), textAnswer('Nothing to add.'));
+    server.enqueue(
+      candidateAnswer(firstParts),
+      candidateAnswer(replyParts),
+      candidateAnswer([functionCallPart('skip', { reason: 'nothing to add' })]),
+    );
     const { actor, delivery } = startConversation({ model: geminiFor(), tools: [weatherTool()] });
 
-    actor.send({ type: 'line.message', message: inbound('Weather in Tokyo and Osaka?') });
-    await idleWithNothingPending(actor);
-    actor.send({ type: 'line.message', message: inbound('thanks') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('Weather in Tokyo and Osaka?'));
+    await untilIdle(actor);
+    say(actor, inbound('thanks'));
+    const snapshot = await untilIdle(actor);
 
     expect(server.rejections).toEqual([]);
     expect(delivery.texts).toEqual(['Tokyo is sunny, Osaka rainy.']);
@@ -152,28 +157,39 @@ describe('GeminiModel through the conversation machine', () => {
       { functionResponse: { name: 'reply', response: { status: 'sent' } } },
       { text: expect.stringMatching(/^\[Aiko \d{4}-\d\d-\d\d \d\d:\d\d UTC\] thanks$/) as string },
     ]);
+    // Stored without repeating the arguments the calls hold; replayed in full above.
     expect(
       snapshot.context.history.filter((entry) => entry.role === 'model').map((entry) => entry.providerParts),
-    ).toEqual([firstParts, replyParts, undefined]);
+    ).toEqual([
+      [
+        { functionCall: { id: 'call-tokyo', name: 'get_weather' }, thoughtSignature: tokyoSignature },
+        { functionCall: { id: 'call-osaka', name: 'get_weather' } },
+      ],
+      [{ functionCall: { name: 'reply' }, thoughtSignature: replySignature }],
+      undefined,
+    ]);
   });
 
-  it('ends the turn in silence when the prompt is blocked, and logs why', async () => {
+  it('answers a blocked prompt with the notice, and logs why without the message', async () => {
     server.enqueue(blockedPromptAnswer('PROHIBITED_CONTENT'));
     const { logger, lines } = capturedLogs();
     const { actor, delivery } = startConversation({ model: geminiFor({ logger }) });
 
-    actor.send({ type: 'line.message', message: inbound('something bad') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('something bad'));
+    const snapshot = await untilIdle(actor);
 
-    expect(delivery.requests).toEqual([]);
-    expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
+    expect(delivery.texts).toEqual([defaults.conversation.apology]);
+    expect(snapshot.context.lastTurn?.stopReason).toBe('model-failed');
     expect(lines).toContainEqual(
       expect.objectContaining({
         level: 'warn',
-        message: 'gemini gave no reply',
-        reason: 'prompt blocked: PROHIBITED_CONTENT',
+        message: 'gemini gave no answer',
+        verdict: 'refused',
+        blockReason: 'PROHIBITED_CONTENT',
+        next: 'notice',
       }),
     );
+    expect(JSON.stringify(lines)).not.toContain('something bad');
   });
 });
 
@@ -196,7 +212,18 @@ describe('GeminiModel.generate', () => {
     ]);
   });
 
-  it('sends the generation settings and reports token usage, thinking included', async () => {
+  it('calls the default model with its own thinking and sampling: nothing set, nothing sent', async () => {
+    server.enqueue(textAnswer('hi'));
+
+    await new GeminiModel({ apiKey: 'test-key', baseUrl: server.baseUrl, cache: false }).generate(
+      request([hello]),
+    );
+
+    expect(server.requests[0]?.path).toBe('/v1beta/models/gemini-3.6-flash:generateContent');
+    expect(server.generateBodies[0]?.generationConfig ?? {}).toEqual({});
+  });
+
+  it('sends the thinking level, the sampling parameters that are set, and reports usage with thinking', async () => {
     server.enqueue(
       candidateAnswer([{ text: 'hi' }], {
         promptTokenCount: 300,
@@ -205,14 +232,18 @@ describe('GeminiModel.generate', () => {
       }),
     );
 
-    const response = await geminiFor({ temperature: 0.4, maxOutputTokens: 512, thinkingBudget: 0 }).generate(
-      request([hello]),
-    );
+    const response = await geminiFor({
+      thinkingLevel: 'low',
+      temperature: 0.4,
+      topK: 20,
+      maxOutputTokens: 512,
+    }).generate(request([hello]));
 
     expect(server.generateBodies[0]?.generationConfig).toEqual({
       temperature: 0.4,
+      topK: 20,
       maxOutputTokens: 512,
-      thinkingConfig: { thinkingBudget: 0 },
+      thinkingConfig: { thinkingLevel: 'LOW' },
     });
     expect(response).toEqual({
       text: 'hi',
@@ -221,11 +252,24 @@ describe('GeminiModel.generate', () => {
     });
   });
 
+  it('sends a thinking budget to a 2.5 model', async () => {
+    server.enqueue(textAnswer('hi'));
+
+    await geminiFor({ model: 'gemini-2.5-flash', thinkingBudget: 0, topP: 0.8 }).generate(request([hello]));
+
+    expect(server.generateBodies[0]?.generationConfig).toEqual({
+      topP: 0.8,
+      thinkingConfig: { thinkingBudget: 0 },
+    });
+  });
+
   it('sends the current image inline with its message', async () => {
     server.enqueue(textAnswer('a cat'));
 
     await geminiFor().generate(
-      request([hello], { media: [{ eventId: 'e1', mimeType: 'image/jpeg', data: '/9j/4AAQ' }] }),
+      request([hello], {
+        media: [{ eventId: 'e1', kind: 'image', mimeType: 'image/jpeg', data: '/9j/4AAQ' }],
+      }),
     );
 
     expect(server.generateBodies[0]?.contents?.[0]?.parts).toEqual([
@@ -234,13 +278,13 @@ describe('GeminiModel.generate', () => {
     ]);
   });
 
-  it('treats a candidate stopped for safety as no reply', async () => {
+  it('throws ModelNoAnswerError for a candidate stopped for safety', async () => {
     server.enqueue(safetyStoppedAnswer());
-    const { logger, lines } = capturedLogs();
 
-    const response = await geminiFor({ logger }).generate(request([hello]));
-
-    expect(response.calls).toEqual([]);
-    expect(lines).toContainEqual(expect.objectContaining({ reason: 'candidate finished with SAFETY' }));
+    await expect(geminiFor().generate(request([hello]))).rejects.toMatchObject({
+      name: 'ModelNoAnswerError',
+      reason: 'refused',
+      finishReason: 'SAFETY',
+    });
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '../../src/model/index.js';
 import { resolveRetryOptions } from '../../src/model/gemini/gemini-options.js';
 import { callWithRetry } from '../../src/model/gemini/gemini-retry.js';
-import { idleWithNothingPending, inbound, startConversation } from '../support/conversation-harness.js';
+import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
 import { apiError, FakeGeminiServer, rateLimited, textAnswer } from '../support/fake-gemini-server.js';
 
 let server: FakeGeminiServer;
@@ -221,8 +221,8 @@ describe('GeminiModel failure handling', () => {
     const { model } = setUp({ retry: { ...retry, maxAttempts: 2 } });
     const { actor, delivery } = startConversation({ model });
 
-    actor.send({ type: 'line.message', message: inbound('hello?') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('hello?'));
+    const snapshot = await untilIdle(actor);
 
     expect(delivery.texts).toHaveLength(1);
     expect(delivery.texts[0]).toContain('Sorry');

@@ -6,7 +6,7 @@ import {
   candidateAnswer,
   FakeGeminiServer,
   functionCallPart,
-  textAnswer,
+  replyAnswer,
 } from '../support/fake-gemini-server.js';
 
 let server: FakeGeminiServer | undefined;
@@ -40,8 +40,8 @@ const [findTools, getWeather, reply, setReminder] = [
 ].map(declaration) as [ToolDeclaration, ToolDeclaration, ToolDeclaration, ToolDeclaration];
 const allTools = [findTools, getWeather, reply, setReminder];
 
-// About 1300 tokens by characters / 4: above the 1024 minimum of Flash models.
-const prefix = `You are Kaiwa. ${'Be kind and brief. '.repeat(270)}`;
+// About 5,400 tokens: above 3.6 Flash's 4,096-token cache minimum.
+const prefix = `You are Kaiwa. ${'Be kind and brief. '.repeat(1130)}`;
 const hello: HistoryEntry = { role: 'user', eventId: 'e1', text: 'weather in Osaka?', timestamp: 0 };
 
 function step(
@@ -65,7 +65,9 @@ const names = (body: { tools?: { functionDeclarations?: Record<string, unknown>[
 describe('GeminiModel with per-step tool selection', () => {
   it('caches the prefix with every declaration and sends each step’s choice as text in the contents', async () => {
     const { fake, model } = await setUp(true);
-    fake.enqueue(textAnswer('one'), textAnswer('two'));
+    fake.enqueue(replyAnswer('warm-up'), replyAnswer('one'), replyAnswer('two'));
+    await model.generate(step([findTools, reply], 'warm-up')); // uncached; the cache is made beside it
+    await model.cacheIdle();
 
     await model.generate(step([findTools, getWeather, reply], '# Tools for this step\nget_weather'));
     await model.generate(step([findTools, reply, setReminder], '# Tools for this step\nset_reminder'));
@@ -76,7 +78,7 @@ describe('GeminiModel with per-step tool selection', () => {
     const cache = creates[0]?.body as { systemInstruction?: unknown; tools?: [] };
     expect(cache.systemInstruction).toEqual({ role: 'user', parts: [{ text: prefix }] });
     expect(names(cache)).toEqual(['find_tools', 'get_weather', 'reply', 'set_reminder']);
-    const [first, second] = fake.generateBodies;
+    const [, first, second] = fake.generateBodies;
     for (const body of [first, second]) {
       expect(Object.keys(body ?? {}).sort()).toEqual(['cachedContent', 'contents', 'generationConfig']);
       expect(body?.cachedContent).toBe(fake.cacheNames[0]);
@@ -90,7 +92,9 @@ describe('GeminiModel with per-step tool selection', () => {
 
   it('puts the step’s text after function responses, which Gemini accepts', async () => {
     const { fake, model } = await setUp(true);
-    fake.enqueue(textAnswer('done'));
+    fake.enqueue(replyAnswer('warm-up'), replyAnswer('done'));
+    await model.generate(step([findTools, reply], 'warm-up'));
+    await model.cacheIdle();
     const history: HistoryEntry[] = [
       hello,
       {
@@ -108,7 +112,8 @@ describe('GeminiModel with per-step tool selection', () => {
     await model.generate(step([findTools, getWeather, reply], 'guidance', history));
 
     expect(fake.rejections).toEqual([]);
-    expect(fake.generateBodies[0]?.contents?.at(-1)).toEqual({
+    expect(fake.generateBodies[1]?.cachedContent).toBe(fake.cacheNames[0]);
+    expect(fake.generateBodies[1]?.contents?.at(-1)).toEqual({
       role: 'user',
       parts: [
         { functionResponse: { name: 'find_tools', response: { enabled: 'get_weather' } } },
@@ -141,7 +146,7 @@ describe('GeminiModel with per-step tool selection', () => {
 
   it('goes uncached and narrowed when the prefix is below the cache minimum', async () => {
     const { fake, model } = await setUp(true);
-    fake.enqueue(textAnswer('one'));
+    fake.enqueue(replyAnswer('one'));
 
     await model.generate({ ...step([findTools, reply], 'guidance'), systemInstruction: 'A small bot.' });
 

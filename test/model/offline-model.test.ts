@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionResult, HistoryEntry, JsonObject } from '../../src/domain/index.js';
 import { OfflineModel, type ModelResponse, type ToolDeclaration } from '../../src/model/index.js';
 import { createCurrentTimeTool, createWeatherTool } from '../../src/tools/index.js';
-import { idleWithNothingPending, inbound, startConversation } from '../support/conversation-harness.js';
+import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
 import { startFakeWeatherServer } from '../support/fake-weather-server.js';
 
 const declared = (...names: string[]): ToolDeclaration[] =>
@@ -249,8 +249,8 @@ describe('offline model in a conversation with the real tools', () => {
       tools: [createWeatherTool({ baseUrl: weather.baseUrl })],
     });
 
-    actor.send({ type: 'line.message', message: inbound('明日の東京の天気は？') });
-    const snapshot = await idleWithNothingPending(actor);
+    say(actor, inbound('明日の東京の天気は？'));
+    const snapshot = await untilIdle(actor);
 
     expect(weather.rawPaths).toEqual(['/%E6%9D%B1%E4%BA%AC?format=j1']);
     expect(delivery.texts).toHaveLength(1);
@@ -261,14 +261,15 @@ describe('offline model in a conversation with the real tools', () => {
   });
 
   it("calls get_current_time, which reads the conversation's clock", async () => {
-    // The harness clock stands at 0: 1970-01-01T09:00 in Tokyo.
+    // The conversation's clock stands at 0: 1970-01-01T09:00 in Tokyo.
     const { actor, delivery } = startConversation({
       model: new OfflineModel(),
       tools: [createCurrentTimeTool({ defaultTimeZone: 'Asia/Tokyo' })],
+      now: () => 0,
     });
 
-    actor.send({ type: 'line.message', message: inbound('What day is it?') });
-    await idleWithNothingPending(actor);
+    say(actor, inbound('What day is it?'));
+    await untilIdle(actor);
 
     expect(delivery.texts).toEqual([
       "(offline model) It is Thursday, 1970-01-01, 09:00 in Asia/Tokyo (UTC+09:00). I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
@@ -276,14 +277,15 @@ describe('offline model in a conversation with the real tools', () => {
   });
 
   it('answers a time question about a city in that city’s zone, not the default one', async () => {
-    // The harness clock stands at 0: 1969-12-31T19:00 in New York.
+    // The conversation's clock stands at 0: 1969-12-31T19:00 in New York.
     const { actor, delivery } = startConversation({
       model: new OfflineModel(),
       tools: [createCurrentTimeTool({ defaultTimeZone: 'Asia/Tokyo' })],
+      now: () => 0,
     });
 
-    actor.send({ type: 'line.message', message: inbound('What time is it in New York?') });
-    await idleWithNothingPending(actor);
+    say(actor, inbound('What time is it in New York?'));
+    await untilIdle(actor);
 
     expect(delivery.texts).toHaveLength(1);
     expect(delivery.texts[0]).toContain(

@@ -6,7 +6,7 @@ import type { HistoryEntry, InboundMessage, InboxItem, Source } from '../../src/
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
-import { FileStore, MemoryStore } from '../../src/persistence/index.js';
+import { FileStore, MemoryStore, SnapshotSourceStore } from '../../src/persistence/index.js';
 import { LocalReminderScheduler, createReminderTools, type Reminder } from '../../src/reminders/index.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
@@ -386,8 +386,8 @@ describe('a reminder end to end', () => {
         callTools(['set_reminder', { text: 'stand up', delay_minutes: 1 }]),
         callReply('ok'),
       ]),
-      store: await FileStore.open(dataDir),
-      env: { STORE: 'file', DATA_DIR: dataDir },
+      store: new SnapshotSourceStore(await FileStore.open(dataDir)),
+      env: { STORE: 'sqlite', DATA_DIR: dataDir },
     });
     const event = {
       type: 'message',
@@ -411,6 +411,47 @@ describe('a reminder end to end', () => {
     });
     await scheduler.start();
     expect((await scheduler.list(source.id)).map((item) => item.text)).toEqual(['stand up']);
+    scheduler.stop();
+  });
+
+  it('are cancelled when the user unfollows: an unfollowed source keeps nothing scheduled', async () => {
+    const dataDir = await freshDirectory();
+    const running = await startKaiwaWithFakeLine({
+      model: new ScriptedModel([
+        callTools(['set_reminder', { text: 'stand up', delay_minutes: 60 }]),
+        callReply('ok'),
+      ]),
+      store: new SnapshotSourceStore(await FileStore.open(dataDir)),
+      env: { STORE: 'sqlite', DATA_DIR: dataDir },
+    });
+    const base = {
+      mode: 'active',
+      timestamp: Date.now(),
+      source: { type: 'user', userId: source.id },
+      deliveryContext: { isRedelivery: false },
+    };
+    const ask = {
+      ...base,
+      type: 'message',
+      webhookEventId: '01REMINDER0000000000000003',
+      replyToken: running.line.emulator.issueReplyToken(source.id),
+      message: { type: 'text', id: '3', quoteToken: 'q', text: 'remind me in an hour' },
+    };
+    await running.post(JSON.stringify(webhookBody([ask as never])));
+    await running.kaiwa.host.whenSettled();
+    const unfollow = { ...base, type: 'unfollow', webhookEventId: '01REMINDER0000000000000004' };
+    await running.post(JSON.stringify(webhookBody([unfollow as never])));
+    await running.kaiwa.host.whenSettled();
+    await running.close();
+
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => Date.now() },
+      logger: silentLogger,
+      file: path.join(dataDir, 'reminders.json'),
+    });
+    await scheduler.start();
+    expect(await scheduler.list(source.id)).toEqual([]);
     scheduler.stop();
   });
 });

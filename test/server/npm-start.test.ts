@@ -14,8 +14,8 @@ const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'ut
   scripts: { start: string };
   engines: { node: string };
 };
-/** The file `npm start` runs: `tsx <entry>`. */
-const entry = packageJson.scripts.start.replace(/^tsx\s+/, '');
+/** What `npm start` runs after `tsx`: Node.js flags, then the entry file. */
+const startArguments = packageJson.scripts.start.split(/\s+/).slice(1);
 
 /** A Node.js older than 22 on this machine (Debian's, say), to start kaiwa with. */
 function olderNode(): { path: string; version: string } | undefined {
@@ -32,7 +32,7 @@ function olderNode(): { path: string; version: string } | undefined {
 
 /** `npm start`'s entry point, run as its own process with a clean environment. */
 function startProcess(env: Record<string, string>, node = process.execPath) {
-  const child = spawn(node, ['--import', 'tsx', entry], {
+  const child = spawn(node, ['--import', 'tsx', ...startArguments], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,6 +117,24 @@ describe('npm start', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain('PORT');
     expect(stderr).not.toContain('    at ');
+  });
+
+  it('stores in SQLite under DATA_DIR, and a second process on the same file refuses to start with one line', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-start-'));
+    directories.push(dataDir);
+    const first = startProcess({ PORT: '0', DATA_DIR: dataDir });
+    children.push(first.child);
+    await until(() => /open (http:\/\/127\.0\.0\.1:\d+)/.exec(first.output().stdout)?.[1]);
+
+    const second = startProcess({ PORT: '0', DATA_DIR: dataDir });
+    children.push(second.child);
+
+    expect(await second.exited).toBe(1);
+    const { stderr } = second.output();
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/kaiwa\.db is in use by process \d+/);
+    expect(stderr).not.toContain('    at ');
+    expect(first.child.exitCode).toBeNull();
   });
 });
 

@@ -2,6 +2,8 @@ import { createActor, waitFor, type Actor, type Snapshot, type SnapshotFrom } fr
 import type { InboundMessage, Source } from '../../src/domain/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import {
+  answerCheckpointsAtOnce,
+  AWAITING_CHECKPOINT_TAG,
   CONVERSATION_SYSTEM_ID,
   provideConversationServices,
   type ConversationMachine,
@@ -53,8 +55,8 @@ export interface HarnessOptions {
   tools?: Tool[];
   settings?: Partial<ConversationSettings>;
   delivery?: RecordingDelivery;
-  /** Replaces the checkpoint (default: resolves at once). */
-  checkpoint?: (sourceId: string) => Promise<void>;
+  /** The services' clock (default: the system clock). */
+  now?: () => number;
 }
 
 export function conversationMachineFor(
@@ -67,13 +69,15 @@ export function conversationMachineFor(
     tools,
     delivery: options.delivery,
     systemInstruction: () => 'You are a test bot.',
-    checkpoint: options.checkpoint ?? (() => Promise.resolve()),
-    clock: { now: () => 0 },
+    clock: { now: options.now ?? (() => Date.now()) },
     logger: silentLogger,
   });
 }
 
-/** Starts a conversation actor with fakes; returns it with the recording delivery and the state log. */
+/**
+ * Starts a conversation actor with fakes, its checkpoints answered at once (no store); returns
+ * it with the recording delivery and the state log.
+ */
 export function startConversation(options: HarnessOptions) {
   const delivery = options.delivery ?? new RecordingDelivery();
   const machine = conversationMachineFor({ ...options, delivery });
@@ -92,23 +96,37 @@ export function startConversation(options: HarnessOptions) {
       }
     },
   });
-  actor.start();
+  answerCheckpointsAtOnce(actor).start();
   return { actor, delivery, states, machine };
 }
 
-export function idleWithNothingPending(actor: Actor<ConversationMachine>) {
-  return waitFor(actor, (snapshot) => snapshot.matches('idle') && snapshot.context.pending.length === 0, {
-    timeout: 2000,
-  });
+/** Starts a turn of these messages, as the host does when the conversation is idle. */
+export function say(actor: Actor<ConversationMachine>, ...messages: InboundMessage[]) {
+  actor.send({ type: 'line.messages', messages, at: Date.now() });
 }
 
-/** Restores a conversation actor from persisted JSON, as the actor host does. */
+/** Sends one message and waits until its turn is over. */
+export async function sayAndWait(actor: Actor<ConversationMachine>, ...messages: InboundMessage[]) {
+  say(actor, ...messages);
+  return untilIdle(actor);
+}
+
+export function untilIdle(actor: Actor<ConversationMachine>) {
+  return waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: 2000 });
+}
+
+/**
+ * Restores a conversation actor from persisted JSON, its checkpoints answered at once; a
+ * snapshot taken while a side effect waited for its checkpoint is answered as resumed.
+ */
 export function restoreConversation(machine: ConversationMachine, json: string) {
   const actor = createActor(machine, {
     systemId: CONVERSATION_SYSTEM_ID,
     snapshot: JSON.parse(json) as Snapshot<unknown>,
     input: { source: userSource },
   });
-  actor.start();
+  answerCheckpointsAtOnce(actor).start();
+  if (actor.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG))
+    actor.send({ type: 'checkpoint.done', resumed: true });
   return actor;
 }

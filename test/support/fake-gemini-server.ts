@@ -9,11 +9,18 @@ import {
 import type { AddressInfo } from 'node:net';
 
 // A local server speaking the Gemini Developer API (v1beta) as `@google/genai` 2.32 calls it:
-//   POST   /v1beta/models/{model}:generateContent
+//   POST   /v1beta/models/{model}:generateContent     POST /v1beta/models/{model}:countTokens
 //   POST   /v1beta/cachedContents          GET | PATCH | DELETE /v1beta/cachedContents/{id}
+// and Vertex AI in express mode (an API key, no project):
+//   POST   /v1beta1/publishers/google/models/{model}:generateContent   POST /v1beta1/cachedContents
 // It is strict where Gemini is strict, so that adapter bugs fail here and not in production:
-// `cachedContent` with systemInstruction/tools/toolConfig, function responses that answer no
-// call, and replayed function calls that lost (or changed) their thought signature are 400s.
+// `cachedContent` with systemInstruction/tools/toolConfig, a function call turn that follows
+// neither a user turn nor a function response turn, function responses that answer no call,
+// replayed function calls that lost (or changed) their thought signature, inline data of a
+// type the backend does not take, and a request over 20 MB are 400s, with Gemini's messages.
+// It counts tokens the way the tests need Gemini to: four ASCII characters per token, but one
+// token per character of other scripts (Japanese), so characters ÷ 4 undercounts like it does
+// against the real API.
 
 /** One HTTP request as it arrived. */
 export interface RecordedRequest {
@@ -67,7 +74,7 @@ export type ScriptedAnswer = FakeAnswer | ((body: GenerateContentBody) => FakeAn
 export interface FakeGeminiServerOptions {
   /** The `x-goog-api-key` the fake accepts. Default `test-key`. */
   readonly apiKey?: string;
-  /** Caches smaller than this (characters / 4) are refused, like Gemini. Default 1024. */
+  /** Caches smaller than this (in {@link fakeTokenCount} tokens) are refused, like Gemini. Default 4096. */
   readonly minCacheTokens?: number;
   /** The fake's clock for cache expiry. Default `Date.now`. */
   readonly now?: () => number;
@@ -96,13 +103,17 @@ export class FakeGeminiServer {
   private readonly apiKey: string;
   private readonly minCacheTokens: number;
   private readonly now: () => number;
+  /** Cache creations wait for this before they answer (a slow Gemini). */
+  cacheCreationDelayMs = 0;
+  /** Answers for the next cache creations, served before any cache is made (a failing Gemini). */
+  readonly cacheCreationFailures: FakeAnswer[] = [];
 
   private constructor(
     private readonly server: Server,
     options: FakeGeminiServerOptions,
   ) {
     this.apiKey = options.apiKey ?? 'test-key';
-    this.minCacheTokens = options.minCacheTokens ?? 1024;
+    this.minCacheTokens = options.minCacheTokens ?? 4096;
     this.now = options.now ?? Date.now;
   }
 
@@ -180,18 +191,35 @@ export class FakeGeminiServer {
         apiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.'),
       );
     }
+    if (text.length > REQUEST_LIMIT_BYTES) {
+      return this.send(
+        response,
+        invalid(`Request payload size exceeds the limit: ${REQUEST_LIMIT_BYTES} bytes.`),
+      );
+    }
     const generate = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(path);
     if (method === 'POST' && generate)
-      return this.send(response, this.generateContent(generate[1]!, body as GenerateContentBody));
-    if (method === 'POST' && path === '/v1beta/cachedContents')
-      return this.send(response, this.createCache(body));
+      return this.send(response, this.generateContent(generate[1]!, body as GenerateContentBody, 'gemini'));
+    const vertexGenerate = /^\/v1beta1\/publishers\/google\/models\/([^/:]+):generateContent$/.exec(path);
+    if (method === 'POST' && vertexGenerate) {
+      return this.send(
+        response,
+        this.generateContent(vertexGenerate[1]!, body as GenerateContentBody, 'vertex'),
+      );
+    }
+    const count = /^\/v1beta\/models\/([^/:]+):countTokens$/.exec(path);
+    if (method === 'POST' && count) return this.send(response, countTokens(body));
+    if (method === 'POST' && (path === '/v1beta/cachedContents' || path === '/v1beta1/cachedContents')) {
+      if (this.cacheCreationDelayMs > 0) await sleepFor(this.cacheCreationDelayMs);
+      return this.send(response, this.cacheCreationFailures.shift() ?? this.createCache(body));
+    }
     const cache = /^\/v1beta\/(cachedContents\/[^/]+)$/.exec(path);
     if (cache) return this.send(response, this.cacheResource(method, cache[1]!, body));
     return this.send(response, apiError(404, 'NOT_FOUND', `fake gemini: no route for ${method} ${path}`));
   }
 
-  private generateContent(model: string, body: GenerateContentBody): FakeAnswer {
-    const problem = this.validateGenerate(model, body);
+  private generateContent(model: string, body: GenerateContentBody, backend: Backend): FakeAnswer {
+    const problem = this.validateGenerate(model, body, backend);
     if (problem) {
       this.rejections.push(problem.message);
       return problem.answer;
@@ -206,6 +234,7 @@ export class FakeGeminiServer {
   private validateGenerate(
     model: string,
     body: GenerateContentBody,
+    backend: Backend,
   ): { message: string; answer: FakeAnswer } | undefined {
     const reject = (message: string, answer: FakeAnswer = invalid(message)) => ({ message, answer });
     const contents = body.contents ?? [];
@@ -232,7 +261,11 @@ export class FakeGeminiServer {
         return reject(`contents[${index}]: role must be user or model`);
       if (!content.parts || content.parts.length === 0)
         return reject(`contents[${index}]: must include at least one parts field`);
-      const problem = this.checkFunctionResponses(contents, index) ?? this.checkThoughtSignatures(content);
+      const problem =
+        checkCallTurnPosition(contents, index) ??
+        this.checkFunctionResponses(contents, index) ??
+        this.checkThoughtSignatures(content) ??
+        checkInlineData(content, backend);
       if (problem) return reject(problem);
     }
     return undefined;
@@ -299,18 +332,22 @@ export class FakeGeminiServer {
   }
 
   private createCache(body: unknown): FakeAnswer {
-    const request = body as Partial<StoredCache> & { ttl?: string; contents?: unknown };
-    if (typeof request.model !== 'string' || !request.model.startsWith('models/')) {
+    const request = body as Partial<StoredCache> & { ttl?: string; contents?: WireContent[] };
+    if (
+      typeof request.model !== 'string' ||
+      !/^(models|projects\/[^/]+\/locations\/[^/]+\/publishers\/google\/models)\//.test(request.model)
+    ) {
       return invalid('model must be of the form models/{model}');
+    }
+    if (/\/undefined\//.test(request.model)) {
+      return invalid(`Invalid resource name: ${request.model}`);
     }
     const ttlMs = parseTtl(request.ttl);
     if (ttlMs === undefined) return invalid('ttl or expire_time is required');
-    const size = JSON.stringify([
-      request.systemInstruction ?? '',
-      request.tools ?? [],
-      request.contents ?? [],
-    ]).length;
-    const totalTokenCount = Math.ceil(size / 4);
+    const totalTokenCount =
+      fakeTokenCount(textOf(request.systemInstruction ? [request.systemInstruction] : [])) +
+      fakeTokenCount(JSON.stringify(request.tools ?? [])) +
+      fakeTokenCount(textOf(request.contents ?? []));
     if (totalTokenCount < this.minCacheTokens) {
       return invalid(
         `Cached content is too small. total_token_count=${totalTokenCount}, min_total_token_count=${this.minCacheTokens}`,
@@ -410,6 +447,83 @@ function cacheMetadata(cache: StoredCache) {
   };
 }
 
+type Backend = 'gemini' | 'vertex';
+
+/** Gemini's limit on a whole request (inline data included): beyond it, the Files API. */
+const REQUEST_LIMIT_BYTES = 20 * 1024 * 1024;
+
+// The inline types each backend documents (images and audio; video and documents are not used here).
+const GEMINI_INLINE_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'image/heic',
+  'image/heif',
+  'audio/wav',
+  'audio/mp3',
+  'audio/aiff',
+  'audio/aac',
+  'audio/ogg',
+  'audio/flac',
+]);
+const VERTEX_INLINE_TYPES = new Set([
+  ...GEMINI_INLINE_TYPES,
+  'audio/x-aac',
+  'audio/m4a',
+  'audio/mp4',
+  'audio/mpeg',
+  'audio/mpga',
+  'audio/opus',
+  'audio/pcm',
+  'audio/webm',
+]);
+
+/** Gemini: "function call turn comes immediately after a user turn or after a function response turn". */
+function checkCallTurnPosition(contents: WireContent[], index: number): string | undefined {
+  const content = contents[index]!;
+  if (content.role !== 'model' || !(content.parts ?? []).some((part) => part.functionCall)) return undefined;
+  if (contents[index - 1]?.role === 'user') return undefined;
+  return 'Please ensure that function call turn comes immediately after a user turn or after a function response turn.';
+}
+
+function checkInlineData(content: WireContent, backend: Backend): string | undefined {
+  const accepted = backend === 'vertex' ? VERTEX_INLINE_TYPES : GEMINI_INLINE_TYPES;
+  for (const part of content.parts ?? []) {
+    if (part.inlineData && !accepted.has(part.inlineData.mimeType)) {
+      return `Unsupported MIME type: ${part.inlineData.mimeType}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The fake's tokenizer: four ASCII characters per token, one token per other character. Gemini
+ * gives Japanese about one token per character, which characters ÷ 4 undercounts fourfold.
+ */
+export function fakeTokenCount(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (const character of text) {
+    if (character.charCodeAt(0) < 0x80) ascii++;
+    else other++;
+  }
+  return Math.ceil(ascii / 4) + other;
+}
+
+function textOf(contents: WireContent[]): string {
+  return contents.flatMap((content) => (content.parts ?? []).map((part) => part.text ?? '')).join('');
+}
+
+function countTokens(body: unknown): FakeAnswer {
+  const contents = (body as { contents?: WireContent[] } | undefined)?.contents ?? [];
+  if (contents.length === 0) return invalid('* CountTokensRequest.contents: contents is not specified');
+  return { body: { totalTokens: fakeTokenCount(textOf(contents)) } };
+}
+
+function sleepFor(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
 // ---- Answers shaped like Gemini's ----
 
 /** A `google.rpc.Status` error answer, as Gemini sends it. */
@@ -476,7 +590,7 @@ export function candidateAnswer(parts: WirePart[], usage: UsageCounts = {}): Fak
         ...(usage.thoughtsTokenCount !== undefined && { thoughtsTokenCount: usage.thoughtsTokenCount }),
         totalTokenCount: promptTokenCount + candidatesTokenCount + (usage.thoughtsTokenCount ?? 0),
       },
-      modelVersion: 'gemini-2.5-flash',
+      modelVersion: 'gemini-3.6-flash',
       responseId: randomUUID(),
     },
   };
@@ -527,4 +641,29 @@ export function safetyStoppedAnswer(): FakeAnswer {
       usageMetadata: { promptTokenCount: 120, totalTokenCount: 120 },
     },
   };
+}
+
+/**
+ * A candidate that ended with `finishReason`, with the given parts (none by default): what
+ * Gemini sends for MAX_TOKENS after thinking used the budget, MALFORMED_FUNCTION_CALL,
+ * TOO_MANY_TOOL_CALLS, OTHER, RECITATION and the like.
+ */
+export function finishedAnswer(finishReason: string, parts: WirePart[] = []): FakeAnswer {
+  return {
+    body: {
+      candidates: [
+        {
+          ...(parts.length > 0 && { content: { role: 'model', parts } }),
+          finishReason,
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 120, thoughtsTokenCount: 60, totalTokenCount: 180 },
+    },
+  };
+}
+
+/** A candidate that calls `reply` with `message`: how a model answers a user in kaiwa. */
+export function replyAnswer(message: string): FakeAnswer {
+  return candidateAnswer([functionCallPart('reply', { message })]);
 }

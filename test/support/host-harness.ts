@@ -2,19 +2,21 @@ import { ActorHost, type ActorHostOptions } from '../../src/actors/index.js';
 import type { HistoryEntry, InboundMessage, Source } from '../../src/domain/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import type { ModelPort } from '../../src/model/index.js';
-import { MemoryStore, type ConversationStore, type StoredConversation } from '../../src/persistence/index.js';
-import { ToolRegistry, replyTool, skipTool } from '../../src/tools/index.js';
+import { MemorySourceStore, type SourceHead, type SourceStore } from '../../src/persistence/index.js';
+import { ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
 import { RecordingDelivery } from './conversation-harness.js';
 
 export function createTestHost(options: {
   model: ModelPort;
-  store?: ConversationStore;
+  store?: SourceStore;
   delivery?: RecordingDelivery;
+  tools?: readonly Tool[];
   host?: Partial<ActorHostOptions>;
 }) {
-  const store = options.store ?? new MemoryStore();
+  const store = options.store ?? new MemorySourceStore();
   const delivery = options.delivery ?? new RecordingDelivery();
   const tools = new ToolRegistry().register(replyTool).register(skipTool);
+  for (const tool of options.tools ?? []) tools.register(tool);
   const host = new ActorHost({
     store,
     services: {
@@ -29,7 +31,7 @@ export function createTestHost(options: {
     backoff: { baseMs: 1, maxMs: 20 },
     ...options.host,
   });
-  return { host, store, delivery };
+  return { host, store, delivery, tools };
 }
 
 let counter = 0;
@@ -50,9 +52,22 @@ export const userSourceNumber = (n: number): Source => ({
   id: `U${String(n).padStart(32, '0')}`,
 });
 
-/** The history inside a stored conversation's snapshot. */
-export function storedHistory(stored: StoredConversation | undefined): HistoryEntry[] {
-  return (stored?.snapshot.context as unknown as { history?: HistoryEntry[] } | undefined)?.history ?? [];
+const everything = { maxEntries: 100_000, maxBytes: 100 * 1024 * 1024 };
+
+/** Every history entry the store holds for a source, oldest first. */
+export async function storedHistory(store: SourceStore, sourceId: string): Promise<HistoryEntry[]> {
+  return (await store.load(sourceId, everything)).history.map((record) => record.entry);
+}
+
+/** The source's head as stored. */
+export async function storedHead(store: SourceStore, sourceId: string): Promise<SourceHead | undefined> {
+  return (await store.load(sourceId, { maxEntries: 0, maxBytes: 0 })).head;
+}
+
+/** The source is done: nothing waits in its inbox, no turn is under way, nobody owns it. */
+export async function sourceAtRest(store: SourceStore, sourceId: string): Promise<boolean> {
+  const head = await storedHead(store, sourceId);
+  return (await store.inbox(sourceId)).length === 0 && head?.busy !== true && head?.owner === undefined;
 }
 
 export function userTexts(history: readonly HistoryEntry[]): string[] {

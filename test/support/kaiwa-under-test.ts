@@ -2,7 +2,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { silentLogger } from '../../src/logging/index.js';
 import type { ModelPort } from '../../src/model/index.js';
-import { MemoryStore, type ConversationStore } from '../../src/persistence/index.js';
+import { MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
 import { startKaiwa, type RuntimeOverrides } from '../../src/server/kaiwa-runtime.js';
 import { startFakeLine } from './fake-line-server.js';
 
@@ -11,7 +11,7 @@ export const CHANNEL_SECRET = 'test-channel-secret';
 /** kaiwa with a real channel configuration, talking to a fake LINE over HTTP. */
 export async function startKaiwaWithFakeLine(options: {
   model: ModelPort;
-  store?: ConversationStore;
+  store?: SourceStore;
   overrides?: RuntimeOverrides;
   /** More configuration, by its environment names. */
   env?: Record<string, string>;
@@ -28,7 +28,7 @@ export async function startKaiwaWithFakeLine(options: {
   });
   const kaiwa = await startKaiwa(config, {
     model: options.model,
-    store: options.store ?? new MemoryStore(),
+    store: options.store ?? new MemorySourceStore(),
     logger: silentLogger,
     ...options.overrides,
   });

@@ -17,6 +17,9 @@ const state = {
 const $ = (id) => document.getElementById(id);
 const elements = {
   chart: $('chart'),
+  lifecycleChart: $('lifecycle-chart'),
+  lifecycleState: $('lifecycle-state'),
+  lifecycleFacts: $('lifecycle-facts'),
   sourceRows: $('source-rows'),
   noSources: $('no-sources'),
   title: $('source-title'),
@@ -93,6 +96,28 @@ async function loadChart() {
   elements.chart.innerHTML = await response.text();
 }
 
+async function loadLifecycleChart() {
+  const response = await fetch('/inspect/api/lifecycle.svg');
+  if (response.ok) elements.lifecycleChart.innerHTML = await response.text();
+}
+
+/** The selected source's lifecycle: ownership, loading, draining its inbox, releasing. */
+function showLifecycle(lifecycle) {
+  const active = new Set(lifecycle?.activeStateIds || []);
+  for (const node of elements.lifecycleChart.querySelectorAll('.kc-state')) {
+    node.classList.toggle('kc-active', active.has(node.dataset.stateId));
+  }
+  const text = lifecycle?.state || (state.detail ? 'not in memory' : '');
+  elements.lifecycleState.textContent = text;
+  elements.lifecycleState.dataset.state = text;
+  const row = state.detail?.source;
+  const facts = [];
+  if (lifecycle) facts.push(lifecycle.owned ? `owned here (fence ${lifecycle.fence})` : 'not owned here');
+  if (row?.owner) facts.push(`owner ${row.owner}, lease until ${clock(row.leaseUntil)}`);
+  if (row?.inboxSize !== undefined) facts.push(`${row.inboxSize} waiting in the inbox`);
+  elements.lifecycleFacts.textContent = facts.join(' · ');
+}
+
 function highlight(activeIds, transition, stateText) {
   const active = new Set(activeIds || []);
   for (const node of elements.chart.querySelectorAll('.kc-state')) {
@@ -141,7 +166,10 @@ function renderSources() {
             textContent: row.live ? 'live' : 'stored',
           }),
         ]),
-        element('td', { className: 'state', textContent: row.state }),
+        element('td', {
+          className: 'state',
+          textContent: row.lifecycle ? `${row.state} · ${row.lifecycle}` : row.state,
+        }),
         element('td', { className: 'activity', textContent: ago(row.lastActivity) }),
       ]);
       tr.dataset.sourceId = row.sourceId;
@@ -193,6 +221,7 @@ async function refreshDetail() {
   renderContext();
   renderLog();
   showCurrent();
+  showLifecycle(detail.lifecycle);
 }
 
 /**
@@ -385,12 +414,14 @@ function connect() {
 }
 
 async function start() {
-  await loadChart();
+  await Promise.all([loadChart(), loadLifecycleChart()]);
   connect();
   const wanted = /source=([^&]+)/.exec(window.location.hash)?.[1];
   if (wanted) await select(decodeURIComponent(wanted));
   await loadSources();
   window.setInterval(() => renderSources(), 10_000);
+  // The lifecycle moves without conversation transitions (releasing, standing by): look again now and then.
+  window.setInterval(() => void refreshDetail(), 2_000);
 }
 
 void start();

@@ -2,21 +2,28 @@ import { defaults } from '../../defaults/index.js';
 import type { Clock } from '../../domain/index.js';
 import type { Logger } from '../../logging/index.js';
 import type { Sleep } from '../../timing/index.js';
+import { minimumCacheTokens, type ThinkingLevel } from './gemini-models.js';
 
 export type { Sleep } from '../../timing/index.js';
 
-/** Context cache settings: the system instruction and every tool declaration, cached (docs/design-notes.md). */
+/**
+ * Explicit context cache settings (docs/model.md): the system instruction and every tool declaration,
+ * cached. Off by default: implicit caching is cheaper for kaiwa's prefix (docs/model.md).
+ */
 export interface GeminiCacheOptions {
   /**
-   * Below this estimated size (tokens, estimated as characters / 4) nothing is cached:
-   * Gemini refuses caches under the model's minimum. Default: 4096 for Pro models, 1024 otherwise.
+   * Below this size (tokens, measured with `countTokens`) nothing is cached: Gemini refuses
+   * caches under the model's minimum. Default: the model's minimum from Google's table.
    */
   readonly minTokens?: number;
   /** Lifetime asked for on create and on every refresh. Default 3600. */
   readonly ttlSeconds?: number;
   /** The TTL is extended once less than this much lifetime is left. Default 600. */
   readonly refreshBeforeSeconds?: number;
-  /** After a cache error, requests go uncached this long before a new cache is tried. Default 60 000. */
+  /**
+   * After a cache error, requests go uncached this long before a new cache is tried. Default
+   * 600 000. A prefix found too small is never tried again.
+   */
   readonly retryAfterMs?: number;
   /** Bound on one create, refresh or delete call. Default 5 000. */
   readonly operationTimeoutMs?: number;
@@ -38,23 +45,33 @@ export interface GeminiRetryOptions {
 
 /**
  * Everything the Gemini adapter needs; nothing is read from `process.env` here (see
- * `geminiOptionsFromEnv` for that).
+ * `geminiOptionsFromEnv` for that). Generation settings left unset are not sent: the model
+ * uses its own (Gemini 3.6 Flash deprecates the sampling parameters).
  * @example
- * new GeminiModel({ apiKey, model: 'gemini-2.5-flash', temperature: 0.7, logger })
+ * new GeminiModel({ apiKey, model: 'gemini-3.6-flash', thinkingLevel: 'low', logger })
  */
 export interface GeminiModelOptions {
   /** Gemini Developer API key; with `vertex`, the optional Vertex AI express-mode key. */
   readonly apiKey?: string;
   /** Use Vertex AI instead of the Developer API (credentials: Application Default Credentials). */
   readonly vertex?: { readonly project?: string; readonly location?: string };
-  /** Model name. Default `gemini-2.5-flash`. */
+  /** Model name. Default: `defaults.gemini.model` (the README says which and why). */
   readonly model?: string;
   /** Overrides the API base URL (proxies, the tests' local server). */
   readonly baseUrl?: string;
   readonly temperature?: number;
+  readonly topP?: number;
+  readonly topK?: number;
   readonly maxOutputTokens?: number;
-  /** Thinking tokens per call: 0 turns thinking off (Flash), -1 lets the model decide. */
+  /** Gemini 3 and later: how much the model thinks. Unset: the model's default. */
+  readonly thinkingLevel?: ThinkingLevel;
+  /** Gemini 2.5: thinking tokens per call; 0 turns thinking off (Flash), -1 lets the model decide. */
   readonly thinkingBudget?: number;
+  /**
+   * Bytes of inline media (base64, as sent) one request may carry; beyond it the oldest media are
+   * left out with a note to the model. Default `defaults.gemini.maxInlineBytes`.
+   */
+  readonly maxInlineBytes?: number;
   /** Context cache settings, or `false` to never cache. */
   readonly cache?: GeminiCacheOptions | false;
   readonly retry?: GeminiRetryOptions;
@@ -71,18 +88,10 @@ export const DEFAULT_GEMINI_MODEL = defaults.gemini.model;
 export type ResolvedCacheOptions = Required<GeminiCacheOptions>;
 export type ResolvedRetryOptions = Required<GeminiRetryOptions>;
 
-/**
- * The smallest cache Gemini accepts, per model family (ai.google.dev context caching:
- * 1024 tokens for Flash models, 4096 for Pro).
- */
-export function defaultMinCacheTokens(model: string): number {
-  return /pro/i.test(model) ? 4096 : 1024;
-}
-
 export function resolveCacheOptions(model: string, options: GeminiCacheOptions | false | undefined) {
   if (options === false) return undefined;
   return {
-    minTokens: options?.minTokens ?? defaultMinCacheTokens(model),
+    minTokens: options?.minTokens ?? minimumCacheTokens(model),
     ttlSeconds: options?.ttlSeconds ?? defaults.gemini.cacheTtlSeconds,
     refreshBeforeSeconds: options?.refreshBeforeSeconds ?? defaults.gemini.cacheRefreshBeforeSeconds,
     retryAfterMs: options?.retryAfterMs ?? defaults.gemini.cacheRetryAfterMs,

@@ -2,58 +2,62 @@ import { isDeepStrictEqual } from 'node:util';
 import type { GenerateContentResponse, Part } from '@google/genai';
 import { isJsonObject, type JsonObject } from '../../domain/index.js';
 import type { ModelFunctionCall, ModelResponse, TokenUsage } from '../model-port.js';
-
-/** A Gemini answer in the port's terms; `noReplyReason` says why it carries nothing to act on. */
-export interface ParsedGeminiResponse {
-  readonly response: ModelResponse;
-  readonly noReplyReason?: string;
-}
-
-// Finish reasons under which a candidate must not be acted on, even if it carries parts.
-const BLOCKED_FINISH_REASONS = new Set([
-  'SAFETY',
-  'RECITATION',
-  'LANGUAGE',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'IMAGE_SAFETY',
-  'IMAGE_PROHIBITED_CONTENT',
-  'IMAGE_RECITATION',
-  'MALFORMED_FUNCTION_CALL',
-  'UNEXPECTED_TOOL_CALL',
-]);
+import { compactParts } from './gemini-provider-parts.js';
 
 /**
- * Reads the first candidate. A blocked prompt, a blocked or empty candidate becomes a
- * response with no calls (the turn ends in silence) and a reason for the logs.
- *
- * `providerParts` keeps the candidate's parts verbatim whenever text + calls alone could
- * not rebuild them exactly: thought signatures, thought parts, provider call ids, several
- * text parts. A plain answer is stored once, not twice.
+ * What to do with one answer (docs/model.md, "Finish reasons"):
+ * - `act`: it carries function calls;
+ * - `no-call`: it ended normally (`STOP`) with text or nothing, but no call;
+ * - `malformed-call`: `MALFORMED_FUNCTION_CALL` or `UNEXPECTED_TOOL_CALL`, usually transient;
+ * - `out-of-tokens`: `MAX_TOKENS` without a call (thinking used the output budget);
+ * - `refused`: blocked, stopped for safety and the like, `TOO_MANY_TOOL_CALLS`, `OTHER`, or a
+ *   finish reason kaiwa does not know — the same request would end the same way.
  */
-export function fromGeminiResponse(raw: GenerateContentResponse): ParsedGeminiResponse {
+export type AnswerVerdict = 'act' | 'no-call' | 'malformed-call' | 'out-of-tokens' | 'refused';
+
+/** A Gemini answer in the port's terms, and what to do with it. */
+export interface GeminiAnswer {
+  readonly verdict: AnswerVerdict;
+  /** Its calls, text and usage; nothing to act on unless `verdict` is `act` (or `no-call`). */
+  readonly response: ModelResponse;
+  readonly finishReason?: string;
+  /** Set when the prompt itself was blocked (no candidate at all). */
+  readonly blockReason?: string;
+}
+
+// An answer that ends normally; `FINISH_REASON_UNSPECIFIED` counts as one (no reason given).
+const NORMAL_ENDS = new Set(['STOP', 'FINISH_REASON_UNSPECIFIED']);
+const MALFORMED_CALLS = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL']);
+
+/**
+ * Reads the first candidate and judges it. Calls are acted on whatever the finish reason, unless
+ * it says the answer must not be used (safety, recitation, `TOO_MANY_TOOL_CALLS`, `OTHER`…).
+ *
+ * `providerParts` keeps what text + calls alone could not rebuild — thought signatures, thought
+ * parts, provider call ids, several text parts — and nothing they already hold: the text and
+ * the arguments are stored once (see `gemini-provider-parts`). A plain answer has none.
+ */
+export function readGeminiAnswer(raw: GenerateContentResponse): GeminiAnswer {
   const usage = usageOf(raw);
   const candidate = raw.candidates?.[0];
   if (!candidate) {
     const blockReason = raw.promptFeedback?.blockReason;
-    return {
-      response: { calls: [], usage },
-      noReplyReason: blockReason ? `prompt blocked: ${blockReason}` : 'no candidate',
-    };
+    return { verdict: 'refused', response: { calls: [], usage }, ...(blockReason && { blockReason }) };
   }
-  const finishReason = candidate.finishReason;
-  if (finishReason && BLOCKED_FINISH_REASONS.has(finishReason)) {
-    return { response: { calls: [], usage }, noReplyReason: `candidate finished with ${finishReason}` };
-  }
-  const parts = candidate.content?.parts ?? [];
-  if (parts.length === 0) {
-    return {
-      response: { calls: [], usage },
-      noReplyReason: `empty candidate (finishReason ${finishReason ?? 'none'})`,
-    };
-  }
+  const finishReason = candidate.finishReason ?? 'FINISH_REASON_UNSPECIFIED';
+  const response = responseOf(candidate.content?.parts ?? [], usage);
+  return { verdict: verdictOf(finishReason, response), response, finishReason };
+}
 
+function verdictOf(finishReason: string, response: ModelResponse): AnswerVerdict {
+  if (MALFORMED_CALLS.has(finishReason)) return 'malformed-call';
+  const normal = NORMAL_ENDS.has(finishReason) || finishReason === 'MAX_TOKENS';
+  if (!normal) return 'refused';
+  if (response.calls.length > 0) return 'act';
+  return finishReason === 'MAX_TOKENS' ? 'out-of-tokens' : 'no-call';
+}
+
+function responseOf(parts: readonly Part[], usage: TokenUsage): ModelResponse {
   const texts = parts
     .filter((part) => typeof part.text === 'string' && !part.thought)
     .map((part) => part.text!);
@@ -67,12 +71,10 @@ export function fromGeminiResponse(raw: GenerateContentResponse): ParsedGeminiRe
   const verbatim = parts.map((part) => JSON.parse(JSON.stringify(part)) as JsonObject);
   const rebuildable = isDeepStrictEqual(verbatim, rebuiltParts(text, calls));
   return {
-    response: {
-      calls,
-      usage,
-      ...(text !== undefined && { text }),
-      ...(!rebuildable && { providerParts: verbatim }),
-    },
+    calls,
+    usage,
+    ...(text !== undefined && { text }),
+    ...(!rebuildable && { providerParts: compactParts(verbatim, text, calls) }),
   };
 }
 
@@ -94,5 +96,14 @@ function usageOf(raw: GenerateContentResponse): TokenUsage {
     promptTokens: metadata?.promptTokenCount ?? 0,
     outputTokens: (metadata?.candidatesTokenCount ?? 0) + (metadata?.thoughtsTokenCount ?? 0),
     cachedTokens: metadata?.cachedContentTokenCount ?? 0,
+  };
+}
+
+/** Both calls' tokens: a retried answer costs what both attempts used. */
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
   };
 }

@@ -5,4 +5,7 @@ export { geminiOptionsFromEnv } from './gemini-config.js';
 export type { Environment } from './gemini-config.js';
 export { GeminiConfigError } from './gemini-config-error.js';
 export { ModelUnavailableError } from './model-unavailable-error.js';
+export { ModelNoAnswerError } from './model-no-answer-error.js';
+export type { NoAnswerReason } from './model-no-answer-error.js';
 export type { ModelFailureKind } from './model-unavailable-error.js';
+export { compactProviderParts } from './gemini-provider-parts.js';

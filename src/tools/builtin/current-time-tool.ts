@@ -35,6 +35,7 @@ export function createCurrentTimeTool(options: CurrentTimeToolOptions) {
     description: 'Get the current date, time and day of the week in a time zone.',
     category: 'information',
     optional: true,
+    sideEffects: false,
     usageHint:
       'When the answer depends on the current time or date: "what time is it", "what day is it", or relative dates such as "tomorrow" or "next Monday".',
     keywords: [

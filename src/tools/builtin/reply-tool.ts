@@ -12,6 +12,8 @@ export const replyTool = defineTool({
   description: 'Send a message to the user in this LINE chat. Nothing reaches the user unless you call this.',
   category: 'conversation',
   optional: false,
+  // Pure: it only checks the message; the machine delivers it after its own checkpoint.
+  sideEffects: false,
   usageHint:
     'Call it once when a reply is wanted, with the whole message. Do not call it when no reply is needed (then call skip).',
   examples: [{ description: 'Answer a greeting', args: { message: 'Hello! How can I help?' } }],

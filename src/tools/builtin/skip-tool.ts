@@ -7,6 +7,7 @@ export const skipTool = defineTool({
   description: 'End this turn without sending anything to the user.',
   category: 'conversation',
   optional: false,
+  sideEffects: false,
   usageHint:
     'Call it when the message needs no answer from you, for example talk between other people in a group.',
   examples: [

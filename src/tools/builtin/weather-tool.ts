@@ -45,6 +45,7 @@ export function createWeatherTool(options: WeatherToolOptions) {
       'Get the weather for a place from wttr.in: conditions, temperatures and chance of rain for today, tomorrow or the day after.',
     category: 'information',
     optional: true,
+    sideEffects: false,
     usageHint:
       'When the user asks about the weather, temperature, rain, or what to wear or bring for a place in the next three days. Ask for the place if it is not clear.',
     // Three enums and a place pattern: the model gets the full detail whenever it is offered.

@@ -55,6 +55,7 @@ export function createToolFinderTool(options: ToolFinderOptions) {
       'List the optional tools in one line each, or get one in full and enable it for your next step.',
     category: 'discovery',
     optional: false,
+    sideEffects: false,
     usageHint:
       'When the message needs a tool that "Tools for this step" does not offer: call it without arguments (or with a query) to see the others, then with `name` to enable the one you need; call that tool on your next step.',
     examples: [

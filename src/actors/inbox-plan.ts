@@ -1,0 +1,84 @@
+import { isMessage, type ForgetEvent, type InboundMessage } from '../domain/index.js';
+import type { QueuePolicy } from '../machines/index.js';
+import type { StoredInboxItem } from '../persistence/index.js';
+
+/** What a source does next with what waits in its inbox, read oldest first. */
+export type InboxPlan =
+  /** Run one turn of these messages; `keys` are consumed by the turn's first checkpoint. */
+  | {
+      readonly kind: 'turn';
+      readonly messages: readonly InboundMessage[];
+      readonly keys: readonly string[];
+      /** How many of `messages` came from `replay` (they have no inbox item). */
+      readonly replayed: number;
+    }
+  /** The user took a message back. */
+  | { readonly kind: 'unsend'; readonly key: string; readonly messageId: string }
+  /** Unfollow or leave: everything up to and including this item goes. */
+  | { readonly kind: 'forget'; readonly key: string; readonly event: ForgetEvent }
+  /** Nothing waits. */
+  | { readonly kind: 'none' };
+
+export interface PlanRules {
+  readonly queuePolicy: QueuePolicy;
+  /** Beyond this many waiting turns, the newest messages merge into one. */
+  readonly maxQueuedTurns: number;
+}
+
+/**
+ * Decides the next step from the inbox (oldest first) and the messages a migrated snapshot
+ * left to run again (`replay`, first). Messages become turns by the queue policy: `queue` —
+ * one message per turn, except that beyond `maxQueuedTurns` waiting the newest merge into the
+ * last one (`mergeFrom` remembers where that merged turn starts, across reads); `merge` —
+ * everything that waits, in one turn. A run of quiet messages (group talk not addressed to
+ * the bot) goes in one turn: it calls no model. Pure.
+ */
+export function planInbox(
+  items: readonly StoredInboxItem[],
+  replay: readonly InboundMessage[],
+  rules: PlanRules,
+  mergeFrom: string | undefined,
+): { plan: InboxPlan; mergeFrom: string | undefined } {
+  if (replay.length > 0) {
+    return { plan: { kind: 'turn', messages: [replay[0]!], keys: [], replayed: 1 }, mergeFrom };
+  }
+  const first = items[0];
+  if (!first) return { plan: { kind: 'none' }, mergeFrom: undefined };
+  if (first.item.kind === 'forget') {
+    return { plan: { kind: 'forget', key: first.key, event: first.item }, mergeFrom: undefined };
+  }
+  if (first.item.kind === 'unsend') {
+    return { plan: { kind: 'unsend', key: first.key, messageId: first.item.messageId }, mergeFrom };
+  }
+
+  // The messages that wait before the next unsend or forget.
+  const run: { key: string; message: InboundMessage }[] = [];
+  for (const { key, item } of items) {
+    if (!isMessage(item)) break;
+    run.push({ key, message: item });
+  }
+  const quiet = run.findIndex(({ message }) => !message.quiet);
+  let take: number;
+  let next = run.some(({ message }) => message.eventId === mergeFrom) ? mergeFrom : undefined;
+  if (quiet !== 0) {
+    take = quiet < 0 ? run.length : quiet;
+  } else if (rules.queuePolicy === 'merge') {
+    take = run.length;
+  } else {
+    if (next === undefined && run.length > rules.maxQueuedTurns) {
+      next = run[Math.max(0, rules.maxQueuedTurns - 1)]!.message.eventId;
+    }
+    take = run[0]!.message.eventId === next ? run.length : 1;
+    if (take > 1) next = undefined;
+  }
+  const chosen = run.slice(0, take);
+  return {
+    plan: {
+      kind: 'turn',
+      messages: chosen.map(({ message }) => message),
+      keys: chosen.map(({ key }) => key),
+      replayed: 0,
+    },
+    mergeFrom: next,
+  };
+}

@@ -1,0 +1,620 @@
+import { assign, fromCallback, fromPromise, setup, type Actor, type EventObject } from 'xstate';
+import { defaults } from '../defaults/index.js';
+import type { ForgetEvent, InboundMessage, JsonObject } from '../domain/index.js';
+import {
+  AWAITING_CHECKPOINT_TAG,
+  type ConversationMachine,
+  type KnownProfile,
+  type StopReason,
+} from '../machines/index.js';
+import {
+  OwnershipLostError,
+  VersionConflictError,
+  type HistoryRecord,
+  type Ownership,
+  type SourceHead,
+  type StoredInboxItem,
+} from '../persistence/index.js';
+import { planInbox, type InboxPlan, type PlanRules } from './inbox-plan.js';
+import { encodeConversation } from './snapshot-codec.js';
+
+export type ConversationActor = Actor<ConversationMachine>;
+
+/** The source's tag for states in which it needs nothing from its host (for `whenSettled`). */
+export const SETTLED_TAG = 'settled';
+
+export interface SourceInput {
+  readonly sourceId: string;
+  readonly rules: PlanRules;
+  /** Unfollow and leave: `delete` the source's data, or `keep` it and only consume the event. */
+  readonly forgetPolicy: 'delete' | 'keep';
+}
+
+/** A conversation loaded from the store, ready to start. */
+export interface LoadedConversation {
+  readonly conversation: ConversationActor;
+  readonly head: SourceHead | undefined;
+  readonly replay: readonly InboundMessage[];
+  readonly profiles: ReadonlyMap<string, KnownProfile>;
+}
+
+/** A turn's messages, completed (display names) and stamped with the time the turn starts. */
+export interface PreparedTurn {
+  readonly messages: readonly InboundMessage[];
+  readonly at: number;
+  readonly profiles: ReadonlyMap<string, KnownProfile>;
+}
+
+/** One checkpoint as the source machine hands it to the store. */
+export interface CheckpointRequest {
+  readonly ownership: Ownership;
+  readonly expectedVersion: number;
+  readonly snapshot: JsonObject;
+  readonly busy: boolean;
+  readonly appended: readonly HistoryRecord[];
+  readonly removedSeqs: readonly number[];
+  readonly consumedKeys: readonly string[];
+  readonly lastSeq: number;
+  /** Why: the intent of a side effect, or the state at the end of a step. */
+  readonly reason: 'intent' | 'step';
+}
+
+export interface CheckpointResult {
+  readonly version: number;
+  readonly savedSeq: number;
+  readonly consumedKeys: readonly string[];
+  readonly removedSeqs: readonly number[];
+}
+
+export interface SourceContext {
+  readonly sourceId: string;
+  readonly rules: PlanRules;
+  readonly forgetPolicy: 'delete' | 'keep';
+  /** The live conversation: undefined until loaded, and again after a loss or a forget. */
+  readonly conversation: ConversationActor | undefined;
+  /** Present while this process owns the source: every write carries its fence. */
+  readonly ownership: Ownership | undefined;
+  /** The head version the conversation was last durable at. */
+  readonly version: number;
+  /** The highest `seq` durable in the store. */
+  readonly savedSeq: number;
+  /** Inbox items the conversation took in, consumed by the next checkpoint. */
+  readonly consumedKeys: readonly string[];
+  /** Entries an unsend removed, deleted by the next checkpoint. */
+  readonly removedSeqs: readonly number[];
+  /** Messages a migrated snapshot left to run again, before the inbox. */
+  readonly replay: readonly InboundMessage[];
+  /** The next step, decided from the inbox. */
+  readonly plan: InboxPlan;
+  /** Where the turn that merges the newest queued messages starts (the queue cap). */
+  readonly mergeFrom: string | undefined;
+  /** Display names known for this source (the store's profile items, cached). */
+  readonly profiles: ReadonlyMap<string, KnownProfile>;
+  /** Failures in a row, for the backoff; 0 after any success. */
+  readonly failures: number;
+}
+
+export type SourceEvent =
+  /** "This source has work": the inbox says what. */
+  | { type: 'work.available' }
+  /** Drop the idle source from memory (its state is durable). */
+  | { type: 'evict' }
+  /** The process stops: stop the conversation (no further side effect) and release the source. */
+  | { type: 'shutdown' }
+  | { type: 'ownership.lost'; error: unknown }
+  | { type: 'conversation.turnStarted'; turnId: string }
+  | { type: 'conversation.turnEnded'; turnId: string; outcome: StopReason | 'quiet' }
+  | { type: 'conversation.checkpointNeeded'; turnId: string; reason: 'tool' | 'delivery' }
+  | { type: 'conversation.historyRemoved'; seqs: readonly number[] }
+  /** The conversation actor threw (a bug): it is dropped and loaded again from its last checkpoint. */
+  | { type: 'conversation.failed'; error: unknown };
+
+function notProvided(name: string) {
+  return () => Promise.reject(new Error(`the "${name}" actor was not provided; use provideSourceServices()`));
+}
+
+const noop = () => undefined;
+
+/**
+ * The lifecycle of one LINE source in this process (docs/runtime.md, "Ownership"): it takes
+ * the source (a lease with a fence), loads the head and the history window, feeds the inbox
+ * to the conversation in order, writes a checkpoint whenever a side effect waits or a step
+ * ends, releases the source once the inbox is empty — and reads the inbox once more, so a
+ * message accepted meanwhile is never stranded. A host that lost the source stops before its
+ * next side effect; a version conflict reloads and resumes only a head it still owns.
+ */
+export const sourceMachine = setup({
+  types: {
+    context: {} as SourceContext,
+    events: {} as SourceEvent,
+    input: {} as SourceInput,
+  },
+  actors: {
+    /** Takes the source when its owner is gone (or it has none); undefined when a live owner has it. */
+    acquire: fromPromise<Ownership | undefined, { sourceId: string }>(notProvided('acquire')),
+    /** Head, history window and profiles; the conversation actor restored from them (not started). */
+    load: fromPromise<LoadedConversation, { sourceId: string }>(notProvided('load')),
+    readInbox: fromPromise<StoredInboxItem[], { sourceId: string; limit: number }>(notProvided('readInbox')),
+    /** Completes the turn's messages (display names, looked up and cached when unknown). */
+    prepareTurn: fromPromise<
+      PreparedTurn,
+      {
+        ownership: Ownership;
+        messages: readonly InboundMessage[];
+        profiles: ReadonlyMap<string, KnownProfile>;
+      }
+    >(notProvided('prepareTurn')),
+    checkpoint: fromPromise<CheckpointResult, CheckpointRequest>(notProvided('checkpoint')),
+    /** Deletes what was accepted up to the unfollow or leave, and cancels the source's reminders. */
+    forget: fromPromise<void, { ownership: Ownership; key: string; event: ForgetEvent }>(
+      notProvided('forget'),
+    ),
+    /** Gives the source up (nothing when it is not held). */
+    release: fromPromise<void, { ownership: Ownership | undefined }>(notProvided('release')),
+    /** Renews the lease while the source is owned; sends `ownership.lost` when the fence moved on. */
+    heartbeat: fromCallback<EventObject, { ownership: Ownership }>(noop),
+    /** Relays what the conversation announces (`actor.on`) as this machine's events. */
+    conversationEvents: fromCallback<EventObject, { conversation: ConversationActor }>(noop),
+  },
+  delays: {
+    retry: 1000,
+    standBy: defaults.host.leaseMs,
+    idleEviction: defaults.host.idleEvictionMs,
+  },
+  guards: {
+    acquired: (_, params: { ownership: Ownership | undefined }) => params.ownership !== undefined,
+    /** Nobody wrote since our conversation was last durable: it is still the truth. */
+    loadedAndCurrent: ({ context }, params: { ownership: Ownership | undefined }) =>
+      context.conversation !== undefined && params.ownership?.version === context.version,
+    awaitsCheckpoint: ({ context }) =>
+      context.conversation?.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG) === true,
+    conversationIdle: ({ context }) => context.conversation?.getSnapshot().matches('idle') !== false,
+    planIs: ({ context }, params: { kind: InboxPlan['kind'] }) => context.plan.kind === params.kind,
+    /** An unfollow or leave under the `keep` retention policy: nothing is deleted. */
+    forgetButKeep: ({ context }) => context.plan.kind === 'forget' && context.forgetPolicy === 'keep',
+    ownershipLost: (_, params: { error: unknown }) => OwnershipLostError.isInstance(params.error),
+    versionConflict: (_, params: { error: unknown }) => VersionConflictError.isInstance(params.error),
+    /** The reloaded head is still under our fence: what it holds was written by us. */
+    headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
+      params.head?.fence === context.ownership?.fence &&
+      params.head?.owner?.ownerId === context.ownership?.ownerId,
+    hasWork: (_, params: { items: readonly StoredInboxItem[] }) => params.items.length > 0,
+  },
+  actions: {
+    startConversation: ({ context }) => context.conversation?.start(),
+    /** Stops the conversation: its children are aborted, so no delivery or tool starts after this. */
+    stopConversation: ({ context }) => context.conversation?.stop(),
+    feedTurn: ({ context }, params: { messages: readonly InboundMessage[]; at: number }) =>
+      context.conversation?.send({ type: 'line.messages', messages: params.messages, at: params.at }),
+    answerCheckpoint: ({ context }, params: { resumed: boolean }) =>
+      context.conversation?.send({ type: 'checkpoint.done', resumed: params.resumed }),
+    sendUnsend: ({ context }) => {
+      if (context.plan.kind === 'unsend')
+        context.conversation?.send({ type: 'line.unsend', messageId: context.plan.messageId });
+    },
+    // Provided by the host: the loading animation and the logs.
+    turnStarted: noop,
+    turnEnded: noop,
+    /** A turn was cut off (the source was lost or the process stops): its listeners hear the end. */
+    turnAbandoned: noop,
+    logFailure: noop,
+    logLost: noop,
+  },
+}).createMachine({
+  id: 'source',
+  context: ({ input }) => ({
+    sourceId: input.sourceId,
+    rules: input.rules,
+    forgetPolicy: input.forgetPolicy,
+    conversation: undefined,
+    ownership: undefined,
+    version: 0,
+    savedSeq: 0,
+    consumedKeys: [],
+    removedSeqs: [],
+    replay: [],
+    plan: { kind: 'none' },
+    mergeFrom: undefined,
+    profiles: new Map(),
+    failures: 0,
+  }),
+  on: {
+    shutdown: '.stopping',
+  },
+  initial: 'idle',
+  states: {
+    // Not owned here; the conversation, if loaded, is idle and durable.
+    idle: {
+      tags: [SETTLED_TAG],
+      on: { 'work.available': 'acquiring', evict: 'evicted' },
+      after: { idleEviction: 'evicted' },
+    },
+    acquiring: {
+      invoke: {
+        src: 'acquire',
+        input: ({ context }) => ({ sourceId: context.sourceId }),
+        onDone: [
+          {
+            // Taken again and nobody wrote meanwhile: the conversation in memory is current.
+            guard: { type: 'loadedAndCurrent', params: ({ event }) => ({ ownership: event.output }) },
+            target: 'owned.active',
+            actions: assign({ ownership: ({ event }) => event.output, failures: 0 }),
+          },
+          {
+            guard: { type: 'acquired', params: ({ event }) => ({ ownership: event.output }) },
+            target: 'owned',
+            actions: assign({ ownership: ({ event }) => event.output, failures: 0 }),
+          },
+          { target: 'standingBy', actions: assign({ failures: 0 }) },
+        ],
+        onError: {
+          target: 'retryingAcquire',
+          actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+        },
+      },
+    },
+    retryingAcquire: { after: { retry: 'acquiring' } },
+    // A live owner elsewhere drains the inbox (and reads it again after releasing); look again
+    // once its lease could have run out, in case it died.
+    standingBy: {
+      tags: [SETTLED_TAG],
+      after: { standBy: 'acquiring' },
+      on: { evict: 'evicted' },
+    },
+    owned: {
+      invoke: { src: 'heartbeat', input: ({ context }) => ({ ownership: context.ownership! }) },
+      on: { 'ownership.lost': '.lost' },
+      initial: 'loading',
+      states: {
+        loading: {
+          initial: 'reading',
+          states: {
+            reading: {
+              invoke: {
+                src: 'load',
+                input: ({ context }) => ({ sourceId: context.sourceId }),
+                onDone: {
+                  target: '#source.owned.active',
+                  actions: [
+                    'stopConversation',
+                    assign(({ event }) => ({
+                      conversation: event.output.conversation,
+                      version: event.output.head?.version ?? 0,
+                      savedSeq: event.output.head?.lastSeq ?? 0,
+                      replay: event.output.replay,
+                      profiles: event.output.profiles,
+                      consumedKeys: [],
+                      removedSeqs: [],
+                      failures: 0,
+                    })),
+                    'startConversation',
+                  ],
+                },
+                onError: {
+                  target: 'waiting',
+                  actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                },
+              },
+            },
+            waiting: { after: { retry: 'reading' } },
+          },
+        },
+        active: {
+          invoke: {
+            src: 'conversationEvents',
+            input: ({ context }) => ({ conversation: context.conversation! }),
+          },
+          on: {
+            'conversation.turnStarted': { actions: 'turnStarted' },
+            'conversation.failed': {
+              target: 'failed',
+              actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+            },
+          },
+          initial: 'resuming',
+          states: {
+            // A conversation restored while its side effect waited for a checkpoint: that intent
+            // is durable (it was loaded), so the side effect goes on — as resumed.
+            resuming: {
+              always: [
+                {
+                  guard: 'awaitsCheckpoint',
+                  target: 'turn',
+                  actions: { type: 'answerCheckpoint', params: { resumed: true } },
+                },
+                { guard: 'conversationIdle', target: 'reading' },
+                { target: 'turn' },
+              ],
+            },
+            reading: {
+              initial: 'fetching',
+              states: {
+                fetching: {
+                  invoke: {
+                    src: 'readInbox',
+                    input: ({ context }) => ({ sourceId: context.sourceId, limit: 100 }),
+                    onDone: {
+                      target: '#source.owned.active.routing',
+                      actions: assign(({ context, event }) => ({
+                        ...planInbox(event.output, context.replay, context.rules, context.mergeFrom),
+                        failures: 0,
+                      })),
+                    },
+                    onError: {
+                      target: 'waiting',
+                      actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                    },
+                  },
+                },
+                waiting: { after: { retry: 'fetching' } },
+              },
+            },
+            routing: {
+              always: [
+                { guard: { type: 'planIs', params: { kind: 'turn' } }, target: 'preparing' },
+                { guard: { type: 'planIs', params: { kind: 'unsend' } }, target: 'unsending' },
+                {
+                  // Retention says keep: the unfollow is only consumed.
+                  guard: 'forgetButKeep',
+                  target: 'checkpointing',
+                  actions: assign(({ context }) => ({
+                    consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
+                  })),
+                },
+                { guard: { type: 'planIs', params: { kind: 'forget' } }, target: 'forgetting' },
+                { target: '#source.releasing' },
+              ],
+            },
+            preparing: {
+              invoke: {
+                src: 'prepareTurn',
+                input: ({ context }) => ({
+                  ownership: context.ownership!,
+                  messages: context.plan.kind === 'turn' ? context.plan.messages : [],
+                  profiles: context.profiles,
+                }),
+                onDone: {
+                  target: 'turn',
+                  actions: [
+                    assign(({ context, event }) => {
+                      const plan = context.plan;
+                      const replayed = plan.kind === 'turn' ? plan.replayed : 0;
+                      return {
+                        profiles: event.output.profiles,
+                        replay: context.replay.slice(replayed),
+                        consumedKeys: [...context.consumedKeys, ...keysOf(plan)],
+                      };
+                    }),
+                    {
+                      type: 'feedTurn',
+                      params: ({ event }) => ({ messages: event.output.messages, at: event.output.at }),
+                    },
+                  ],
+                },
+              },
+            },
+            // The conversation runs its turn; it asks for a checkpoint before each side effect.
+            turn: {
+              on: {
+                'conversation.checkpointNeeded': 'checkpointing',
+                'conversation.turnEnded': { target: 'checkpointing', actions: 'turnEnded' },
+              },
+            },
+            unsending: {
+              entry: 'sendUnsend',
+              on: {
+                'conversation.historyRemoved': {
+                  target: 'checkpointing',
+                  actions: assign(({ context, event }) => ({
+                    removedSeqs: [
+                      ...context.removedSeqs,
+                      ...event.seqs.filter((seq) => seq <= context.savedSeq),
+                    ],
+                    consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
+                  })),
+                },
+              },
+            },
+            forgetting: {
+              invoke: {
+                src: 'forget',
+                input: ({ context }) => {
+                  if (context.plan.kind !== 'forget') throw new Error('forgetting without a forget plan');
+                  return { ownership: context.ownership!, key: context.plan.key, event: context.plan.event };
+                },
+                // The conversation starts again from nothing; what came after the unfollow runs.
+                onDone: { target: '#source.owned.loading', actions: assign({ failures: 0 }) },
+                onError: [
+                  {
+                    guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                    target: '#source.owned.lost',
+                  },
+                  {
+                    target: 'reading',
+                    actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                  },
+                ],
+              },
+            },
+            checkpointing: {
+              initial: 'saving',
+              states: {
+                saving: {
+                  invoke: {
+                    src: 'checkpoint',
+                    input: ({ context }) => checkpointRequest(context),
+                    onDone: [
+                      {
+                        // The side effect that waited may go now.
+                        guard: 'awaitsCheckpoint',
+                        target: '#source.owned.active.turn',
+                        actions: [
+                          assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                          { type: 'answerCheckpoint', params: { resumed: false } },
+                        ],
+                      },
+                      {
+                        target: '#source.owned.active.reading',
+                        actions: assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                      },
+                    ],
+                    onError: [
+                      {
+                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.lost',
+                      },
+                      {
+                        guard: { type: 'versionConflict', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.conflict',
+                        actions: 'logFailure',
+                      },
+                      {
+                        target: 'waiting',
+                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                      },
+                    ],
+                  },
+                },
+                waiting: { after: { retry: 'saving' } },
+              },
+            },
+          },
+        },
+        // The conversation actor failed: drop it and load the source again from its last
+        // checkpoint (what it did since then runs again), after a growing pause.
+        failed: {
+          entry: ['turnAbandoned', 'stopConversation'],
+          after: { retry: 'loading' },
+        },
+        // Another writer got there first. Reload: a head still under our fence is what we wrote
+        // (a write that succeeded although its answer was lost) and is resumed; any other head
+        // belongs to a new owner — whatever it is delivering, this process never resumes it.
+        conflict: {
+          entry: 'stopConversation',
+          invoke: {
+            src: 'load',
+            input: ({ context }) => ({ sourceId: context.sourceId }),
+            onDone: [
+              {
+                guard: { type: 'headStillOurs', params: ({ event }) => ({ head: event.output.head }) },
+                target: 'active',
+                actions: [
+                  assign(({ event }) => ({
+                    conversation: event.output.conversation,
+                    version: event.output.head?.version ?? 0,
+                    savedSeq: event.output.head?.lastSeq ?? 0,
+                    replay: event.output.replay,
+                    profiles: event.output.profiles,
+                    consumedKeys: [],
+                    removedSeqs: [],
+                  })),
+                  'startConversation',
+                ],
+              },
+              { target: 'lost' },
+            ],
+            onError: { target: 'lost', actions: 'logFailure' },
+          },
+        },
+        // Another process owns the source now: stop before the next side effect, forget the
+        // conversation (the new owner's head is the truth) and leave the inbox to it.
+        lost: {
+          entry: ['logLost', 'turnAbandoned', 'stopConversation'],
+          always: {
+            target: '#source.idle',
+            actions: assign({
+              conversation: undefined,
+              ownership: undefined,
+              consumedKeys: [],
+              removedSeqs: [],
+              mergeFrom: undefined,
+            }),
+          },
+        },
+      },
+    },
+    releasing: {
+      invoke: {
+        src: 'release',
+        input: ({ context }) => ({ ownership: context.ownership }),
+        onDone: { target: 'rechecking', actions: assign({ ownership: undefined }) },
+        // The lease lapses by itself; the next owner takes over then.
+        onError: { target: 'rechecking', actions: [assign({ ownership: undefined }), 'logFailure'] },
+      },
+    },
+    // Released: a message accepted while we were releasing would have found us the owner and
+    // been left to us. Read once more; anything there is ours to take again.
+    rechecking: {
+      // Work announced while this read is under way: read again.
+      on: { 'work.available': { target: 'rechecking', reenter: true } },
+      invoke: {
+        src: 'readInbox',
+        input: ({ context }) => ({ sourceId: context.sourceId, limit: 1 }),
+        onDone: [
+          {
+            guard: { type: 'hasWork', params: ({ event }) => ({ items: event.output }) },
+            target: 'acquiring',
+          },
+          { target: 'idle' },
+        ],
+        onError: { target: 'retryingAcquire', actions: 'logFailure' },
+      },
+    },
+    // SIGTERM: no side effect starts any more; the source is released at once, so another
+    // process resumes it from its last checkpoint without waiting for the lease.
+    stopping: {
+      entry: ['turnAbandoned', 'stopConversation'],
+      invoke: {
+        src: 'release',
+        input: ({ context }) => ({ ownership: context.ownership }),
+        onDone: 'stopped',
+        onError: { target: 'stopped', actions: 'logFailure' },
+      },
+    },
+    stopped: { type: 'final', tags: [SETTLED_TAG] },
+    evicted: { type: 'final', entry: 'stopConversation', tags: [SETTLED_TAG] },
+  },
+});
+
+export type SourceMachine = typeof sourceMachine;
+
+/** The inbox keys a plan consumes. */
+function keysOf(plan: InboxPlan): readonly string[] {
+  switch (plan.kind) {
+    case 'turn':
+      return plan.keys;
+    case 'unsend':
+    case 'forget':
+      return [plan.key];
+    case 'none':
+      return [];
+  }
+}
+
+/** The checkpoint of the conversation as it stands, with what the source took in since the last one. */
+function checkpointRequest(context: SourceContext): CheckpointRequest {
+  if (!context.conversation || !context.ownership) throw new Error('checkpoint without a conversation');
+  const encoded = encodeConversation(context.conversation, context.savedSeq);
+  return {
+    ownership: context.ownership,
+    expectedVersion: context.version,
+    snapshot: encoded.snapshot,
+    busy: encoded.busy,
+    appended: encoded.appended,
+    removedSeqs: context.removedSeqs,
+    consumedKeys: context.consumedKeys,
+    lastSeq: encoded.lastSeq,
+    reason: context.conversation.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG) ? 'intent' : 'step',
+  };
+}
+
+/** What is durable now: the new version and seq; the keys and seqs it wrote leave the to-do lists. */
+function afterCheckpoint(context: SourceContext, result: CheckpointResult): Partial<SourceContext> {
+  return {
+    version: result.version,
+    savedSeq: result.savedSeq,
+    consumedKeys: context.consumedKeys.filter((key) => !result.consumedKeys.includes(key)),
+    removedSeqs: context.removedSeqs.filter((seq) => !result.removedSeqs.includes(seq)),
+    failures: 0,
+  };
+}

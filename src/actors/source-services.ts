@@ -1,0 +1,304 @@
+import { fromCallback, fromPromise, type EventObject, type InspectionEvent } from 'xstate';
+import type { Clock, InboundMessage, Source } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+import {
+  CONVERSATION_MACHINE_VERSION,
+  defaultConversationSettings,
+  type ConversationMachine,
+  type ConversationSettings,
+  type KnownProfile,
+} from '../machines/index.js';
+import {
+  OwnershipLostError,
+  type Ownership,
+  type SourceHead,
+  type SourceOwner,
+  type SourceStore,
+} from '../persistence/index.js';
+import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { restoreConversation } from './snapshot-codec.js';
+import {
+  sourceMachine,
+  type CheckpointRequest,
+  type CheckpointResult,
+  type ConversationActor,
+  type LoadedConversation,
+  type PreparedTurn,
+  type SourceContext,
+  type SourceEvent,
+  type SourceMachine,
+} from './source-machine.js';
+import { ownerAt, type OwnerIdentity } from './source-owner.js';
+
+/** Completes a message from what is known of the source's speakers; may call LINE. Never throws. */
+export type MessageEnricher = (
+  message: InboundMessage,
+  profiles: ReadonlyMap<string, KnownProfile>,
+) => Promise<InboundMessage>;
+
+/** Told when a turn starts and ends (the LINE loading animation listens). */
+export interface TurnActivityListener {
+  turnStarted(source: Source, turnId: string): void;
+  turnEnded(source: Source, turnId: string): void;
+}
+
+/** What the source machine needs from its host; one set serves every source of a process. */
+export interface SourceServices {
+  readonly store: SourceStore;
+  /** The conversation machine with its services (model, tools, delivery). */
+  readonly conversation: ConversationMachine;
+  /** From configuration at run time; never persisted. */
+  readonly settings: Partial<ConversationSettings>;
+  /** This process as an owner of sources. */
+  readonly owner: OwnerIdentity;
+  /** Whether an owner's process is known to be dead (same host, PID gone). */
+  readonly isOwnerGone: (owner: SourceOwner) => boolean;
+  readonly backoff: BackoffOptions;
+  /** An idle, released source leaves memory after this long (ms). */
+  readonly idleEvictionMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly enrich?: MessageEnricher;
+  readonly turnActivity?: TurnActivityListener;
+  /** After an unfollow or leave deleted the source's data: cancel what else it had (reminders). */
+  readonly onForget?: (source: Source) => Promise<void>;
+  /** XState's inspection events of every conversation actor. */
+  readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
+}
+
+/**
+ * The source machine with its side effects on the given store and conversation machine.
+ * @example
+ * const machine = provideSourceServices({ store, conversation, settings, owner, ... });
+ * const source = createActor(machine, { input: { sourceId, rules, forgetPolicy } }).start();
+ * source.send({ type: 'work.available' });
+ */
+export function provideSourceServices(services: SourceServices): SourceMachine {
+  const { store, clock } = services;
+  const settings = { ...defaultConversationSettings, ...services.settings };
+  const window = { maxEntries: settings.maxHistoryEntries, maxBytes: settings.maxHistoryBytes };
+  const loggerFor = (sourceId: string) => services.logger.child({ sourceId });
+
+  return sourceMachine.provide({
+    actors: {
+      acquire: fromPromise(({ input }: { input: { sourceId: string } }) =>
+        store.acquire(input.sourceId, ownerAt(services.owner, clock.now()), services.isOwnerGone),
+      ),
+      load: fromPromise(async ({ input }: { input: { sourceId: string } }): Promise<LoadedConversation> => {
+        const [loaded, profiles] = await Promise.all([
+          store.load(input.sourceId, window),
+          store.profiles(input.sourceId),
+        ]);
+        const source = sourceOf(loaded.head) ?? (await sourceFromInbox(store, input.sourceId));
+        const { actor, replay } = restoreConversation({
+          machine: services.conversation,
+          source,
+          settings,
+          head: loaded.head,
+          history: loaded.history,
+          logger: loggerFor(input.sourceId),
+          ...(services.inspect && {
+            inspect: (event: InspectionEvent) => services.inspect!(input.sourceId, event),
+          }),
+        });
+        return {
+          conversation: actor,
+          head: loaded.head,
+          replay,
+          profiles: new Map(
+            profiles.map((profile) => [
+              profile.userId,
+              {
+                fetchedAt: profile.fetchedAt,
+                ...(profile.displayName !== undefined && { displayName: profile.displayName }),
+              },
+            ]),
+          ),
+        };
+      }),
+      readInbox: fromPromise(({ input }: { input: { sourceId: string; limit: number } }) =>
+        store.inbox(input.sourceId, input.limit),
+      ),
+      prepareTurn: fromPromise(
+        async ({
+          input,
+        }: {
+          input: {
+            ownership: Ownership;
+            messages: readonly InboundMessage[];
+            profiles: ReadonlyMap<string, KnownProfile>;
+          };
+        }): Promise<PreparedTurn> => {
+          const profiles = new Map(input.profiles);
+          const messages: InboundMessage[] = [];
+          for (const message of input.messages) {
+            const enriched = services.enrich ? await services.enrich(message, profiles) : message;
+            const sender = enriched.sender;
+            if (sender?.profileFetchedAt !== undefined) {
+              const profile = {
+                fetchedAt: sender.profileFetchedAt,
+                ...(sender.displayName !== undefined && { displayName: sender.displayName }),
+              };
+              profiles.set(sender.userId, profile);
+              // A cache: when it cannot be written, the name is looked up again next time.
+              await store
+                .saveProfile(input.ownership, { userId: sender.userId, ...profile })
+                .catch((error: unknown) => {
+                  loggerFor(input.ownership.sourceId).warn('saving a profile failed', { error });
+                });
+            }
+            messages.push(enriched);
+          }
+          return { messages, at: clock.now(), profiles };
+        },
+      ),
+      checkpoint: fromPromise(async ({ input }: { input: CheckpointRequest }): Promise<CheckpointResult> => {
+        const version = await store.checkpoint({
+          ownership: input.ownership,
+          expectedVersion: input.expectedVersion,
+          machineVersion: CONVERSATION_MACHINE_VERSION,
+          snapshot: input.snapshot,
+          busy: input.busy,
+          appended: input.appended,
+          removedSeqs: input.removedSeqs,
+          consumedKeys: input.consumedKeys,
+        });
+        loggerFor(input.ownership.sourceId).debug('checkpoint', {
+          reason: input.reason,
+          version,
+          appended: input.appended.length,
+          consumed: input.consumedKeys.length,
+        });
+        return {
+          version,
+          savedSeq: input.lastSeq,
+          consumedKeys: input.consumedKeys,
+          removedSeqs: input.removedSeqs,
+        };
+      }),
+      forget: fromPromise(async ({ input }) => {
+        const logger = loggerFor(input.ownership.sourceId);
+        await store.forget(input.ownership, input.key);
+        logger.info('source forgotten', { reason: input.event.reason });
+        await services.onForget?.(input.event.source).catch((error: unknown) => {
+          logger.error('cancelling what the forgotten source had scheduled failed', { error });
+        });
+      }),
+      release: fromPromise(async ({ input }: { input: { ownership: Ownership | undefined } }) => {
+        if (input.ownership) await store.release(input.ownership);
+      }),
+      heartbeat: fromCallback<EventObject, { ownership: Ownership }>(({ input, sendBack }) => {
+        const stopped = new AbortController();
+        let timer: NodeJS.Timeout | undefined;
+        const beat = () => {
+          timer = setTimeout(() => {
+            store
+              .renew(input.ownership, clock.now())
+              .catch((error: unknown) => {
+                if (OwnershipLostError.isInstance(error)) sendBack({ type: 'ownership.lost', error });
+                else loggerFor(input.ownership.sourceId).warn('renewing the lease failed', { error });
+              })
+              .finally(() => {
+                if (!stopped.signal.aborted) beat();
+              });
+          }, services.owner.leaseMs / 3);
+          timer.unref();
+        };
+        beat();
+        return () => {
+          stopped.abort();
+          clearTimeout(timer);
+        };
+      }),
+      conversationEvents: fromCallback<EventObject, { conversation: ConversationActor }>(
+        ({ input, sendBack }) => {
+          const relay = (event: SourceEvent) => sendBack(event);
+          const subscriptions = [
+            input.conversation.on('turn.started', ({ turnId }) =>
+              relay({ type: 'conversation.turnStarted', turnId }),
+            ),
+            input.conversation.on('turn.ended', ({ turnId, outcome }) =>
+              relay({ type: 'conversation.turnEnded', turnId, outcome }),
+            ),
+            input.conversation.on('checkpoint.needed', ({ turnId, reason }) =>
+              relay({ type: 'conversation.checkpointNeeded', turnId, reason }),
+            ),
+            input.conversation.on('history.removed', ({ seqs }) =>
+              relay({ type: 'conversation.historyRemoved', seqs }),
+            ),
+            input.conversation.subscribe({ error: (error) => relay({ type: 'conversation.failed', error }) }),
+          ];
+          return () => subscriptions.forEach((subscription) => subscription.unsubscribe());
+        },
+      ),
+    },
+    actions: {
+      turnStarted: ({ context, event }) => {
+        if (event.type !== 'conversation.turnStarted' || !context.conversation) return;
+        services.turnActivity?.turnStarted(context.conversation.getSnapshot().context.source, event.turnId);
+      },
+      turnEnded: ({ context, event }) => {
+        if (event.type !== 'conversation.turnEnded' || !context.conversation) return;
+        const conversation = context.conversation.getSnapshot().context;
+        services.turnActivity?.turnEnded(conversation.source, event.turnId);
+        logTurn(loggerFor(context.sourceId), event.outcome, conversation.lastTurn);
+      },
+      turnAbandoned: ({ context }) => {
+        const turn = context.conversation?.getSnapshot().context.turn;
+        if (turn)
+          services.turnActivity?.turnEnded(context.conversation.getSnapshot().context.source, turn.id);
+      },
+      logFailure: ({ context, event }) => {
+        const error = (event as { error?: unknown }).error;
+        loggerFor(context.sourceId).error('source step failed; retrying', {
+          error,
+          attempt: context.failures,
+          retryInMs: backoffDelay(context.failures, { ...services.backoff, random: () => 1 }),
+        });
+      },
+      logLost: ({ context, event }) => {
+        loggerFor(context.sourceId).warn(
+          'source taken over by another owner; stopping before any side effect',
+          {
+            error: (event as { error?: unknown }).error,
+            fence: context.ownership?.fence,
+          },
+        );
+      },
+    },
+    delays: {
+      retry: ({ context }: { context: SourceContext }) => backoffDelay(context.failures, services.backoff),
+      standBy: services.owner.leaseMs,
+      idleEviction: services.idleEvictionMs,
+    },
+  });
+}
+
+function logTurn(
+  logger: Logger,
+  outcome: string,
+  turn: ReturnType<ConversationActor['getSnapshot']>['context']['lastTurn'],
+) {
+  if (outcome === 'quiet' || !turn) return;
+  const fields = { turnId: turn.id, stopReason: turn.stopReason, modelCalls: turn.modelCalls, ...turn.usage };
+  if (turn.stopReason === 'model-call-limit' || turn.stopReason === 'model-failed') {
+    logger.warn('turn stopped early', fields);
+  } else {
+    logger.info('turn finished', fields);
+  }
+}
+
+function sourceOf(head: SourceHead | undefined): Source | undefined {
+  const source = (head?.snapshot?.context as { source?: Source } | undefined)?.source;
+  return source && typeof source.id === 'string' ? source : undefined;
+}
+
+/** A source never checkpointed: its kind is in its first inbox item (or, failing that, its id). */
+async function sourceFromInbox(store: SourceStore, sourceId: string): Promise<Source> {
+  const [first] = await store.inbox(sourceId, 1);
+  if (first) return first.item.source;
+  return {
+    id: sourceId,
+    kind: sourceId.startsWith('C') ? 'group' : sourceId.startsWith('R') ? 'room' : 'user',
+  };
+}
