@@ -136,8 +136,16 @@ function fromMessageContent(
     }
     case 'video':
       return quietInMentionGroup(message(`[video${duration(content.duration)}]`, common), inGroup, policy);
-    case 'audio':
-      return quietInMentionGroup(message(`[audio${duration(content.duration)}]`, common), inGroup, policy);
+    case 'audio': {
+      // Voice messages hosted by LINE reach the model as audio (docs/runtime.md); bytes never enter history.
+      const attachment: Attachment | undefined =
+        content.contentProvider.type === 'line' ? { kind: 'audio', messageId: content.id } : undefined;
+      return quietInMentionGroup(
+        message(`[audio${duration(content.duration)}]`, { ...common, ...(attachment && { attachment }) }),
+        inGroup,
+        policy,
+      );
+    }
     case 'file':
       return quietInMentionGroup(
         message(`[file "${content.fileName}", ${size(content.fileSize)}]`, common),

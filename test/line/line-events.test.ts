@@ -2,11 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { webhook } from '@line/bot-sdk';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
+import { toInboxItems } from '../../src/line/webhook-events.js';
+import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { storedHead, storedHistory, userTexts } from '../support/host-harness.js';
 import {
+  audioMessageEvent,
   groupId,
   textMessageEvent,
   unfollowEvent,
@@ -81,6 +84,27 @@ describe('every LINE event type through the real webhook', () => {
       expect(model.calls).toHaveLength(1);
       expect(lastUserText(model.calls[0]!.history)).toBe(expectedText);
     }
+  });
+
+  it('a voice message hosted by LINE keeps a reference for the model; one hosted elsewhere does not', () => {
+    const external = {
+      ...audioMessageEvent,
+      message: {
+        ...audioMessageEvent.message,
+        contentProvider: { type: 'external' as const, originalContentUrl: 'https://example.com/a.m4a' },
+      },
+    };
+    const [hosted, elsewhere] = toInboxItems(
+      [audioMessageEvent, external],
+      { mode: 'all', botName: 'kaiwa' },
+      silentLogger,
+    );
+
+    expect(hosted).toMatchObject({
+      text: '[audio, 60 s]',
+      attachment: { kind: 'audio', messageId: '325709' },
+    });
+    expect(elsewhere).not.toHaveProperty('attachment');
   });
 
   it('unsend removes the message from history', async () => {

@@ -28,7 +28,35 @@ async function mediaOn(
   return { media, server };
 }
 
+/** An m4a's first box: size, `ftyp`, brand `M4A `. */
+const m4aBytes = () => Buffer.concat([Buffer.from('\0\0\0\x1cftypM4A \0\0\0\0', 'latin1'), Buffer.alloc(64)]);
+const voice = (messageId: string) => ({ kind: 'audio' as const, messageId });
+
 describe('LineMedia', () => {
+  it('loads a voice message (m4a) as audio/mp4, and refuses a page served as audio/x-m4a', async () => {
+    const m4a = m4aBytes();
+    const { media, server } = await mediaOn((path) =>
+      path.includes('/voice/')
+        ? { kind: 'serve', contentType: 'audio/x-m4a', body: m4a }
+        : { kind: 'serve', contentType: 'audio/x-m4a', body: Buffer.from('<html><body>hi</body></html>') },
+    );
+
+    expect(await media.load(voice('voice'), new AbortController().signal)).toEqual({
+      mimeType: 'audio/mp4',
+      data: m4a.toString('base64'),
+    });
+    expect(await media.load(voice('page'), new AbortController().signal)).toBeUndefined();
+    // Loaded once: the turn's next model call takes it from the cache.
+    await media.load(voice('voice'), new AbortController().signal);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('refuses audio served with a type that is not m4a', async () => {
+    const { media } = await mediaOn(() => ({ kind: 'serve', contentType: 'audio/mpeg', body: m4aBytes() }));
+
+    expect(await media.load(voice('1'), new AbortController().signal)).toBeUndefined();
+  });
+
   it('keeps 40 concurrent 10 MB downloads within its concurrency bound, and its cache within its bytes', async () => {
     const png = pngBytes(10 * MB);
     const { media, server } = await mediaOn(() => ({ kind: 'serve', contentType: 'image/png', body: png }), {
@@ -193,6 +221,8 @@ describe('looksLike', () => {
     ['image/jpeg', pngBytes(16), false],
     ['image/svg+xml', bytes('<svg xmlns="http://www.w3.org/2000/svg"/>'), false],
     ['image/png', Buffer.alloc(0), false],
+    ['audio/x-m4a', bytes('\0\0\0\x1cftypM4A '), true],
+    ['audio/x-m4a', bytes('<html><body>'), false],
   ])('%s: %j → %s', (type, content, expected) => {
     expect(looksLike(type, content)).toBe(expected);
   });

@@ -15,18 +15,32 @@ const signatures: Record<string, (bytes: Buffer) => boolean> = {
   // ISO base media files: `ftyp` at offset 4, then a brand of the HEIF family.
   'image/heic': (bytes) => isHeif(bytes),
   'image/heif': (bytes) => isHeif(bytes),
+  // Voice messages: LINE serves m4a, an MP4 container (`ftyp` at offset 4) under any of these names.
+  'audio/x-m4a': (bytes) => isMp4(bytes),
+  'audio/m4a': (bytes) => isMp4(bytes),
+  'audio/mp4': (bytes) => isMp4(bytes),
+  'audio/aac': (bytes) => isMp4(bytes),
 };
 
-/** Whether `bytes` look like an image of `mimeType`; unknown types never do. */
+/** Whether `bytes` look like media of `mimeType`; unknown types never do. */
 export function looksLike(mimeType: string, bytes: Buffer): boolean {
   return signatures[mimeType]?.(bytes) ?? false;
 }
 
 /** Image types whose bytes {@link looksLike} can check. */
-export const checkableImageTypes: readonly string[] = Object.keys(signatures);
+export const checkableImageTypes: readonly string[] = Object.keys(signatures).filter((type) =>
+  type.startsWith('image/'),
+);
+
+/** The names an m4a voice message is served under; all are given to the model as `audio/mp4`. */
+export const voiceMessageTypes: readonly string[] = ['audio/x-m4a', 'audio/m4a', 'audio/mp4', 'audio/aac'];
 
 function startsWith(bytes: Buffer, prefix: readonly number[]): boolean {
   return bytes.length >= prefix.length && prefix.every((byte, index) => bytes[index] === byte);
+}
+
+function isMp4(bytes: Buffer): boolean {
+  return bytes.subarray(4, 8).toString('latin1') === 'ftyp';
 }
 
 function isHeif(bytes: Buffer): boolean {

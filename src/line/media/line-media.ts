@@ -5,6 +5,7 @@ import type { MediaPort } from '../../machines/index.js';
 import type { LineTransport } from '../line-transport.js';
 import { downloadContent } from './content-download.js';
 import { DownloadSlots } from './download-slots.js';
+import { voiceMessageTypes } from './image-signature.js';
 import { MediaCache } from './media-cache.js';
 
 export interface LineMediaOptions {
@@ -29,17 +30,19 @@ export interface LineMediaOptions {
   readonly now?: () => number;
 }
 
-type LoadedImage = { mimeType: string; data: string };
+type LoadedMedia = { mimeType: string; data: string };
+
+const voiceTypes: ReadonlySet<string> = new Set(voiceMessageTypes);
 
 /**
- * Images for the model, from LINE's content API through one hardened download (timeout, the
+ * Images and voice messages for the model, from LINE's content API through one hardened download (timeout, the
  * turn's signal, byte cap, media-type allowlist, bounded concurrency) and a cache bounded by bytes
  * and age. The bytes live only in memory for the turn; history keeps the message id. An image
  * that cannot be had is left out — the turn goes on and the model sees the `[image]` note.
  */
 export class LineMedia implements MediaPort {
   private readonly slots: DownloadSlots;
-  private readonly cache: MediaCache<LoadedImage | undefined>;
+  private readonly cache: MediaCache<LoadedMedia | undefined>;
   private readonly maxBytes: number;
   private readonly timeoutMs: number;
   private readonly mediaTypes: ReadonlySet<string>;
@@ -61,19 +64,23 @@ export class LineMedia implements MediaPort {
     return { active: this.slots.active, queued: this.slots.queued, cachedBytes: this.cache.totalBytes };
   }
 
-  async load(attachment: Attachment, signal: AbortSignal): Promise<LoadedImage | undefined> {
-    if (attachment.kind !== 'image') return undefined;
+  async load(attachment: Attachment, signal: AbortSignal): Promise<LoadedMedia | undefined> {
+    if (attachment.kind !== 'image' && attachment.kind !== 'audio') return undefined;
     const cached = this.cache.get(attachment.messageId);
     if (cached) return cached.value;
-    const loaded = await this.download(attachment.messageId, signal);
+    const loaded = await this.download(attachment.messageId, attachment.kind, signal);
     // A turn that ended mid-download proves nothing about the image: the next one tries again.
     // A refusal is remembered (a few bytes), so later model calls of the turn do not ask again.
     if (!signal.aborted) this.cache.set(attachment.messageId, loaded, loaded ? loaded.data.length : 64);
     return loaded;
   }
 
-  private async download(messageId: string, signal: AbortSignal): Promise<LoadedImage | undefined> {
-    const logger = this.options.logger.child({ messageId });
+  private async download(
+    messageId: string,
+    kind: 'image' | 'audio',
+    signal: AbortSignal,
+  ): Promise<LoadedMedia | undefined> {
+    const logger = this.options.logger.child({ messageId, kind });
     const url = new URL(
       `/v2/bot/message/${encodeURIComponent(messageId)}/content`,
       this.options.dataApiBaseUrl,
@@ -85,19 +92,23 @@ export class LineMedia implements MediaPort {
           headers: { authorization: `Bearer ${this.options.channelAccessToken}` },
           timeoutMs: this.timeoutMs,
           maxBytes: this.maxBytes,
-          allowedTypes: this.mediaTypes,
+          allowedTypes: kind === 'audio' ? voiceTypes : this.mediaTypes,
           signal,
         }),
       );
     } catch {
-      logger.debug('image left out: the turn ended while it waited for a download slot');
+      logger.debug(`${kind} left out: the turn ended while it waited for a download slot`);
       return undefined;
     }
-    if (outcome.ok) return { mimeType: outcome.mimeType, data: outcome.bytes.toString('base64') };
+    if (outcome.ok) {
+      // m4a goes by several names; Gemini is given the one it documents.
+      const mimeType = kind === 'audio' ? 'audio/mp4' : outcome.mimeType;
+      return { mimeType, data: outcome.bytes.toString('base64') };
+    }
     const { ok: _ok, reason, ...fields } = outcome;
     // 404/410: the content is gone (LINE keeps it for a limited time); aborted: the turn ended.
     const level = reason === 'aborted' ? 'debug' : 'warn';
-    logger[level]('image left out', {
+    logger[level](`${kind} left out`, {
       reason,
       ...fields,
       ...(reason === 'too-large' && { maxBytes: this.maxBytes }),
