@@ -1,7 +1,7 @@
 import { LineRequestError, type NoAnswerReason } from '../line-request-error.js';
 import type { LineTransport } from '../line-transport.js';
 import { readCapped } from '../read-capped.js';
-import { looksLike } from './image-signature.js';
+import { looksLike } from './media-signature.js';
 
 /** What a download needs besides the URL. */
 export interface ContentDownloadOptions {

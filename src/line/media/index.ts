@@ -1,5 +1,5 @@
 export { LineMedia } from './line-media.js';
-export { checkableImageTypes, looksLike, voiceMessageTypes } from './image-signature.js';
+export { checkableImageTypes, looksLike, voiceMessageTypes } from './media-signature.js';
 export type { LineMediaOptions } from './line-media.js';
 export { DownloadSlots } from './download-slots.js';
 export { MediaCache } from './media-cache.js';

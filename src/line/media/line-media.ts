@@ -5,7 +5,7 @@ import type { MediaPort } from '../../machines/index.js';
 import type { LineTransport } from '../line-transport.js';
 import { downloadContent } from './content-download.js';
 import { DownloadSlots } from './download-slots.js';
-import { voiceMessageTypes } from './image-signature.js';
+import { voiceMessageTypes } from './media-signature.js';
 import { MediaCache } from './media-cache.js';
 
 export interface LineMediaOptions {
