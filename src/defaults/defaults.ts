@@ -84,6 +84,12 @@ const values = {
     deliveryAttempts: 4,
     /** Full jitter up to 0.4 s, doubling to 5 s: the four attempts end within about 10 s. */
     deliveryBackoff: { baseMs: 400, maxMs: 5_000 },
+    /**
+     * The wait before each of the 3 retries of a push refused for the monthly message limit: LINE
+     * lifts it when another delivery's reservation is released (its FAQ), so 3 × 200 s try for
+     * 10 minutes before the refusal is counted (SPEC, "LINE details").
+     */
+    monthlyLimitRetryMs: 200_000,
   },
 
   gemini: {

@@ -356,6 +356,8 @@ function deliveryRequest(context: ConversationContext, texts: readonly string[])
     source: context.source,
     turnId: turn.id,
     index: turn.deliveries,
+    attempt: (turn.slotFailures ?? 0) + 1,
+    turnStartedAt: turn.startedAt,
     texts,
     ...(useReplyToken && { replyToken: latest.replyToken, replyTokenIssuedAt: latest.timestamp }),
     ...(latest?.quoteToken && quote && { quoteToken: latest.quoteToken }),

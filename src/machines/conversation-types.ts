@@ -93,8 +93,10 @@ export interface Turn {
   readonly deadlineAt: number;
   readonly modelCalls: number;
   readonly step: readonly StepCall[];
-  /** How many deliveries went out this turn; the next one's index. */
+  /** How many deliveries went out this turn; the next one's index (its slot). */
   readonly deliveries: number;
+  /** Failed tries of the next slot so far: a failure keeps the slot, so its retry key stays. */
+  readonly slotFailures?: number;
   readonly replied: boolean;
   readonly usage: TokenUsage;
   readonly stopReason?: StopReason;
@@ -190,7 +192,15 @@ export interface ExecuteToolInput {
 export interface DeliveryRequest {
   readonly source: Source;
   readonly turnId: string;
+  /**
+   * The delivery slot: how many deliveries of this turn went out before. A failed delivery
+   * leaves it as it was, so every try of a slot carries the same retry key (docs/line.md).
+   */
   readonly index: number;
+  /** Which try of this slot this is (1 for the first): a later one may find the first delivered. */
+  readonly attempt?: number;
+  /** When the turn started: its intent is at most this old, for LINE's 24-hour retry-key window. */
+  readonly turnStartedAt?: number;
   readonly texts: readonly string[];
   /** Only on the first delivery of a turn: a reply token is single-use. */
   readonly replyToken?: string;

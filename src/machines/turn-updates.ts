@@ -203,7 +203,13 @@ export function recordDelivery(
     };
   });
   const repliedNow = delivered && step.some(({ call }) => call.name === REPLY_TOOL_NAME);
-  return { turn: { ...turn, step, deliveries: turn.deliveries + 1, replied: turn.replied || repliedNow } };
+  // The slot advances only on success: a failed delivery may have reached LINE all the same,
+  // and the next try must carry the same retry key (docs/line.md, "Delivery policy").
+  const { slotFailures = 0, ...rest } = turn;
+  const slot = delivered
+    ? { deliveries: turn.deliveries + 1 }
+    : { deliveries: turn.deliveries, slotFailures: slotFailures + 1 };
+  return { turn: { ...rest, step, ...slot, replied: turn.replied || repliedNow } };
 }
 
 /** Appends the step's function responses to history, in call order. */

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaults } from '../../src/defaults/index.js';
 import { LineDelivery } from '../../src/line/line-delivery.js';
 import { LineTransport } from '../../src/line/line-transport.js';
 import { createMessagingApiClient } from '../../src/line/sdk-http-client.js';
@@ -6,24 +7,29 @@ import { retryKeyFor } from '../../src/line/retry-key.js';
 import { createLogger } from '../../src/logging/index.js';
 import type { DeliveryRequest } from '../../src/machines/index.js';
 import type { BackoffPolicy } from '../../src/timing/index.js';
-import { startFakeLine } from '../support/fake-line-server.js';
+import { startFakeLine, type LineFault } from '../support/fake-line-server.js';
 import { until } from '../support/until.js';
 
 const USER = 'U' + '1'.repeat(32);
-const now = 1_800_000_000_000;
+const start = 1_800_000_000_000;
+let now = start;
 const clock = { now: () => now };
 let line: Awaited<ReturnType<typeof startFakeLine>>;
 let logLines: string[];
 
 beforeEach(async () => {
+  now = start;
   line = await startFakeLine({ clock });
   logLines = [];
 });
 afterEach(() => line.close());
 
-function delivery(backoff: BackoffPolicy = { baseMs: 1, maxMs: 5 }) {
+function delivery(
+  backoff: BackoffPolicy = { baseMs: 1, maxMs: 5 },
+  { monthlyLimitRetryMs = 5, timeoutMs = 3_000 } = {},
+) {
   const logger = createLogger({ level: 'debug', write: (entry) => logLines.push(entry) });
-  const transport = new LineTransport({ logger });
+  const transport = new LineTransport({ logger, timeoutMs });
   const client = createMessagingApiClient(transport, {
     channelAccessToken: line.emulator.channelAccessToken,
     baseURL: line.url,
@@ -34,8 +40,11 @@ function delivery(backoff: BackoffPolicy = { baseMs: 1, maxMs: 5 }) {
     clock,
     logger,
     backoff,
+    monthlyLimitRetryMs,
   });
 }
+
+const logged = () => logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>);
 
 function request(overrides: Partial<DeliveryRequest> = {}): DeliveryRequest {
   return {
@@ -128,11 +137,22 @@ describe('LINE delivery', () => {
   it("gives up after its attempts and names LINE's request id", async () => {
     line.failNext('/v2/bot/message/push', 500, { message: 'Internal error' }, 10);
 
-    await expect(delivery().deliver(request({ replyToken: undefined }), signal)).rejects.toMatchObject({
+    const failure = await delivery()
+      .deliver(request({ replyToken: undefined }), signal)
+      .catch((error: unknown) => error);
+
+    expect(failure).toMatchObject({
       status: 500,
-      requestId: expect.stringMatching(/^req-/) as string,
+      requestId: sentTo('/v2/bot/message/push').at(-1)?.requestId,
     });
     expect(sentTo('/v2/bot/message/push')).toHaveLength(4);
+    // Every call's request id is in the debug log.
+    const pushIds = sentTo('/v2/bot/message/push').map((push) => push.requestId);
+    expect(
+      logged()
+        .filter((entry) => entry.message === 'LINE call failed')
+        .map((entry) => entry.requestId),
+    ).toEqual(pushIds);
   });
 
   it('stops waiting for a retry as soon as the turn is cancelled', async () => {
@@ -143,24 +163,47 @@ describe('LINE delivery', () => {
     const sender = delivery({ baseMs: 600_000, maxMs: 600_000, random: () => 0.5 });
 
     const outcome = sender.deliver(request({ replyToken: undefined }), turn.signal).catch((e: unknown) => e);
-    await until(() => logLines.some((entry) => entry.includes('LINE call failed; retrying')));
+    await until(() => logLines.some((entry) => entry.includes('retrying with the same retry key')));
     turn.abort(reason);
 
     expect(await outcome).toBe(reason);
     expect(sentTo('/v2/bot/message/push')).toHaveLength(1);
   }, 3_000);
 
-  it('does not retry the monthly quota 429, and counts it', async () => {
+  it('retries the monthly-limit 429 three times with the same key, then counts and logs it', async () => {
     line.failNext('/v2/bot/message/push', 429, { message: 'You have reached your monthly limit.' }, 10);
-    const sender = delivery();
+    const sender = delivery(undefined, { monthlyLimitRetryMs: 7 });
 
     await expect(sender.deliver(request({ replyToken: undefined }), signal)).rejects.toMatchObject({
       status: 429,
     });
 
-    expect(sentTo('/v2/bot/message/push')).toHaveLength(1);
+    const pushes = sentTo('/v2/bot/message/push');
+    expect(pushes).toHaveLength(4);
+    expect(new Set(pushes.map((push) => push.headers['x-line-retry-key'])).size).toBe(1);
     expect(sender.monthlyQuotaRefusals).toBe(1);
-    expect(logLines.some((entry) => entry.includes('monthly message quota'))).toBe(true);
+    expect(logged().filter((entry) => entry.retryInMs === 7)).toHaveLength(3);
+    expect(logged()).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: expect.stringContaining('monthly message limit') as string,
+      }),
+    );
+  });
+
+  it('delivers once the monthly limit lifts within its retries, without counting it', async () => {
+    line.failNext('/v2/bot/message/push', 429, { message: 'You have reached your monthly limit.' }, 2);
+    const sender = delivery();
+
+    expect(await sender.deliver(request({ replyToken: undefined }), signal)).toEqual({ method: 'push' });
+
+    expect(sentTo('/v2/bot/message/push')).toHaveLength(3);
+    expect(line.shown()).toHaveLength(1);
+    expect(sender.monthlyQuotaRefusals).toBe(0);
+  });
+
+  it('waits at least 10 minutes over the monthly-limit retries by default', () => {
+    expect(3 * defaults.line.monthlyLimitRetryMs).toBeGreaterThanOrEqual(10 * 60_000);
   });
 
   it('splits a long text into at most five valid messages and quotes on the first', async () => {
@@ -174,5 +217,176 @@ describe('LINE delivery', () => {
     expect(messages.every((message) => message.text.length <= 5000)).toBe(true);
     expect(messages.map((message) => message.quoteToken)).toEqual(['q-1', undefined, undefined]);
     expect(reply?.schemaProblems).toEqual([]);
+  });
+});
+
+describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
+  const REPLY = '/v2/bot/message/reply';
+  const PUSH = '/v2/bot/message/push';
+
+  it.each<[string, LineFault]>([
+    ['answered 500', { kind: 'status', status: 500 }],
+    ['cut by a dropped connection', { kind: 'drop' }],
+    ['never answered (timeout)', { kind: 'stall' }],
+  ])('a reply %s but delivered is retried once with its token and not pushed', async (_name, fault) => {
+    line.inject(REPLY, fault, 'after');
+
+    expect(await delivery(undefined, { timeoutMs: 500 }).deliver(request(), signal)).toEqual({
+      method: 'reply',
+    });
+
+    expect(sentTo(REPLY)).toHaveLength(2);
+    expect(sentTo(PUSH)).toHaveLength(0);
+    expect(line.shown()).toHaveLength(1);
+    expect(logged()).toContainEqual(expect.objectContaining({ row: 'reply-token-used' }));
+  });
+
+  it('a reply that failed before LINE took it is delivered by its one retry', async () => {
+    line.inject(REPLY, { kind: 'drop' }, 'before');
+
+    expect(await delivery().deliver(request(), signal)).toEqual({ method: 'reply' });
+
+    expect(sentTo(REPLY)).toHaveLength(2);
+    expect(line.shown()).toHaveLength(1);
+  });
+
+  it.each<[string, LineFault]>([
+    ['ambiguous twice', { kind: 'status', status: 503 }],
+    ['answered 429', { kind: 'status', status: 429, body: { message: 'Too many requests' } }],
+  ])('a reply %s goes by push with the retry key', async (name, fault) => {
+    line.inject(REPLY, fault, 'before', name === 'answered 429' ? 1 : 2);
+
+    expect(await delivery().deliver(request(), signal)).toEqual({ method: 'push' });
+
+    expect(sentTo(REPLY)).toHaveLength(name === 'answered 429' ? 1 : 2);
+    expect(sentTo(PUSH)).toHaveLength(1);
+    expect(line.shown()).toHaveLength(1);
+  });
+
+  it('on a later try of a failed slot, a rejected reply token means delivered: not pushed', async () => {
+    const first = request();
+    await delivery().deliver(first, signal); // delivered, but the turn recorded a failure
+
+    expect(await delivery().deliver({ ...first, attempt: 2 }, signal)).toEqual({ method: 'reply' });
+
+    expect(sentTo(PUSH)).toHaveLength(0);
+    expect(line.shown()).toHaveLength(1);
+  });
+
+  it.each<[string, LineFault]>([
+    ['cut by a dropped connection', { kind: 'drop' }],
+    ['answered 500', { kind: 'status', status: 500 }],
+    ['never answered (timeout)', { kind: 'stall' }],
+  ])('a push %s after LINE took it is retried with the same key and delivered once', async (_name, fault) => {
+    line.inject(PUSH, fault, 'after');
+    const sender = delivery(undefined, { timeoutMs: 500 });
+
+    expect(await sender.deliver(request({ replyToken: undefined }), signal)).toEqual({ method: 'push' });
+
+    const pushes = sentTo(PUSH);
+    expect(pushes.map((push) => push.headers['x-line-retry-key'])).toEqual([
+      retryKeyFor('01HTURN0000000000000000001', 0),
+      retryKeyFor('01HTURN0000000000000000001', 0),
+    ]);
+    expect(line.shown()).toHaveLength(1);
+    // The 409's accepted request id names the push LINE took.
+    expect(logged()).toContainEqual(
+      expect.objectContaining({
+        message: 'reply sent',
+        row: 'push-duplicate',
+        acceptedRequestId: pushes[0]?.requestId,
+      }),
+    );
+  });
+
+  it('a push cut before LINE took it is retried and delivered', async () => {
+    line.inject(PUSH, { kind: 'drop' }, 'before', 2);
+
+    expect(await delivery().deliver(request({ replyToken: undefined }), signal)).toEqual({ method: 'push' });
+
+    expect(sentTo(PUSH)).toHaveLength(3);
+    expect(line.shown()).toHaveLength(1);
+  });
+
+  it('a failed slot tried again keeps its retry key: what LINE took is not shown twice', async () => {
+    // Every try of the first delivery is cut after LINE took it: the turn records a failure.
+    line.inject(PUSH, { kind: 'drop' }, 'after', 4);
+    const slot = request({ replyToken: undefined });
+    await expect(delivery().deliver(slot, signal)).rejects.toMatchObject({ reason: 'network' });
+
+    expect(await delivery().deliver({ ...slot, attempt: 2 }, signal)).toEqual({ method: 'push' });
+
+    expect(line.shown()).toHaveLength(1);
+  });
+
+  it('logs the request id of every call at debug', async () => {
+    await delivery().deliver(request(), signal);
+    await delivery().deliver(request({ replyToken: undefined }), signal);
+
+    const ids = line.requests.map((sent) => sent.requestId);
+    const debugIds = logged()
+      .filter((entry) => entry.level === 'debug' && entry.message === 'LINE call')
+      .map((entry) => entry.requestId);
+    expect(debugIds).toEqual(ids);
+  });
+
+  it('resumed past the 24-hour retry-key window, warns that LINE may show the push twice', async () => {
+    const slot = request({ replyToken: undefined, turnStartedAt: now });
+    await delivery().deliver(slot, signal);
+    now += 25 * 60 * 60 * 1000; // a dead-letter re-run the next day: LINE forgot the key
+
+    expect(await delivery().deliver({ ...slot, resumed: true }, signal)).toEqual({ method: 'push' });
+
+    expect(line.shown()).toHaveLength(2); // exactly the duplicate docs/line.md names
+    expect(logged()).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringContaining('retry-key window') as string,
+      }),
+    );
+  });
+});
+
+describe('the fake LINE is as strict as LINE', () => {
+  it('answers a repeated retry key with 409, the accepted request id and its sent messages', async () => {
+    const key = retryKeyFor('turn', 0);
+    const push = () =>
+      fetch(`${line.url}/v2/bot/message/push`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${line.emulator.channelAccessToken}`,
+          'content-type': 'application/json',
+          'x-line-retry-key': key,
+        },
+        body: JSON.stringify({ to: USER, messages: [{ type: 'text', text: 'hi' }] }),
+      });
+    const first = await push();
+    const again = await push();
+
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(409);
+    expect(again.headers.get('x-line-accepted-request-id')).toBe(first.headers.get('x-line-request-id'));
+    expect(again.headers.get('x-line-request-id')).not.toBe(first.headers.get('x-line-request-id'));
+    expect(((await again.json()) as { sentMessages: unknown[] }).sentMessages).toHaveLength(1);
+    now += 24 * 60 * 60 * 1000;
+    expect((await push()).status).toBe(200); // the key is honoured for 24 hours only
+  });
+
+  it.each([
+    ['a retry key that is not a UUID', '/v2/bot/message/push', 'not-a-uuid'],
+    ['a retry key on the reply endpoint', '/v2/bot/message/reply', retryKeyFor('turn', 0)],
+  ])('refuses %s with 400 and details', async (_name, path, key) => {
+    const answer = await fetch(`${line.url}${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${line.emulator.channelAccessToken}`,
+        'content-type': 'application/json',
+        'x-line-retry-key': key,
+      },
+      body: JSON.stringify({ to: USER, replyToken: 'x', messages: [{ type: 'text', text: 'hi' }] }),
+    });
+
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { details: unknown[] }).details).toHaveLength(1);
   });
 });

@@ -219,6 +219,27 @@ describe('conversation machine', () => {
     expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
   });
 
+  it('keeps the delivery slot after a failure: the next try has the same index (retry key) and knows it is a retry', async () => {
+    const delivery = new RecordingDelivery();
+    delivery.failNext = 1;
+    const model = new ScriptedModel([callReply('first try'), callReply('second try'), textOnly('done')]);
+    const { actor } = startConversation({ model, delivery });
+    const message = inbound('hi');
+
+    say(actor, message);
+    await untilIdle(actor);
+
+    // The failed delivery may have reached LINE: the second try must carry the same retry key,
+    // so LINE answers 409 instead of showing it twice (docs/line.md, "Delivery policy").
+    expect(
+      delivery.requests.map(({ index, attempt, replyToken }) => ({ index, attempt, replyToken })),
+    ).toEqual([
+      { index: 0, attempt: 1, replyToken: message.replyToken },
+      { index: 0, attempt: 2, replyToken: message.replyToken },
+    ]);
+    expect(delivery.requests[1]?.turnStartedAt).toBe(delivery.requests[0]?.turnStartedAt);
+  });
+
   it('uses the reply token on the first delivery only and pushes later ones', async () => {
     const model = new ScriptedModel([
       callTools(['notify', { text: 'working on it' }]),

@@ -1,4 +1,5 @@
-import express from 'express';
+import express, { type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LineEmulator } from '../../src/line/emulator/line-emulator.js';
@@ -14,58 +15,134 @@ export interface RecordedLineRequest {
   readonly body: unknown;
   /** What LINE's schema says about the body: empty when valid. */
   readonly schemaProblems: string[];
+  /** The `x-line-request-id` this request was answered with (when it was answered at all). */
+  readonly requestId: string;
 }
 
 /**
- * A local HTTP server posing as LINE's Messaging API: the emulator's rules (single-use,
- * expiring reply tokens; 409 for a repeated retry key) and LINE's schemas, recording
- * every request so tests can assert on exactly what the bot sent.
+ * What an injected fault does to a request. `when: 'before'` fails it before LINE processes it
+ * (nothing sent); `when: 'after'` lets LINE process it (the message is delivered, a retry key is
+ * taken) and then spoils the answer — LINE's "may have been delivered".
+ */
+export type LineFault =
+  | { readonly kind: 'status'; readonly status: number; readonly body?: Record<string, unknown> }
+  /** The connection is cut without an answer. */
+  | { readonly kind: 'drop' }
+  /** No answer ever comes: the caller's timeout must end the call. */
+  | { readonly kind: 'stall' };
+
+interface ScheduledFault {
+  readonly path: string;
+  readonly fault: LineFault;
+  readonly when: 'before' | 'after';
+  times: number;
+}
+
+/** LINE remembers an accepted `X-Line-Retry-Key` for 24 hours (Messaging API reference). */
+export const RETRY_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const RETRY_KEY_PATHS = new Set(['/v2/bot/message/push', '/v2/bot/message/multicast']);
+
+/**
+ * A local HTTP server posing as LINE's Messaging API, as strict as LINE where delivery depends on
+ * it: single-use, expiring reply tokens (the emulator's); an `x-line-request-id` on every answer;
+ * retry keys that must be UUIDs, are refused on the reply endpoint, are honoured for 24 hours by
+ * its clock, and answer a repeat with 409, `x-line-accepted-request-id` and the accepted
+ * request's `sentMessages`; and injectable faults (5xx, 429, a dropped connection, a call never
+ * answered) before or after LINE processed the request. Every request is recorded and checked
+ * against LINE's schemas.
  */
 export async function startFakeLine(options: { clock?: Clock } = {}) {
+  const clock = options.clock ?? { now: () => Date.now() };
   const schemas = await LineSchemas.load();
-  const emulator = new LineEmulator(options.clock ?? { now: () => Date.now() });
+  const emulator = new LineEmulator(clock);
   const requests: RecordedLineRequest[] = [];
-  /** Scripted failures: the next `times` requests to `path` answer `status` with `body`. */
-  const failures: { path: string; status: number; body: Record<string, unknown>; times: number }[] = [];
+  const faults: ScheduledFault[] = [];
+  const acceptedKeys = new Map<string, { requestId: string; at: number; sentMessages: unknown }>();
   const validate = (method: string, path: string, body: unknown) => {
     const result = schemas.validateRequest(method, path, body);
     return result.ok ? [] : result.errors;
   };
   const app = express();
-  app.use(express.json({ limit: '2mb' }), (request, _response, next) => {
+  app.use(express.json({ limit: '2mb' }), (request, response, next) => {
+    const requestId = randomUUID();
+    response.set('x-line-request-id', requestId);
     requests.push({
       method: request.method,
       path: request.path,
-      headers: request.headers,
+      headers: { ...request.headers },
       body: request.body as unknown,
       schemaProblems: validate(request.method, request.path, request.body),
+      requestId,
     });
     next();
   });
   app.use((request, response, next) => {
-    const failure = failures.find((candidate) => candidate.path === request.path && candidate.times > 0);
-    if (!failure) return next();
-    failure.times--;
-    response.status(failure.status).set('x-line-request-id', `req-${requests.length}`).json(failure.body);
+    const index = faults.findIndex((candidate) => candidate.path === request.path && candidate.times > 0);
+    const scheduled = faults[index];
+    if (scheduled) {
+      scheduled.times--;
+      if (scheduled.times === 0) faults.splice(index, 1);
+    }
+    if (scheduled?.when === 'before') return applyFault(request, response, scheduled.fault);
+    const retryKey = request.get('x-line-retry-key');
+    const requestId = response.get('x-line-request-id')!;
+    const json = response.json.bind(response);
+    response.json = (body: unknown) => {
+      if (retryKey !== undefined && response.statusCode < 300) {
+        acceptedKeys.set(retryKey, {
+          requestId,
+          at: clock.now(),
+          sentMessages: (body as { sentMessages?: unknown }).sentMessages ?? [],
+        });
+      }
+      if (scheduled?.when === 'after') {
+        applyFault(request, response, scheduled.fault, json);
+        return response;
+      }
+      return json(body);
+    };
+    if (retryKey !== undefined) {
+      const refusal = retryKeyRefusal(request.path, retryKey);
+      if (refusal) return void response.status(400).json(refusal);
+      const accepted = acceptedKeys.get(retryKey);
+      if (accepted && clock.now() - accepted.at < RETRY_KEY_WINDOW_MS) {
+        response.status(409).set('x-line-accepted-request-id', accepted.requestId).json({
+          message: 'The retry key is already accepted',
+          sentMessages: accepted.sentMessages,
+        });
+        return;
+      }
+      // This fake keeps the keys (and forgets them after 24 hours), not the emulator.
+      delete request.headers['x-line-retry-key'];
+    }
+    next();
   });
   app.use(lineApiRouter({ emulator, logger: silentLogger, validateRequest: validate }));
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+
+  const inject = (path: string, fault: LineFault, when: 'before' | 'after' = 'before', times = 1) => {
+    faults.push({ path, fault, when, times });
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     emulator,
     requests,
+    /** The next `times` requests to `path` answer `status` with `body`, unprocessed. */
     failNext: (
       path: string,
       status: number,
       body: Record<string, unknown> = { message: 'failure' },
       times = 1,
-    ) => {
-      failures.push({ path, status, body, times });
-    },
+    ) => inject(path, { kind: 'status', status, body }, 'before', times),
+    /** The next `times` requests to `path` meet `fault`, before or after LINE processed them. */
+    inject,
     /** The requests to one path (the enricher's profile lookups make others). */
     requestsTo: (path: string) => requests.filter((request) => request.path === path),
+    /** The bot's messages the user saw, in order. */
+    shown: () => emulator.entries().filter((entry) => entry.from === 'bot'),
     /**
      * Stops the server, and fails when any request the bot sent broke LINE's schema: every
      * test that talks to this fake checks every outgoing request.
@@ -83,4 +160,38 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
       }
     },
   };
+}
+
+/** LINE's 400 for a retry key it cannot take: not a UUID, or on an endpoint without retries. */
+function retryKeyRefusal(path: string, retryKey: string) {
+  if (!RETRY_KEY_PATHS.has(path)) {
+    return {
+      message: 'The request body has 1 error(s)',
+      details: [
+        { message: 'X-Line-Retry-Key is not supported on this endpoint', property: 'X-Line-Retry-Key' },
+      ],
+    };
+  }
+  if (!UUID.test(retryKey)) {
+    return {
+      message: 'The request body has 1 error(s)',
+      details: [{ message: 'Must be a UUID', property: 'X-Line-Retry-Key' }],
+    };
+  }
+  return undefined;
+}
+
+function applyFault(
+  request: Request,
+  response: Response,
+  fault: LineFault,
+  json: (body: unknown) => Response = (body) => response.json(body),
+): void {
+  if (fault.kind === 'drop') {
+    request.socket.destroy();
+  } else if (fault.kind === 'status') {
+    response.status(fault.status);
+    json(fault.body ?? { message: fault.status >= 500 ? 'Internal server error' : 'failure' });
+  }
+  // 'stall': never answered; `close()` ends the connection.
 }
