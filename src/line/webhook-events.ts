@@ -1,5 +1,11 @@
 import type { webhook } from '@line/bot-sdk';
-import type { Attachment, InboundMessage, InboxItem, Source } from '../domain/index.js';
+import {
+  isMessage,
+  type Attachment,
+  type InboundMessage,
+  type InboxItem,
+  type Source,
+} from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 
 /** Who the bot answers in groups and rooms: everyone (the model may `skip`), or only when addressed. */
@@ -36,10 +42,21 @@ export function toInboxItems(
       continue;
     }
     const item = toInboxItem(event, source, policy);
-    if (item) items.push(item);
+    if (item) items.push(event.mode === 'standby' ? inStandby(item) : item);
     else logger.debug('event type not handled', { type: event.type, eventId: event.webhookEventId });
   }
   return items;
+}
+
+/**
+ * An event LINE sent while another channel holds the chat (`mode: "standby"`, module channels):
+ * the bot must not send, so a message joins history as quiet context — no model call, no reply,
+ * no push, no loading animation. Unsend and forget still apply: they send nothing.
+ */
+function inStandby(item: InboxItem): InboxItem {
+  if (!isMessage(item)) return item;
+  const { replyToken: _unused, ...rest } = item;
+  return { ...rest, quiet: true };
 }
 
 function toInboxItem(event: webhook.Event, source: Source, policy: GroupAnswerPolicy): InboxItem | undefined {

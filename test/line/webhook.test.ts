@@ -244,6 +244,38 @@ describe('stale and misdirected events (docs/security.md)', () => {
     expect(running.line.requestsTo('/v2/bot/message/push')).toEqual([]);
   });
 
+  it('stores a standby event as context and never answers it: no model call, no reply, push or loading', async () => {
+    const model = echo();
+    const store = new MemorySourceStore();
+    running = await startKaiwaWithFakeLine({ model, store, env: { KAIWA_LOADING_DELAY_MS: '0' } });
+    // Another channel holds the chat (LINE's module channels): the bot must not send.
+    const standby = { ...textEvent(running.line, { type: 'user', userId: USER }, 'for the other channel') };
+    standby.mode = 'standby';
+    delete (standby as { replyToken?: string }).replyToken; // LINE sends none in standby
+
+    const response = await running.post(
+      JSON.stringify({ destination: running.line.emulator.botUserId, events: [standby] }),
+    );
+    expect(response.status).toBe(200);
+    await running.kaiwa.host.whenSettled();
+
+    expect(model.calls).toEqual([]);
+    expect(
+      sentToLine().filter(
+        (request) => request.path.startsWith('/v2/bot/message/') || request.path.startsWith('/v2/bot/chat/'),
+      ),
+    ).toEqual([]);
+    expect(await store.inbox(USER)).toEqual([]); // taken in, as history
+
+    const active = textEvent(running.line, { type: 'user', userId: USER }, 'back to you');
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [active] }));
+    await until(() => running!.line.requestsTo('/v2/bot/message/reply').length === 1);
+    expect(model.calls[0]?.history.filter((entry) => entry.role === 'user').map(userText)).toEqual([
+      'for the other channel',
+      'back to you',
+    ]);
+  });
+
   it('takes its age from KAIWA_STALE_EVENT_MS, and still applies an old unfollow', async () => {
     const model = echo();
     const store = new MemorySourceStore();
