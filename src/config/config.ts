@@ -58,6 +58,10 @@ export interface KaiwaConfig {
     readonly botName: string;
     /** Every Messaging API call ends after this long (ms) without a complete answer. */
     readonly requestTimeoutMs: number;
+    /** Storing a webhook's events must be over within this (ms), or the answer is 500 (LINE redelivers). */
+    readonly webhookAcceptDeadlineMs: number;
+    /** The wait (ms) before each of the 3 retries of a push refused for the monthly limit. */
+    readonly monthlyLimitRetryMs: number;
     /** Images larger than this are not given to the model. */
     readonly mediaMaxBytes: number;
     /** One content download, body included, ends after this long (ms). */
@@ -203,6 +207,21 @@ export function loadConfig(
         min: 100,
         max: 120_000,
       }),
+      webhookAcceptDeadlineMs: readInteger(
+        env,
+        'KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS',
+        defaults.line.webhookAcceptDeadlineMs,
+        { min: 100, max: 1_900 },
+      ),
+      monthlyLimitRetryMs: readInteger(
+        env,
+        'KAIWA_MONTHLY_LIMIT_RETRY_MS',
+        defaults.line.monthlyLimitRetryMs,
+        {
+          min: 0,
+          max: 3_600_000,
+        },
+      ),
       mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', defaults.line.mediaMaxBytes, {
         min: 1024,
         max: 20 * 1024 * 1024,

@@ -90,6 +90,11 @@ const values = {
      * 10 minutes before the refusal is counted (SPEC, "LINE details").
      */
     monthlyLimitRetryMs: 200_000,
+    /**
+     * `KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS`: LINE counts a webhook as failed after 2 s; storage slower
+     * than 1.5 s answers 500 so LINE redelivers, with room left for the network.
+     */
+    webhookAcceptDeadlineMs: 1_500,
   },
 
   gemini: {

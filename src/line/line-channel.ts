@@ -42,6 +42,7 @@ export function createLineChannel(
       clock,
       logger,
       replyTokenTtlMs: behaviour.replyTokenTtlMs,
+      monthlyLimitRetryMs: behaviour.monthlyLimitRetryMs,
     }),
     directory: new LineDirectory({ client, transport, clock, logger }),
     media: new LineMedia({

@@ -2,6 +2,7 @@ import { validateSignature, type webhook } from '@line/bot-sdk';
 import type { InboxItem } from '../domain/index.js';
 import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
+import { withDeadline } from '../timing/index.js';
 import { markStale } from './event-freshness.js';
 import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
 import { WebhookEventValidator } from './webhook-event-validator.js';
@@ -42,6 +43,11 @@ export interface WebhookHandlingOptions {
   readonly staleEventMs?: number;
   /** The clock staleness is judged on. */
   readonly now?: () => number;
+  /**
+   * Storing the events must be over within this (ms), or the answer is 500 and LINE redelivers;
+   * the write may still land, and the claim makes the redelivery harmless. Unset: no budget.
+   */
+  readonly acceptDeadlineMs?: number;
 }
 
 /** The answer to a body over {@link MAX_WEBHOOK_BYTES}. */
@@ -95,7 +101,14 @@ export async function handleWebhook(
     maxAgeMs: options.staleEventMs ?? defaults.line.staleEventMs,
   });
   try {
-    const result = messages.length > 0 ? await options.accept(messages) : { accepted: 0, duplicates: 0 };
+    const result =
+      messages.length > 0
+        ? await withDeadline(options.accept(messages), {
+            ...(options.acceptDeadlineMs !== undefined && {
+              deadline: Date.now() + options.acceptDeadlineMs,
+            }),
+          })
+        : { accepted: 0, duplicates: 0 };
     options.logger.info('webhook accepted', {
       events: events.length,
       skipped: events.length - valid.length,

@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
+import { defaults } from '../defaults/index.js';
 import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { AcceptResult } from '../persistence/index.js';
@@ -24,12 +25,15 @@ export interface WebhookRouterOptions {
   readonly botUserId?: WebhookHandlingOptions['botUserId'];
   readonly staleEventMs?: number;
   readonly now?: () => number;
+  /** See {@link WebhookHandlingOptions}: storage slower than this answers 500 (ms). */
+  readonly acceptDeadlineMs?: number;
 }
 
 /**
  * `POST /webhook`: 401 without a valid `x-line-signature` (HMAC-SHA256 of the raw body,
  * compared in constant time), 413 over 1 MiB, 400 for malformed JSON, 500 when the events
- * could not be stored (LINE redelivers), otherwise 200 once they are durable. Events that break
+ * could not be stored or not within `acceptDeadlineMs` (LINE redelivers), otherwise 200 once
+ * they are durable. Events that break
  * LINE's webhook schema are skipped (logged), never stored.
  */
 export function webhookRouter(options: WebhookRouterOptions): Router {
@@ -63,6 +67,7 @@ export function webhookRouter(options: WebhookRouterOptions): Router {
           ...(options.botUserId && { botUserId: options.botUserId }),
           ...(options.staleEventMs !== undefined && { staleEventMs: options.staleEventMs }),
           ...(options.now && { now: options.now }),
+          acceptDeadlineMs: options.acceptDeadlineMs ?? defaults.line.webhookAcceptDeadlineMs,
         },
       );
       response.status(result.status).json(result.body);

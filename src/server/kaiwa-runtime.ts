@@ -123,6 +123,7 @@ export async function startKaiwa(
       logger,
       botUserId,
       staleEventMs: config.lineBehaviour.staleEventMs,
+      acceptDeadlineMs: config.lineBehaviour.webhookAcceptDeadlineMs,
       now: () => clock.now(),
     }),
   );

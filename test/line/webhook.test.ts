@@ -202,6 +202,44 @@ describe('POST /webhook over HTTP', () => {
 
     expect(response.status).toBe(500);
   });
+
+  it('answers 500 when storing takes longer than its budget, and the redelivery is taken once', async () => {
+    const model = echo();
+    const store = new MemorySourceStore();
+    const accept = store.accept.bind(store);
+    let slow = true;
+    store.accept = async (...args) => {
+      // Storage stalls past the budget once; the write still lands, late.
+      if (slow) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      slow = false;
+      return accept(...args);
+    };
+    running = await startKaiwaWithFakeLine({
+      model,
+      store,
+      env: { KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS: '200' },
+    });
+    const event = textEvent(running.line, { type: 'user', userId: USER }, 'slow disk');
+    const body = JSON.stringify({ destination: running.line.emulator.botUserId, events: [event] });
+
+    const started = Date.now();
+    const first = await running.post(body);
+    const waited = Date.now() - started;
+    expect(first.status).toBe(500); // LINE redelivers
+    expect(waited).toBeLessThan(900);
+
+    await until(() => !slow);
+    const again = await running.post(
+      JSON.stringify({
+        destination: running.line.emulator.botUserId,
+        events: [{ ...event, deliveryContext: { isRedelivery: true } }],
+      }),
+    );
+    expect(again.status).toBe(200);
+    await until(() => running!.line.requestsTo('/v2/bot/message/reply').length === 1);
+    await running.kaiwa.host.whenSettled();
+    expect(model.calls).toHaveLength(1); // the claim made the redelivery harmless
+  });
 });
 
 describe('stale and misdirected events (docs/security.md)', () => {
