@@ -34,6 +34,8 @@ import { ownerAt, type OwnerIdentity } from './source-owner.js';
 export type MessageEnricher = (
   message: InboundMessage,
   profiles: ReadonlyMap<string, KnownProfile>,
+  /** The turn's signal: a lookup still running when it aborts ends at once. */
+  signal?: AbortSignal,
 ) => Promise<InboundMessage>;
 
 /** Told when a turn starts and ends (the LINE loading animation listens). */
@@ -122,17 +124,19 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       prepareTurn: fromPromise(
         async ({
           input,
+          signal,
         }: {
           input: {
             ownership: Ownership;
             messages: readonly InboundMessage[];
             profiles: ReadonlyMap<string, KnownProfile>;
           };
+          signal: AbortSignal;
         }): Promise<PreparedTurn> => {
           const profiles = new Map(input.profiles);
           const messages: InboundMessage[] = [];
           for (const message of input.messages) {
-            const enriched = services.enrich ? await services.enrich(message, profiles) : message;
+            const enriched = services.enrich ? await services.enrich(message, profiles, signal) : message;
             const sender = enriched.sender;
             if (sender?.profileFetchedAt !== undefined) {
               const profile = {

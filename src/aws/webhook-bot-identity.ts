@@ -29,7 +29,7 @@ export function webhookBotUserId(
   const identity = new BotIdentity({
     lookup: async () => {
       const channelAccessToken = (await withSecrets(env, secrets, [variable]))[variable]!;
-      return botInfoLookup({ channelAccessToken, apiBaseUrl })();
+      return botInfoLookup({ channelAccessToken, apiBaseUrl }, { logger })();
     },
     logger,
     waitMs: defaults.line.botInfoWaitMs,

@@ -1,6 +1,7 @@
-import { messagingApi } from '@line/bot-sdk';
 import type { Logger } from '../logging/index.js';
 import { withDeadline } from '../timing/index.js';
+import { LineTransport } from './line-transport.js';
+import { createMessagingApiClient } from './sdk-http-client.js';
 
 export interface BotIdentityOptions {
   /** Asks LINE for the bot's own user id (`getBotInfo`). */
@@ -16,7 +17,7 @@ export interface BotIdentityOptions {
  * leaves this webhook unchecked (logged) and the next one asks again, so a LINE API outage
  * never costs an accepted message.
  * @example
- * const identity = new BotIdentity({ lookup: botInfoLookup(endpoints), logger, waitMs: 1000 });
+ * const identity = new BotIdentity({ lookup: botInfoLookup(endpoints, { logger }), logger, waitMs: 1000 });
  * identity.warm();
  * await identity.userId(); // 'U4af4980629…', or undefined while unknown
  */
@@ -58,12 +59,15 @@ export class BotIdentity {
   }
 }
 
-/** `getBotInfo` through the SDK's Messaging API client; an answer without a bot user id is an error. */
-export function botInfoLookup(endpoints: {
-  readonly channelAccessToken: string;
-  readonly apiBaseUrl: string;
-}): () => Promise<string> {
-  const client = new messagingApi.MessagingApiClient({
+/**
+ * `getBotInfo` through the SDK's Messaging API client, routed through a {@link LineTransport} like
+ * every LINE call (a timeout, the request id logged); an answer without a bot user id is an error.
+ */
+export function botInfoLookup(
+  endpoints: { readonly channelAccessToken: string; readonly apiBaseUrl: string },
+  transport: { readonly logger: Logger; readonly timeoutMs?: number },
+): () => Promise<string> {
+  const client = createMessagingApiClient(new LineTransport(transport), {
     channelAccessToken: endpoints.channelAccessToken,
     baseURL: endpoints.apiBaseUrl,
   });

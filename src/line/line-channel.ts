@@ -60,6 +60,7 @@ export function createLineChannel(
     }),
     loading: new LoadingAnimation({
       client,
+      transport,
       logger,
       delayMs: behaviour.loadingDelayMs,
       seconds: behaviour.loadingSeconds,

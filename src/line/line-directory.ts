@@ -28,8 +28,10 @@ export class LineDirectory {
     this.profileTtlMs = options.profileTtlMs ?? 24 * 3600_000;
   }
 
-  readonly enrich: MessageEnricher = async (message, profiles) => {
-    const [sender, chat] = await Promise.all([this.sender(message, profiles), this.chatDetails(message)]);
+  readonly enrich: MessageEnricher = async (message, profiles, signal) => {
+    const [sender, chat] = await this.options.transport.within({ ...(signal && { signal }) }, () =>
+      Promise.all([this.sender(message, profiles), this.chatDetails(message)]),
+    );
     return { ...message, ...(sender && { sender }), ...chat };
   };
 

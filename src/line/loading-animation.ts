@@ -3,9 +3,12 @@ import { defaults } from '../defaults/index.js';
 import type { TurnActivityListener } from '../actors/index.js';
 import type { Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
+import type { LineTransport } from './line-transport.js';
 
 export interface LoadingAnimationOptions {
   readonly client: messagingApi.MessagingApiClient;
+  /** The client's transport: a call still running when its turn ends is aborted through it. */
+  readonly transport?: LineTransport;
   readonly logger: Logger;
   /** Shown only when a turn still runs after this long (ms), default 1 s. */
   readonly delayMs?: number;
@@ -20,6 +23,8 @@ export interface LoadingAnimationOptions {
  */
 export class LoadingAnimation implements TurnActivityListener {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Per chat, aborted when its turn ends: no animation call outlives the turn. */
+  private readonly turns = new Map<string, AbortController>();
   private readonly delayMs: number;
   private readonly seconds: number;
 
@@ -33,12 +38,16 @@ export class LoadingAnimation implements TurnActivityListener {
 
   turnStarted(source: Source): void {
     if (source.kind !== 'user') return;
+    this.turns.get(source.id)?.abort();
+    this.turns.set(source.id, new AbortController());
     this.schedule(source.id, this.delayMs);
   }
 
   turnEnded(source: Source): void {
     clearTimeout(this.timers.get(source.id));
     this.timers.delete(source.id);
+    this.turns.get(source.id)?.abort(new Error('the turn ended'));
+    this.turns.delete(source.id);
   }
 
   private schedule(chatId: string, delayMs: number) {
@@ -52,10 +61,13 @@ export class LoadingAnimation implements TurnActivityListener {
   }
 
   private show(chatId: string) {
-    this.options.client
-      .showLoadingAnimation({ chatId, loadingSeconds: this.seconds })
-      .catch((error: unknown) => {
-        this.options.logger.warn('loading animation failed', { sourceId: chatId, error });
-      });
+    const signal = this.turns.get(chatId)?.signal;
+    const call = () => this.options.client.showLoadingAnimation({ chatId, loadingSeconds: this.seconds });
+    const shown = this.options.transport && signal ? this.options.transport.within({ signal }, call) : call();
+    shown.catch((error: unknown) => {
+      // A turn that ended first has nothing to animate: not a failure.
+      if (signal?.aborted) return;
+      this.options.logger.warn('loading animation failed', { sourceId: chatId, error });
+    });
   }
 }

@@ -179,10 +179,10 @@ function botUserIdOf(
   const known = emulator?.botUserId ?? config.lineBehaviour.botUserId;
   if (known !== undefined || config.line.mode !== 'channel') return () => Promise.resolve(known);
   const identity = new BotIdentity({
-    lookup: botInfoLookup({
-      channelAccessToken: config.line.channelAccessToken,
-      apiBaseUrl: config.line.apiBaseUrl,
-    }),
+    lookup: botInfoLookup(
+      { channelAccessToken: config.line.channelAccessToken, apiBaseUrl: config.line.apiBaseUrl },
+      { logger, timeoutMs: config.lineBehaviour.requestTimeoutMs },
+    ),
     logger,
     waitMs: defaults.line.botInfoWaitMs,
   });
