@@ -70,9 +70,9 @@ describe('LINE calls outside the delivery are bounded', () => {
     const loading = new LoadingAnimation({ client, transport, logger, delayMs: 0, seconds: 5 });
     const source = { kind: 'user' as const, id: USER };
 
-    loading.turnStarted(source, 'turn-1');
+    loading.turnStarted(source);
     await until(() => line.requests.length === 1);
-    loading.turnEnded(source, 'turn-1');
+    loading.turnEnded(source);
 
     await until(() =>
       logLines.some(
