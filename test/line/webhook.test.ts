@@ -455,3 +455,23 @@ describe('stale and misdirected events (docs/security.md)', () => {
     }
   });
 });
+
+describe('delivery through the runtime (docs/line.md, "Delivery policy")', () => {
+  it.each([
+    ['answered 500', { kind: 'status', status: 500 } as const],
+    ['cut by a dropped connection', { kind: 'drop' } as const],
+  ])('a reply %s but delivered is shown once and never pushed', async (_name, fault) => {
+    const model = echo();
+    running = await startKaiwaWithFakeLine({ model });
+    running.line.inject('/v2/bot/message/reply', fault, 'after');
+    const event = textEvent(running.line, { type: 'user', userId: USER }, 'once please');
+
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [event] }));
+    await until(() => running!.line.requestsTo('/v2/bot/message/reply').length === 2);
+    await running.kaiwa.host.whenSettled();
+
+    expect(running.line.requestsTo('/v2/bot/message/push')).toEqual([]);
+    expect(running.line.shown().map((entry) => entry.text)).toEqual(['re: once please']);
+    expect(model.calls).toHaveLength(1);
+  });
+});
