@@ -146,6 +146,13 @@ export const deliveryPolicy: readonly PolicyRow[] = [
     action: { kind: 'push' },
   },
   {
+    id: 'reply-refused',
+    situation: 'reply answered another 4xx',
+    says: 'LINE did not take it: push with the retry key',
+    when: after('reply', 'refused'),
+    action: { kind: 'push' },
+  },
+  {
     id: 'push-accepted',
     situation: 'push answered 2xx',
     says: 'delivered',
@@ -182,8 +189,7 @@ export const deliveryPolicy: readonly PolicyRow[] = [
   },
   {
     id: 'give-up',
-    situation:
-      'anything else: another 4xx, the attempts used up, the turn aborted, a reply answered with another 4xx',
+    situation: 'anything else: a push answered another 4xx, the attempts used up, the turn aborted',
     says: 'fail: the turn records the delivery as failed and tells the model',
     when: () => true,
     action: { kind: 'fail' },

@@ -46,6 +46,8 @@ const configurable: Record<string, string | number> = {
   KAIWA_BOT_NAME: defaults.line.botName,
   KAIWA_MEDIA_MAX_BYTES: defaults.line.mediaMaxBytes,
   KAIWA_LINE_TIMEOUT_MS: defaults.line.requestTimeoutMs,
+  KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS: defaults.line.webhookAcceptDeadlineMs,
+  KAIWA_MONTHLY_LIMIT_RETRY_MS: defaults.line.monthlyLimitRetryMs,
   KAIWA_MEDIA_TIMEOUT_MS: defaults.line.mediaTimeoutMs,
   KAIWA_MEDIA_CONCURRENCY: defaults.line.mediaConcurrency,
   KAIWA_MEDIA_CACHE_BYTES: defaults.line.mediaCacheBytes,

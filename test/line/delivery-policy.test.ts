@@ -24,7 +24,7 @@ const cases: [row: string, situation: Partial<DeliverySituation>][] = [
   ['reply-token-expired', { step: 'reply', outcome: 'invalid-reply-token' }],
   ['reply-unavailable', { step: 'reply', outcome: 'ambiguous', replyRetried: true }],
   ['reply-unavailable', { step: 'reply', outcome: 'rate-limited' }],
-  ['give-up', { step: 'reply', outcome: 'refused' }],
+  ['reply-refused', { step: 'reply', outcome: 'refused' }],
   ['give-up', { step: 'reply', outcome: 'aborted' }],
   ['push-accepted', { step: 'push', outcome: 'accepted' }],
   ['push-duplicate', { step: 'push', outcome: 'duplicate' }],

@@ -1,7 +1,7 @@
 import { botUserId } from '../support/webhook-fixtures.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/index.js';
-import { ScriptedModel, callReply } from '../../src/model/index.js';
+import { ScriptedModel, callReply, textOnly } from '../../src/model/index.js';
 import { startHostileServer, pngBytes, type HostileBehaviour } from '../support/hostile-http-server.js';
 import { startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
 import { until } from '../support/until.js';
@@ -185,7 +185,9 @@ describe('a LINE API that fails', () => {
   it('does not let a LINE that never answers hold the turn: the call ends at its timeout', async () => {
     server = await startHostileServer(() => ({ kind: 'hang' }));
     running = await startKaiwaWithFakeLine({
-      model: new ScriptedModel([callReply('hello')], { repeatLast: true }),
+      // One reply, then the model gives up: the reply's one retry and the push's attempts each
+      // end at the timeout (docs/line.md, "Delivery policy").
+      model: new ScriptedModel([callReply('hello'), textOnly('could not reach the user')]),
       env: { LINE_API_BASE_URL: server.url, KAIWA_LINE_TIMEOUT_MS: '300' },
       overrides: { logger: createLogger({ level: 'info', write: (line) => lines.push(line) }) },
     });
