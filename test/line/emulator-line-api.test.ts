@@ -240,7 +240,7 @@ describe('faults injected into the next calls', () => {
     await client.getBotInfo();
     await client.pushMessage(text('a'));
 
-    expect(limited.map((error) => [error.status, JSON.parse(error.body)])).toEqual([
+    expect(limited.map((error) => [error.status, JSON.parse(error.body) as unknown])).toEqual([
       [429, { message: 'The API rate limit has been exceeded. Try again later.' }],
       [429, { message: 'The API rate limit has been exceeded. Try again later.' }],
     ]);
