@@ -6,13 +6,8 @@ import type { Logger } from '../../logging/index.js';
 import { emulatorControlsRouter } from './emulator-controls-router.js';
 import { lineApiRouter, type LineRequestValidator } from './line-api-router.js';
 import { LineEmulator } from './line-emulator.js';
-import {
-  buildEvent,
-  WebhookSender,
-  type EmulatedAction,
-  type EmulatedRequest,
-  type WebhookValidator,
-} from './webhook-sender.js';
+import { buildEvent, type EmulatedAction, type EmulatedRequest } from './webhook-event-builder.js';
+import { WebhookSender, type WebhookValidator } from './webhook-sender.js';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
