@@ -66,7 +66,12 @@ describe("the emulator's LINE API answers like LINE", () => {
       ...[refused, unauthorised, missing, fault].map((error) => error.headers.get('x-line-request-id')),
     ];
     expect([refused.status, unauthorised.status, missing.status, fault.status]).toEqual([400, 401, 404, 500]);
-    expect(ids).toEqual(ids.map(() => expect.stringMatching(/^[0-9a-f]{32}$/) as string));
+    expect(ids).toEqual(
+      ids.map(
+        () =>
+          expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/) as string,
+      ),
+    );
     expect(new Set(ids).size).toBe(ids.length);
   });
 

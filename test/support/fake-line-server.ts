@@ -19,7 +19,9 @@ export interface RecordedLineRequest {
 /**
  * A local HTTP server posing as LINE's Messaging API: the emulator's rules (single-use,
  * expiring reply tokens; 409 for a repeated retry key) and LINE's schemas, recording
- * every request so tests can assert on exactly what the bot sent.
+ * every request so tests can assert on exactly what the bot sent. LINE's faults (429, 5xx, a
+ * dropped connection, before or after the call took effect) are queued on `emulator.faults`
+ * (docs/line.md, "Fault injection, for tests").
  */
 export async function startFakeLine(options: { clock?: Clock } = {}) {
   const schemas = await LineSchemas.load();

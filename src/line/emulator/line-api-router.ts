@@ -34,7 +34,8 @@ export function lineApiRouter(options: LineApiRouterOptions): Router {
   const { emulator, logger } = options;
   const router = express.Router();
   router.use('/v2/bot', (request, response, next) => {
-    const requestId = randomUUID().replace(/-/g, '');
+    // LINE's request ids are UUIDs.
+    const requestId = randomUUID();
     response.locals.requestId = requestId;
     response.set('x-line-request-id', requestId);
     next();
