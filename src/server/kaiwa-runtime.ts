@@ -7,6 +7,7 @@ import { composeConversations, createModel, createStore } from '../composition/i
 import type { KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { LineEmulator } from '../line/emulator/line-emulator.js';
+import { slowWebhook } from '../line/emulator/emulator-controls-router.js';
 import { emulatorRouter } from '../line/emulator/emulator-router.js';
 import { LineSchemas, type Validation } from '../line/openapi/line-schemas.js';
 import { webhookRouter } from '../line/webhook-router.js';
@@ -114,6 +115,8 @@ export async function startKaiwa(
       liveSources: host.liveSources().length,
     });
   });
+  // The emulator can play a bot that answers its webhooks late (past LINE's 2 s).
+  if (emulator) app.post('/webhook', slowWebhook(emulator));
   app.use(
     webhookRouter({
       channelSecret: () =>

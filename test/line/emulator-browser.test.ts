@@ -5,7 +5,9 @@ import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
+import { LineEmulator } from '../../src/line/emulator/line-emulator.js';
 import { ARTIFACTS_DIR, launchChromium } from '../support/chromium.js';
+import { until } from '../support/until.js';
 
 let browser: Browser;
 let runtime: KaiwaRuntime;
@@ -56,6 +58,57 @@ describe('the LINE emulator in a browser', () => {
     expect(await reply.locator('.quote').textContent()).toContain('Ken: where shall we go?');
     expect(await page.locator('.message.user .who').first().textContent()).toBe('Ken');
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'emulator-group.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('plays faults, standby mode, a slow webhook and a redelivery from its controls', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(runtime.url);
+    await page.click('#controls summary');
+    const status = (text: string) =>
+      page.locator('#control-status', { hasText: text }).waitFor({ timeout: 10_000 });
+
+    await page.selectOption('#fault-kind', 'drop-connection');
+    await page.fill('#fault-times', '2');
+    await page.selectOption('#fault-endpoint', '/v2/bot/message/push');
+    await page.check('#fault-delivered');
+    await page.click('#inject-fault');
+    await status('drop × 2 on /v2/bot/message/push (delivered first)');
+    expect(runtime.emulator!.faults.pending()).toEqual([
+      expect.objectContaining({
+        kind: 'drop-connection',
+        remaining: 2,
+        endpoint: '/v2/bot/message/push',
+        delivered: true,
+      }),
+    ]);
+    await page.selectOption('#fault-kind', 'monthly-limit');
+    await page.click('#inject-fault');
+    await status('(delivered first); 429 monthly × 2 on /v2/bot/message/push');
+    await page.click('#clear-faults');
+    await status('no faults waiting');
+    expect(runtime.emulator!.faults.pending()).toEqual([]);
+
+    await page.selectOption('#mode', 'standby');
+    await page.fill('#text', 'only listen');
+    await page.click('#composer button[type=submit]');
+    await until(() => runtime.emulator!.isStandby(LineEmulator.idFor('user', 'Aiko')));
+    await page.selectOption('#mode', 'active');
+
+    await page.fill('#slow-delay', '2500');
+    await page.click('#slow-webhook');
+    await status('slow webhook 2500 ms × 1');
+    await page.fill('#text', 'take your time');
+    await page.click('#composer button[type=submit]');
+    await status('the webhook failed (request_timeout)');
+
+    await page.click('#redeliver');
+    await status('200');
+    expect(await page.locator('#control-status').textContent()).toMatch(/^redelivered [0-9A-Z]{26}: 200$/);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'emulator-controls.png'), fullPage: true });
     await page.close();
   });
 });

@@ -375,7 +375,7 @@ describe('the fake LINE is as strict as LINE', () => {
   it.each([
     ['a retry key that is not a UUID', '/v2/bot/message/push', 'not-a-uuid'],
     ['a retry key on the reply endpoint', '/v2/bot/message/reply', retryKeyFor('turn', 0)],
-  ])('refuses %s with 400 and details', async (_name, path, key) => {
+  ])('refuses %s with 400 and sends nothing', async (_name, path, key) => {
     const answer = await fetch(`${line.url}${path}`, {
       method: 'POST',
       headers: {
@@ -387,6 +387,7 @@ describe('the fake LINE is as strict as LINE', () => {
     });
 
     expect(answer.status).toBe(400);
-    expect(((await answer.json()) as { details: unknown[] }).details).toHaveLength(1);
+    expect(((await answer.json()) as { message: string }).message).toMatch(/retry.key/i);
+    expect(line.shown()).toEqual([]);
   });
 });

@@ -257,9 +257,10 @@ describe('display names and group details', () => {
     await running.post(JSON.stringify(webhookBody([join])));
     await running.kaiwa.host.whenSettled();
 
+    // LINE's count "excludes the LINE Official Account" (GroupMemberCountResponse): Mei and Ken.
     expect(running.kaiwa.host.snapshotOf(groupId)?.context.chat).toEqual({
       title: 'Weekend trip',
-      memberCount: 3,
+      memberCount: 2,
     });
   });
 });

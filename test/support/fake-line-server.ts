@@ -38,19 +38,15 @@ interface ScheduledFault {
   times: number;
 }
 
-/** LINE remembers an accepted `X-Line-Retry-Key` for 24 hours (Messaging API reference). */
-export const RETRY_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const RETRY_KEY_PATHS = new Set(['/v2/bot/message/push', '/v2/bot/message/multicast']);
-
 /**
- * A local HTTP server posing as LINE's Messaging API, as strict as LINE where delivery depends on
- * it: single-use, expiring reply tokens (the emulator's); an `x-line-request-id` on every answer;
- * retry keys that must be UUIDs, are refused on the reply endpoint, are honoured for 24 hours by
- * its clock, and answer a repeat with 409, `x-line-accepted-request-id` and the accepted
- * request's `sentMessages`; and injectable faults (5xx, 429, a dropped connection, a call never
- * answered) before or after LINE processed the request. Every request is recorded and checked
- * against LINE's schemas.
+ * A local HTTP server posing as LINE's Messaging API: the emulator's LINE API
+ * (`src/line/emulator/`, as strict as LINE: single-use, expiring reply tokens, an
+ * `x-line-request-id` on every answer, retry keys that must be UUIDs, are refused on the reply
+ * endpoint, are honoured for 24 hours and answer a repeat with 409 and
+ * `x-line-accepted-request-id`), plus faults a test schedules per path — any status, a dropped
+ * connection or a call never answered — before or after LINE processed the request. The
+ * emulator's own fault queue (docs/line.md, "Fault injection, for tests") works here too. Every
+ * request is recorded and checked against LINE's schemas.
  */
 export async function startFakeLine(options: { clock?: Clock } = {}) {
   const clock = options.clock ?? { now: () => Date.now() };
@@ -58,22 +54,23 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
   const emulator = new LineEmulator(clock);
   const requests: RecordedLineRequest[] = [];
   const faults: ScheduledFault[] = [];
-  const acceptedKeys = new Map<string, { requestId: string; at: number; sentMessages: unknown }>();
   const validate = (method: string, path: string, body: unknown) => {
     const result = schemas.validateRequest(method, path, body);
     return result.ok ? [] : result.errors;
   };
   const app = express();
   app.use(express.json({ limit: '2mb' }), (request, response, next) => {
-    const requestId = randomUUID();
-    response.set('x-line-request-id', requestId);
+    // The emulator's router sets the answer's request id; a fault played here sets one itself.
+    response.set('x-line-request-id', randomUUID());
     requests.push({
       method: request.method,
       path: request.path,
       headers: { ...request.headers },
       body: request.body as unknown,
       schemaProblems: validate(request.method, request.path, request.body),
-      requestId,
+      get requestId() {
+        return response.get('x-line-request-id')!;
+      },
     });
     next();
   });
@@ -85,36 +82,12 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
       if (scheduled.times === 0) faults.splice(index, 1);
     }
     if (scheduled?.when === 'before') return applyFault(request, response, scheduled.fault);
-    const retryKey = request.get('x-line-retry-key');
-    const requestId = response.get('x-line-request-id')!;
-    const json = response.json.bind(response);
-    response.json = (body: unknown) => {
-      if (retryKey !== undefined && response.statusCode < 300) {
-        acceptedKeys.set(retryKey, {
-          requestId,
-          at: clock.now(),
-          sentMessages: (body as { sentMessages?: unknown }).sentMessages ?? [],
-        });
-      }
-      if (scheduled?.when === 'after') {
+    if (scheduled?.when === 'after') {
+      const json = response.json.bind(response);
+      response.json = () => {
         applyFault(request, response, scheduled.fault, json);
         return response;
-      }
-      return json(body);
-    };
-    if (retryKey !== undefined) {
-      const refusal = retryKeyRefusal(request.path, retryKey);
-      if (refusal) return void response.status(400).json(refusal);
-      const accepted = acceptedKeys.get(retryKey);
-      if (accepted && clock.now() - accepted.at < RETRY_KEY_WINDOW_MS) {
-        response.status(409).set('x-line-accepted-request-id', accepted.requestId).json({
-          message: 'The retry key is already accepted',
-          sentMessages: accepted.sentMessages,
-        });
-        return;
-      }
-      // This fake keeps the keys (and forgets them after 24 hours), not the emulator.
-      delete request.headers['x-line-retry-key'];
+      };
     }
     next();
   });
@@ -160,25 +133,6 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
       }
     },
   };
-}
-
-/** LINE's 400 for a retry key it cannot take: not a UUID, or on an endpoint without retries. */
-function retryKeyRefusal(path: string, retryKey: string) {
-  if (!RETRY_KEY_PATHS.has(path)) {
-    return {
-      message: 'The request body has 1 error(s)',
-      details: [
-        { message: 'X-Line-Retry-Key is not supported on this endpoint', property: 'X-Line-Retry-Key' },
-      ],
-    };
-  }
-  if (!UUID.test(retryKey)) {
-    return {
-      message: 'The request body has 1 error(s)',
-      details: [{ message: 'Must be a UUID', property: 'X-Line-Retry-Key' }],
-    };
-  }
-  return undefined;
 }
 
 function applyFault(

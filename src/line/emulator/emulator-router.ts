@@ -3,14 +3,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../../domain/index.js';
 import type { Logger } from '../../logging/index.js';
+import { emulatorControlsRouter } from './emulator-controls-router.js';
 import { lineApiRouter, type LineRequestValidator } from './line-api-router.js';
 import { LineEmulator } from './line-emulator.js';
-import { buildEvent, postWebhook, type EmulatedAction, type EmulatedRequest } from './webhook-sender.js';
+import { buildEvent, type EmulatedAction, type EmulatedRequest } from './webhook-event-builder.js';
+import { WebhookSender, type WebhookValidator } from './webhook-sender.js';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
-/** Checks a webhook body the emulator built; returns what LINE's schema says is wrong. */
-export type WebhookValidator = (body: unknown) => string[];
+export type { WebhookValidator } from './webhook-sender.js';
 
 export interface EmulatorRouterOptions {
   readonly emulator: LineEmulator;
@@ -20,6 +21,8 @@ export interface EmulatorRouterOptions {
   readonly logger: Logger;
   readonly validateRequest?: LineRequestValidator;
   readonly validateWebhook?: WebhookValidator;
+  /** How long LINE waits for the webhook's answer: LINE's 2 s unless a test needs another. */
+  readonly webhookTimeoutMs?: number;
 }
 
 /**
@@ -29,6 +32,13 @@ export interface EmulatorRouterOptions {
 export function emulatorRouter(options: EmulatorRouterOptions): Router {
   const { emulator, logger } = options;
   const router = express.Router();
+  const sender = new WebhookSender({
+    emulator,
+    webhookUrl: options.webhookUrl,
+    logger,
+    ...(options.validateWebhook && { validateWebhook: options.validateWebhook }),
+    ...(options.webhookTimeoutMs !== undefined && { timeoutMs: options.webhookTimeoutMs }),
+  });
 
   router.get('/', (_request, response) => response.sendFile(path.join(assetsDir, 'index.html')));
   router.use('/emulator/assets', express.static(assetsDir, { index: false }));
@@ -79,33 +89,34 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
       return;
     }
     const built = buildEvent(emulator, parsed, options.clock.now());
-    const body = JSON.stringify({ destination: emulator.botUserId, events: [built.event] });
-    const problems = options.validateWebhook?.(JSON.parse(body)) ?? [];
-    if (problems.length > 0) {
-      // The emulator broke LINE's schema: a bug here, shown loudly rather than sent.
-      logger.error("the emulator built a webhook that breaks LINE's schema", { problems });
-      emulator.recordViolation(
-        built.chatId,
-        `webhook not sent, it breaks LINE's schema: ${problems.join('; ')}`,
-      );
-      response.status(500).json({ message: 'invalid webhook', problems });
-      return;
-    }
-    const entry = built.transcript
-      ? emulator.recordUserMessage(
+    emulator.setChatMode(built.chatId, parsed.mode ?? 'active');
+    let entry: ReturnType<LineEmulator['recordUserMessage']> | undefined;
+    const sent = await sender.send(built.event, built.chatId, () => {
+      if (built.transcript) {
+        entry = emulator.recordUserMessage(
           built.chatId,
           parsed.userName,
           built.transcript.text,
           built.transcript.quoteToken,
           built.transcript.id,
           built.transcript.media,
-        )
-      : undefined;
-    const answer = await postWebhook(options.webhookUrl(), emulator.channelSecret, body);
-    if (answer.status !== 200)
-      emulator.recordViolation(built.chatId, `webhook answered ${answer.status}: ${answer.body}`);
-    response.json({ entry, chatId: built.chatId, webhookStatus: answer.status });
+        );
+      }
+    });
+    if (!sent.sent) {
+      response.status(500).json({ message: 'invalid webhook', problems: sent.problems });
+      return;
+    }
+    response.json({
+      entry,
+      chatId: built.chatId,
+      webhookEventId: sent.webhookEventId,
+      webhookStatus: sent.status,
+      ...(sent.failure && { webhookFailure: sent.failure }),
+    });
   });
+
+  router.use('/emulator/api', emulatorControlsRouter({ emulator, sender }));
 
   router.use(
     lineApiRouter({
@@ -123,6 +134,7 @@ function parseEmulatedRequest(body: unknown): EmulatedRequest | string {
     userName?: unknown;
     text?: unknown;
     action?: Record<string, unknown>;
+    mode?: unknown;
   };
   const kind = value.chat?.kind;
   if (kind !== 'user' && kind !== 'group' && kind !== 'room') return 'chat.kind must be user, group or room';
@@ -130,7 +142,14 @@ function parseEmulatedRequest(body: unknown): EmulatedRequest | string {
   if (typeof value.userName !== 'string' || value.userName.trim() === '') return 'userName is required';
   const action = parseAction(value.action ?? { type: 'text', text: value.text }, kind);
   if (typeof action === 'string') return action;
-  return { chat: { kind, name: value.chat.name.trim() }, userName: value.userName.trim(), action };
+  if (value.mode !== undefined && value.mode !== 'active' && value.mode !== 'standby')
+    return 'mode must be active or standby';
+  return {
+    chat: { kind, name: value.chat.name.trim() },
+    userName: value.userName.trim(),
+    action,
+    ...(value.mode !== undefined && { mode: value.mode }),
+  };
 }
 
 function parseAction(

@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock, SourceKind } from '../../domain/index.js';
+import { FaultInjector } from './fault-injector.js';
+import { RetryKeyLedger } from './retry-key-ledger.js';
 
 /** One line of the emulator's transcript, as the chat page shows it. */
 export interface TranscriptEntry {
@@ -37,7 +39,17 @@ interface IssuedToken {
   used: boolean;
 }
 
-export type LineApiAnswer = { status: number; body: Record<string, unknown> };
+export type LineApiAnswer = {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+};
+
+/** The bot's server holds the next webhooks this long before handling them (a slow bot). */
+interface WebhookHold {
+  readonly delayMs: number;
+  remaining: number;
+}
 
 /**
  * The LINE platform, played locally: issues reply tokens (single-use, expiring), accepts
@@ -52,7 +64,12 @@ export class LineEmulator {
   private readonly transcript: TranscriptEntry[] = [];
   private readonly tokens = new Map<string, IssuedToken>();
   private readonly quoteTokens = new Map<string, string>();
-  private readonly retryKeys = new Set<string>();
+  private readonly retryKeys: RetryKeyLedger;
+  /** Chats whose last event came in `standby` mode: the bot must not send there. */
+  private readonly standbyChats = new Set<string>();
+  private webhookHold: WebhookHold | undefined;
+  /** Faults the LINE API plays on the bot's next calls (page and `/emulator/api/faults`). */
+  readonly faults = new FaultInjector();
   private readonly listeners = new Set<(entry: TranscriptEntry) => void>();
   private readonly users = new Map<string, string>();
   private readonly chats = new Map<string, { kind: SourceKind; title: string; members: Set<string> }>();
@@ -62,7 +79,9 @@ export class LineEmulator {
   constructor(
     private readonly clock: Clock,
     private readonly maxTranscript = 2000,
-  ) {}
+  ) {
+    this.retryKeys = new RetryKeyLedger(clock);
+  }
 
   /** A stable LINE-shaped id for a user, group or room name. */
   static idFor(kind: SourceKind, name: string): string {
@@ -110,8 +129,8 @@ export class LineEmulator {
   memberCount(chatId: string): LineApiAnswer {
     const chat = this.chats.get(chatId);
     if (!chat) return { status: 404, body: { message: 'Not found' } };
-    // LINE counts the bot too.
-    return { status: 200, body: { count: chat.members.size + 1 } };
+    // "The number returned excludes the LINE Official Account" (messaging-api.yml, GroupMemberCountResponse).
+    return { status: 200, body: { count: chat.members.size } };
   }
 
   /** `POST /v2/bot/chat/loading/start`: 1:1 chats only, as on LINE. */
@@ -122,6 +141,7 @@ export class LineEmulator {
         body: { message: 'The loading animation can only be shown in one-on-one chats' },
       };
     }
+    this.flagStandby(body.chatId, 'showed the loading animation');
     this.record({
       id: `l${this.nextMessageId()}`,
       chatId: body.chatId,
@@ -136,6 +156,11 @@ export class LineEmulator {
   nextMessageId(): string {
     this.sequence++;
     return String(this.clock.now() * 1000 + (this.sequence % 1000));
+  }
+
+  /** The chat a reply token was issued for, to show a refused reply in the right place. */
+  chatOfReplyToken(replyToken: unknown): string | undefined {
+    return typeof replyToken === 'string' ? this.tokens.get(replyToken)?.chatId : undefined;
   }
 
   issueReplyToken(chatId: string): string {
@@ -183,18 +208,56 @@ export class LineEmulator {
     return { status: 200, body: { sentMessages: this.deliver(token.chatId, 'reply', body.messages) } };
   }
 
-  /** `POST /v2/bot/message/push`: a repeated `X-Line-Retry-Key` answers 409 and sends nothing. */
+  /**
+   * `POST /v2/bot/message/push`. A retry key LINE accepted in the last 24 hours answers 409 with
+   * the accepted request's id in `x-line-accepted-request-id` and its `sentMessages`, and sends
+   * nothing; the router has already refused a key that is not a UUID.
+   */
   push(
     body: { to: string; messages: { type: string; text?: string; quoteToken?: string }[] },
     retryKey: string | undefined,
+    requestId: string,
   ): LineApiAnswer {
-    if (retryKey !== undefined) {
-      if (this.retryKeys.has(retryKey)) {
-        return { status: 409, body: { message: 'The retry key is already accepted', sentMessages: [] } };
-      }
-      this.retryKeys.add(retryKey);
+    const accepted = retryKey === undefined ? undefined : this.retryKeys.find(retryKey);
+    if (accepted) {
+      return {
+        status: 409,
+        body: { message: 'The retry key is already accepted', sentMessages: [...accepted.sentMessages] },
+        headers: { 'x-line-accepted-request-id': accepted.requestId },
+      };
     }
-    return { status: 200, body: { sentMessages: this.deliver(body.to, 'push', body.messages) } };
+    const sentMessages = this.deliver(body.to, 'push', body.messages);
+    if (retryKey !== undefined) this.retryKeys.accept(retryKey, { requestId, sentMessages });
+    return { status: 200, body: { sentMessages } };
+  }
+
+  /** Remembers the mode of the chat's last event: in `standby` the bot must stay silent. */
+  setChatMode(chatId: string, mode: 'active' | 'standby'): void {
+    if (mode === 'standby') this.standbyChats.add(chatId);
+    else this.standbyChats.delete(chatId);
+  }
+
+  isStandby(chatId: string): boolean {
+    return this.standbyChats.has(chatId);
+  }
+
+  /** Makes the bot's server hold its next `times` webhooks `delayMs` before handling them. */
+  holdWebhooks(delayMs: number, times: number): void {
+    this.webhookHold = times > 0 && delayMs > 0 ? { delayMs, remaining: times } : undefined;
+  }
+
+  /** The delay for the webhook arriving now, if the bot is to answer it slowly. */
+  takeWebhookDelay(): number | undefined {
+    const hold = this.webhookHold;
+    if (!hold) return undefined;
+    hold.remaining--;
+    if (hold.remaining <= 0) this.webhookHold = undefined;
+    return hold.delayMs;
+  }
+
+  /** The slow-webhook setting still waiting for webhooks. */
+  pendingWebhookHold(): { delayMs: number; remaining: number } | undefined {
+    return this.webhookHold && { ...this.webhookHold };
   }
 
   /** Shows a request that LINE would have refused, in the transcript of the chat it targets. */
@@ -223,6 +286,7 @@ export class LineEmulator {
     via: 'reply' | 'push',
     messages: { type: string; text?: string; quoteToken?: string }[],
   ): { id: string; quoteToken: string }[] {
+    this.flagStandby(chatId, `sent a ${via}`);
     return messages.map((message) => {
       const id = this.nextMessageId();
       const quotedId = message.quoteToken ? this.quoteTokens.get(message.quoteToken) : undefined;
@@ -237,6 +301,13 @@ export class LineEmulator {
       });
       return { id, quoteToken: this.issueQuoteToken(id) };
     });
+  }
+
+  /** LINE: in `standby` mode "the bot server that received this webhook event shouldn't send any messages". */
+  private flagStandby(chatId: string, what: string): void {
+    if (this.standbyChats.has(chatId)) {
+      this.recordViolation(chatId, `the bot ${what} in a chat whose last event came in standby mode`);
+    }
   }
 
   private record(entry: TranscriptEntry): TranscriptEntry {

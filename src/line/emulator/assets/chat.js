@@ -22,6 +22,8 @@ const elements = {
   speakerLabel: document.getElementById('speaker-label'),
   members: document.getElementById('members'),
   newChat: document.getElementById('new-chat'),
+  mode: document.getElementById('mode'),
+  controlStatus: document.getElementById('control-status'),
 };
 
 const chatKey = (chat) => `${chat.kind}:${chat.name}`;
@@ -130,9 +132,16 @@ async function send(action) {
   const response = await fetch('/emulator/api/messages', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ chat: { kind: chat.kind, name: chat.name }, userName, action }),
+    body: JSON.stringify({
+      chat: { kind: chat.kind, name: chat.name },
+      userName,
+      action,
+      mode: elements.mode.value,
+    }),
   });
-  return response.json();
+  const answer = await response.json();
+  if (answer.webhookFailure) showStatus(`LINE: the webhook failed (${answer.webhookFailure})`);
+  return answer;
 }
 
 elements.composer.addEventListener('submit', async (event) => {
@@ -219,6 +228,78 @@ elements.newChat.addEventListener('submit', (event) => {
   document.getElementById('new-chat-name').value = '';
   void selectChat(state.chats.length - 1);
 });
+
+// The controls: LINE's redelivery, standby mode, a slow bot, and faults on the bot's LINE calls.
+function showStatus(text) {
+  elements.controlStatus.textContent = text;
+}
+
+async function postControl(path, body) {
+  const response = await fetch(`/emulator/api/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.message);
+  return answer;
+}
+
+async function control(action) {
+  try {
+    showStatus(await action());
+  } catch (error) {
+    showStatus(`refused: ${error.message}`);
+  }
+}
+
+async function showPendingFaults() {
+  const { faults, slowWebhook } = await (await fetch('/emulator/api/controls')).json();
+  const parts = faults.map(
+    (fault) =>
+      `${fault.kind === 'drop-connection' ? 'drop' : fault.status}${fault.monthlyLimit ? ' monthly' : ''} × ${fault.remaining} on ${fault.endpoint || 'every endpoint'}${fault.delivered ? ' (delivered first)' : ''}`,
+  );
+  if (slowWebhook) parts.push(`slow webhook ${slowWebhook.delayMs} ms × ${slowWebhook.remaining}`);
+  return parts.length ? `waiting: ${parts.join('; ')}` : 'no faults waiting';
+}
+
+document.getElementById('redeliver').addEventListener('click', () =>
+  control(async () => {
+    const answer = await postControl('redeliver', { chatId: await chatIdOf(currentChat()) });
+    return `redelivered ${answer.webhookEventId}: ${answer.webhookFailure || answer.webhookStatus}`;
+  }),
+);
+document.getElementById('slow-webhook').addEventListener('click', () =>
+  control(async () => {
+    await postControl('slow-webhook', {
+      delayMs: Number(document.getElementById('slow-delay').value),
+      times: 1,
+    });
+    return showPendingFaults();
+  }),
+);
+document.getElementById('inject-fault').addEventListener('click', () =>
+  control(async () => {
+    const choice = document.getElementById('fault-kind').value;
+    const endpoint = document.getElementById('fault-endpoint').value;
+    await postControl('faults', {
+      kind: choice === 'monthly-limit' ? 'too-many-requests' : choice,
+      ...(choice === 'monthly-limit' && { monthlyLimit: true }),
+      times: Number(document.getElementById('fault-times').value),
+      ...(endpoint && { endpoint }),
+      ...(document.getElementById('fault-delivered').checked &&
+        choice !== 'too-many-requests' &&
+        choice !== 'monthly-limit' && { delivered: true }),
+    });
+    return showPendingFaults();
+  }),
+);
+document.getElementById('clear-faults').addEventListener('click', () =>
+  control(async () => {
+    await fetch('/emulator/api/faults', { method: 'DELETE' });
+    return showPendingFaults();
+  }),
+);
 
 async function start() {
   const response = await fetch('/emulator/api/transcript');
