@@ -37,7 +37,34 @@ export function boundHistory<Entry extends HistoryEntry>(
   history: readonly Entry[],
   limits: HistoryLimits,
 ): Entry[] {
-  return history.slice(historyWindowStart(history, limits, history.map(entrySize)));
+  const sizes = history.map(entrySize);
+  // The common case, every turn of a conversation within its limits: nothing to cut, and no
+  // need to find where each exchange starts.
+  if (history.length <= limits.maxEntries && arrayBytes(sizes) <= limits.maxBytes && startsCleanly(history))
+    return history.slice();
+  return history.slice(historyWindowStart(history, limits, sizes));
+}
+
+/** The UTF-8 bytes of a JSON array of entries of these sizes (brackets and commas included). */
+function arrayBytes(sizes: readonly number[]): number {
+  let bytes = 2 + Math.max(0, sizes.length - 1);
+  for (const size of sizes) bytes += size;
+  return bytes;
+}
+
+/**
+ * Whether index 0 is where an exchange starts (`exchangeStarts` would list it first): a user
+ * entry, and no later answer to a call made before the history begins.
+ */
+function startsCleanly(history: readonly HistoryEntry[]): boolean {
+  if (history[0]?.role !== 'user') return false;
+  const callsMade = new Set<string>();
+  for (const entry of history) {
+    if (entry.role === 'model') for (const call of entry.calls) callsMade.add(call.id);
+    else if (entry.role === 'tool')
+      for (const result of entry.results) if (!callsMade.has(result.callId)) return false;
+  }
+  return true;
 }
 
 /** An entry with its size as stored: the UTF-8 bytes of its JSON. */
