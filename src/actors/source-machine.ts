@@ -180,6 +180,11 @@ export const sourceMachine = setup({
     headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
       params.head?.fence === context.ownership?.fence &&
       params.head?.owner?.ownerId === context.ownership?.ownerId,
+    /** The reloaded head was released under our fence: our closing checkpoint went through. */
+    releasedByUs: ({ context }, params: { head: SourceHead | undefined }) =>
+      params.head !== undefined &&
+      params.head.fence === context.ownership?.fence &&
+      params.head.owner === undefined,
     hasWork: (_, params: { items: readonly StoredInboxItem[] }) => params.items.length > 0,
     /** Nothing waits: no inbox item, nothing to replay, and the conversation is idle. */
     drained: ({ context }, params: { items: readonly StoredInboxItem[] }) =>
@@ -553,6 +558,25 @@ export const sourceMachine = setup({
             src: 'load',
             input: ({ context }) => ({ sourceId: context.sourceId }),
             onDone: [
+              {
+                // Nobody took the source since (a take moves the fence): it is durable and free;
+                // read the inbox once more, as after any release.
+                guard: { type: 'releasedByUs', params: ({ event }) => ({ head: event.output.head }) },
+                target: '#source.rechecking',
+                actions: [
+                  assign(({ event }) => ({
+                    conversation: event.output.conversation,
+                    ownership: undefined,
+                    version: event.output.head?.version ?? 0,
+                    savedSeq: event.output.head?.lastSeq ?? 0,
+                    replay: event.output.replay,
+                    profiles: event.output.profiles,
+                    consumedKeys: [],
+                    removedSeqs: [],
+                  })),
+                  'startConversation',
+                ],
+              },
               {
                 guard: { type: 'headStillOurs', params: ({ event }) => ({ head: event.output.head }) },
                 target: 'active',
