@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createStore } from '../src/composition/index.js';
@@ -79,10 +81,33 @@ async function start(): Promise<string> {
   return runtime.url;
 }
 
+// `BENCH_CPU_PROFILE_DIR`: the V8 CPU profile of every phase between two samples, written as
+// `<contender>-<n>.cpuprofile` (n = 1 after the first sample; the closed loop is the fifth).
+const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
+const profiler = profileDir ? new Session() : undefined;
+let profiles = 0;
+if (profiler) {
+  profiler.connect();
+  profiler.post('Profiler.enable');
+}
+function nextProfile() {
+  if (!profiler) return;
+  profiler.post('Profiler.stop', (error, result) => {
+    if (!error && profiles > 0)
+      writeFileSync(
+        path.join(profileDir!, `${contender}-${profiles}.cpuprofile`),
+        JSON.stringify(result.profile),
+      );
+    profiles++;
+    profiler.post('Profiler.start');
+  });
+}
+
 const noCounts: StoreWriteCounts = { writes: {}, logicalBytes: {} };
 
 process.on('message', (message: { type: string; on?: boolean }) => {
   if (message.type === 'sample') {
+    nextProfile();
     const sample: BotSample = {
       type: 'sample',
       cpu: process.cpuUsage(),

@@ -40,15 +40,21 @@ export interface EncodedConversation {
  */
 export function encodeConversation(actor: ConversationActor, savedSeq: number): EncodedConversation {
   const snapshot = actor.getSnapshot();
-  const persisted = actor.getPersistedSnapshot() as unknown as { context: JsonObject };
-  const { history, settings, ...context } = persisted.context;
-  void history;
+  const { history, settings, ...context } = snapshot.context;
   void settings;
-  const appended = snapshot.context.history
-    .filter((entry) => entry.seq > savedSeq)
-    .map(({ seq, ...entry }) => ({ seq, entry: entry }));
+  // XState walks the whole context for actor references when it persists a snapshot: handed
+  // the context without its history, it walks only the head's few fields (docs/runtime.md).
+  const persisted = actor.logic.getPersistedSnapshot({ ...snapshot, context } as unknown as typeof snapshot);
+  const appended: HistoryRecord[] = [];
+  // Newest last: only the tail above `savedSeq` is new.
+  let first = history.length;
+  while (first > 0 && history[first - 1]!.seq > savedSeq) first--;
+  for (let index = first; index < history.length; index++) {
+    const { seq, ...entry } = history[index]!;
+    appended.push({ seq, entry });
+  }
   return {
-    snapshot: { ...persisted, context },
+    snapshot: persisted as unknown as JsonObject,
     appended,
     lastSeq: snapshot.context.lastSeq,
     busy: !snapshot.matches('idle'),

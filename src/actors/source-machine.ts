@@ -57,6 +57,8 @@ export interface CheckpointRequest {
   readonly lastSeq: number;
   /** Why: the intent of a side effect, or the state at the end of a step. */
   readonly reason: 'intent' | 'step';
+  /** Give the source up in the same write: the turn ended and the inbox was found empty. */
+  readonly release: boolean;
 }
 
 export interface CheckpointResult {
@@ -178,7 +180,17 @@ export const sourceMachine = setup({
     headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
       params.head?.fence === context.ownership?.fence &&
       params.head?.owner?.ownerId === context.ownership?.ownerId,
+    /** The reloaded head was released under our fence: our closing checkpoint went through. */
+    releasedByUs: ({ context }, params: { head: SourceHead | undefined }) =>
+      params.head !== undefined &&
+      params.head.fence === context.ownership?.fence &&
+      params.head.owner === undefined,
     hasWork: (_, params: { items: readonly StoredInboxItem[] }) => params.items.length > 0,
+    /** Nothing waits: no inbox item, nothing to replay, and the conversation is idle. */
+    drained: ({ context }, params: { items: readonly StoredInboxItem[] }) =>
+      params.items.length === 0 &&
+      context.replay.length === 0 &&
+      context.conversation?.getSnapshot().matches('idle') !== false,
   },
   actions: {
     startConversation: ({ context }) => context.conversation?.start(),
@@ -397,7 +409,58 @@ export const sourceMachine = setup({
             turn: {
               on: {
                 'conversation.checkpointNeeded': 'checkpointing',
-                'conversation.turnEnded': { target: 'checkpointing', actions: 'turnEnded' },
+                'conversation.turnEnded': { target: 'settling', actions: 'turnEnded' },
+              },
+            },
+            // The turn ended: when the inbox is empty, its checkpoint also releases the source
+            // (one write instead of two; `rechecking` then reads the inbox once more, as after
+            // `releasing`). Otherwise it is written as any step and the inbox is read again.
+            settling: {
+              invoke: {
+                src: 'readInbox',
+                input: ({ context }) => ({ sourceId: context.sourceId, limit: 1 }),
+                onDone: [
+                  {
+                    guard: { type: 'drained', params: ({ event }) => ({ items: event.output }) },
+                    target: 'closing',
+                  },
+                  { target: 'checkpointing' },
+                ],
+                onError: { target: 'checkpointing' },
+              },
+            },
+            closing: {
+              initial: 'saving',
+              states: {
+                saving: {
+                  invoke: {
+                    src: 'checkpoint',
+                    input: ({ context }) => ({ ...checkpointRequest(context), release: true }),
+                    onDone: {
+                      target: '#source.rechecking',
+                      actions: assign(({ context, event }) => ({
+                        ...afterCheckpoint(context, event.output),
+                        ownership: undefined,
+                      })),
+                    },
+                    onError: [
+                      {
+                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.lost',
+                      },
+                      {
+                        guard: { type: 'versionConflict', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.conflict',
+                        actions: 'logFailure',
+                      },
+                      {
+                        target: 'waiting',
+                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                      },
+                    ],
+                  },
+                },
+                waiting: { after: { retry: 'saving' } },
               },
             },
             unsending: {
@@ -495,6 +558,25 @@ export const sourceMachine = setup({
             src: 'load',
             input: ({ context }) => ({ sourceId: context.sourceId }),
             onDone: [
+              {
+                // Nobody took the source since (a take moves the fence): it is durable and free;
+                // read the inbox once more, as after any release.
+                guard: { type: 'releasedByUs', params: ({ event }) => ({ head: event.output.head }) },
+                target: '#source.rechecking',
+                actions: [
+                  assign(({ event }) => ({
+                    conversation: event.output.conversation,
+                    ownership: undefined,
+                    version: event.output.head?.version ?? 0,
+                    savedSeq: event.output.head?.lastSeq ?? 0,
+                    replay: event.output.replay,
+                    profiles: event.output.profiles,
+                    consumedKeys: [],
+                    removedSeqs: [],
+                  })),
+                  'startConversation',
+                ],
+              },
               {
                 guard: { type: 'headStillOurs', params: ({ event }) => ({ head: event.output.head }) },
                 target: 'active',
@@ -605,6 +687,7 @@ function checkpointRequest(context: SourceContext): CheckpointRequest {
     consumedKeys: context.consumedKeys,
     lastSeq: encoded.lastSeq,
     reason: context.conversation.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG) ? 'intent' : 'step',
+    release: false,
   };
 }
 

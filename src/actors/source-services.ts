@@ -166,10 +166,12 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           appended: input.appended,
           removedSeqs: input.removedSeqs,
           consumedKeys: input.consumedKeys,
+          ...(input.release && { release: true }),
         });
         loggerFor(input.ownership.sourceId).debug('checkpoint', {
           reason: input.reason,
           version,
+          released: input.release,
           appended: input.appended.length,
           consumed: input.consumedKeys.length,
         });

@@ -37,7 +37,93 @@ export function boundHistory<Entry extends HistoryEntry>(
   history: readonly Entry[],
   limits: HistoryLimits,
 ): Entry[] {
-  return history.slice(historyWindowStart(history, limits, history.map(entrySize)));
+  // A history `appendHistory` or this function measured before: nothing to measure again.
+  const known = measuredHistories.get(history);
+  if (known !== undefined && history.length <= limits.maxEntries && known <= limits.maxBytes)
+    return remembered(history.slice(), known);
+  const sizes = history.map(entrySize);
+  const bytes = arrayBytes(sizes);
+  // The common case, every turn of a conversation within its limits: nothing to cut, and no
+  // need to find where each exchange starts.
+  if (history.length <= limits.maxEntries && bytes <= limits.maxBytes && startsCleanly(history))
+    return remembered(history.slice(), bytes);
+  const start = historyWindowStart(history, limits, sizes);
+  const bounded = history.slice(start);
+  return startsCleanly(bounded) ? remembered(bounded, arrayBytes(sizes.slice(start))) : bounded;
+}
+
+/**
+ * `[...history, ...entries]`, for the entries a turn adds. When `history` came from
+ * `boundHistory` (or from this function), the result keeps what was measured of it, so
+ * bounding it costs only the new entries, not the whole conversation on every turn.
+ *
+ * @example
+ * context.history = appendHistory(context.history, [modelEntry]);
+ */
+export function appendHistory<Entry extends HistoryEntry>(
+  history: readonly Entry[],
+  entries: readonly Entry[],
+): Entry[] {
+  const appended = [...history, ...entries];
+  const known = measuredHistories.get(history);
+  if (known === undefined || !answersCallsMade(history, entries)) return appended;
+  let bytes = known;
+  for (const entry of entries) bytes += entrySize(entry) + 1;
+  return remembered(appended, bytes);
+}
+
+/**
+ * Histories known to start where an exchange starts (`startsCleanly`), with the UTF-8 bytes of
+ * their JSON array. Histories are immutable: an array's facts never change.
+ */
+const measuredHistories = new WeakMap<readonly HistoryEntry[], number>();
+
+function remembered<Entry extends HistoryEntry>(history: Entry[], bytes: number): Entry[] {
+  if (history.length > 0) measuredHistories.set(history, bytes);
+  return history;
+}
+
+/** Whether every answer among `entries` answers a call made in `history` or earlier in `entries`. */
+function answersCallsMade(history: readonly HistoryEntry[], entries: readonly HistoryEntry[]): boolean {
+  return entries.every(
+    (entry, index) =>
+      entry.role !== 'tool' ||
+      entry.results.every(
+        (result) =>
+          callMadeIn(entries, index, result.callId) || callMadeIn(history, history.length, result.callId),
+      ),
+  );
+}
+
+/** Whether a model entry before `end` made this call (searched newest first: it is usually near). */
+function callMadeIn(history: readonly HistoryEntry[], end: number, callId: string): boolean {
+  for (let index = end - 1; index >= 0; index--) {
+    const entry = history[index]!;
+    if (entry.role === 'model' && entry.calls.some((call) => call.id === callId)) return true;
+  }
+  return false;
+}
+
+/** The UTF-8 bytes of a JSON array of entries of these sizes (brackets and commas included). */
+function arrayBytes(sizes: readonly number[]): number {
+  let bytes = 2 + Math.max(0, sizes.length - 1);
+  for (const size of sizes) bytes += size;
+  return bytes;
+}
+
+/**
+ * Whether index 0 is where an exchange starts (`exchangeStarts` would list it first): a user
+ * entry, and no later answer to a call made before the history begins.
+ */
+function startsCleanly(history: readonly HistoryEntry[]): boolean {
+  if (history[0]?.role !== 'user') return false;
+  const callsMade = new Set<string>();
+  for (const entry of history) {
+    if (entry.role === 'model') for (const call of entry.calls) callsMade.add(call.id);
+    else if (entry.role === 'tool')
+      for (const result of entry.results) if (!callsMade.has(result.callId)) return false;
+  }
+  return true;
 }
 
 /** An entry with its size as stored: the UTF-8 bytes of its JSON. */

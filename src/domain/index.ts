@@ -19,6 +19,7 @@ export type {
   UserEntry,
 } from './history.js';
 export {
+  appendHistory,
   boundHistory,
   collectHistoryWindow,
   defaultHistoryLimits,

@@ -1,4 +1,5 @@
 import {
+  appendHistory,
   boundHistory,
   REPLY_TOOL_NAME,
   type FunctionCall,
@@ -87,7 +88,7 @@ export function startTurn(
       ...(message.memberCount !== undefined && { memberCount: message.memberCount }),
     };
   }
-  return { turn, chat, lastSeq, history: boundedHistory(context, [...context.history, ...entries]) };
+  return { turn, chat, lastSeq, history: boundedHistory(context, appendHistory(context.history, entries)) };
 }
 
 /** What the turn needs of a message once its text is in history: how to answer it, and its media. */
@@ -129,7 +130,7 @@ export function recordModelResponse(
   const { entries, lastSeq } = sequenced(context, [entry]);
   const tokens = response.usage.promptTokens + response.usage.outputTokens;
   return {
-    history: [...context.history, ...entries],
+    history: appendHistory(context.history, entries),
     lastSeq,
     // Counted as it happens, so the limits see the current turn's calls too.
     usage: recordUsage(context.usage, turn.startedAt, { modelCalls: 1, tokens }),
@@ -222,7 +223,7 @@ export function closeStep(context: ConversationContext): Partial<ConversationCon
     response: outcome?.response ?? { error: 'no result' },
   }));
   const { entries, lastSeq } = sequenced(context, [{ role: 'tool', turnId: turn.id, results }]);
-  return { history: [...context.history, ...entries], lastSeq };
+  return { history: appendHistory(context.history, entries), lastSeq };
 }
 
 export function finishTurn(

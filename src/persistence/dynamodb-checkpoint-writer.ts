@@ -8,7 +8,7 @@ import { pagesHolding } from './dynamodb-history-reader.js';
 import { dynamoDbItemSize, type ScalarItem } from './dynamodb-item-size.js';
 import { lostOwnership, returnedNumber, returnedString } from './dynamodb-returned-item.js';
 import type { DynamoDbSourceStoreLimits } from './dynamodb-source-limits.js';
-import { headKey, pageItem, type StoredItem } from './dynamodb-source-items.js';
+import { OWNER_ATTRIBUTES, headKey, pageItem, type StoredItem } from './dynamodb-source-items.js';
 import { CONSUMED_INBOX_SORT_KEY, workShard } from './dynamodb-table.js';
 import type { WriteSteps } from './dynamodb-write-steps.js';
 import { transactWrite, type TableClient, type TransactionUpdate } from './dynamodb-writes.js';
@@ -208,7 +208,12 @@ function headUpdate(
   };
   const size = dynamoDbItemSize({ ...headKey(sourceId), ...(set as ScalarItem) });
   if (size > options.maxItemBytes) throw new ItemTooLargeError(sourceId, size, options.maxItemBytes);
-  const removed = [...(head.tail.length > 0 ? [] : ['tail']), ...(checkpoint.busy ? [] : ['work'])];
+  const removed = [
+    ...(head.tail.length > 0 ? [] : ['tail']),
+    ...(checkpoint.busy ? [] : ['work']),
+    // Released in the same write: the head keeps no owner (as `releaseHead` leaves it).
+    ...(checkpoint.release ? OWNER_ATTRIBUTES : []),
+  ];
   return {
     TableName: tableName,
     Key: headKey(sourceId),

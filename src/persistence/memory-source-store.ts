@@ -183,8 +183,8 @@ export class MemorySourceStore implements SourceStore {
       for (const seq of checkpoint.removedSeqs) write.step('removed', () => history.delete(seq));
       const inbox = this.tables.inbox.get(ownership.sourceId);
       for (const position of consumed) write.step('inbox', () => inbox?.delete(position));
-      write.step('head', () =>
-        this.putHead({
+      write.step('head', () => {
+        const written = {
           ...head,
           version,
           machineVersion: checkpoint.machineVersion,
@@ -192,8 +192,9 @@ export class MemorySourceStore implements SourceStore {
           lastSeq,
           busy: checkpoint.busy,
           updatedAt: this.clock.now(),
-        }),
-      );
+        };
+        this.putHead(checkpoint.release ? withoutOwner(written) : written);
+      });
       write.commit();
       this.dropEmpty(ownership.sourceId);
       return version;

@@ -158,11 +158,12 @@ export class SnapshotSourceStore implements SourceStore {
           ...checkpoint.appended,
         ];
         const version = document.head.version + 1;
+        const { owner, ...unowned } = document.head;
         return {
           document: {
             ...document,
             head: {
-              ...document.head,
+              ...(checkpoint.release ? unowned : { ...unowned, owner }),
               version,
               machineVersion: checkpoint.machineVersion,
               snapshot: checkpoint.snapshot,

@@ -95,6 +95,11 @@ export interface Checkpoint {
   readonly appended: readonly HistoryRecord[];
   readonly removedSeqs: readonly number[];
   readonly consumedKeys: readonly string[];
+  /**
+   * Give the source up in the same write (the owner found its inbox drained at the end of a
+   * step): the head keeps no owner, as after `release`. Saves a write per turn (docs/runtime.md).
+   */
+  readonly release?: boolean;
 }
 
 /** A cached LINE display name: an item of its own, so the head stays small. */

@@ -283,6 +283,8 @@ export class SqliteSourceStore implements SourceStore {
           this.clock.now(),
           ownership.sourceId,
         );
+        if (checkpoint.release)
+          this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
         step('head');
         return version;
       }),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AWAITING_CHECKPOINT_TAG } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, type ModelResponse } from '../../src/model/index.js';
 import {
@@ -155,6 +155,33 @@ describe('fenced side effects', () => {
     await host.whenSettled();
 
     expect(delivery.requests).toEqual([expect.objectContaining({ texts: ['once'], resumed: true })]);
+    expect(await sourceAtRest(store, source.id)).toBe(true);
+  });
+
+  it('after a conflict on the checkpoint that released the source (its write went through), answers what came meanwhile', async () => {
+    const inner = new MemorySourceStore();
+    const store = new WatchedSourceStore(inner);
+    const source = userSourceNumber(7);
+    let host: ReturnType<typeof createTestHost>['host'] | undefined;
+    store.beforeCheckpoint = async (checkpoint) => {
+      if (!checkpoint.release || host === undefined) return;
+      const current = host;
+      host = undefined;
+      await inner.checkpoint(checkpoint); // written and released; the answer is lost
+      await current.accept([messageFor(source, 'second')]); // left to this process, the owner then
+      throw new VersionConflictError(source.id, checkpoint.expectedVersion, checkpoint.expectedVersion + 1);
+    };
+    const harness = createTestHost({
+      model: new ScriptedModel([callReply('first'), callReply('second')]),
+      store,
+    });
+    host = harness.host;
+
+    await harness.host.accept([messageFor(source, 'first')]);
+    await vi.waitFor(() => expect(harness.delivery.requests).toHaveLength(2), { timeout: 5_000 });
+    await harness.host.whenSettled();
+
+    expect(harness.delivery.requests.map((request) => request.texts)).toEqual([['first'], ['second']]);
     expect(await sourceAtRest(store, source.id)).toBe(true);
   });
 

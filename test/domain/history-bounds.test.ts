@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  appendHistory,
   boundHistory,
   collectHistoryWindow,
   defaultHistoryLimits,
@@ -185,6 +186,35 @@ describe('boundHistory', () => {
     }
 
     expect(kept).toEqual(boundHistory(all, defaultHistoryLimits));
+  });
+
+  it('bounds a history grown with appendHistory, entry by entry, exactly as the same history built by hand', () => {
+    const random = seededRandom(11);
+    for (let round = 0; round < 200; round++) {
+      const limits: HistoryLimits = {
+        maxEntries: 1 + Math.floor(random() * 60),
+        maxBytes: 100 + Math.floor(random() * 8_000),
+      };
+      // Answers whose calls lie before the history, now and then (a window read from the store).
+      const start: HistoryEntry[] = random() < 0.3 ? [user('before'), tool('t-old', ['c-old'])] : [];
+      let grown = boundHistory(start, limits);
+      let plain = boundHistory(start, limits);
+      const conversation = randomConversation(random, 1 + Math.floor(random() * 30));
+      // Now and then an answer to a call the history never held: no cut may fall before it.
+      if (random() < 0.3)
+        conversation.splice(Math.floor(random() * conversation.length), 0, tool('t-x', ['c-x']));
+      for (const entry of conversation) {
+        const bound = entry.role === 'user' || random() < 0.3;
+        grown = appendHistory(grown, [entry]);
+        plain = [...plain, entry];
+        if (bound) {
+          grown = boundHistory(grown, limits);
+          plain = boundHistory([...plain], limits);
+        }
+        expect(grown).toEqual(plain);
+      }
+      expect(boundHistory(grown, limits)).toEqual(boundHistory([...plain], limits));
+    }
   });
 
   it('stays below the ceiling in the worst case: every message and reply at LINE’s 5,000 characters, in Japanese', () => {

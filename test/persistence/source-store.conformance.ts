@@ -229,6 +229,30 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         expect(await store.acquire('U-a', owner('bob', clock), neverGone)).toMatchObject({ fence: 2 });
       });
 
+      it('releases in the checkpoint that asks to: written and given up at once, the same version taken again', async () => {
+        const { store, clock } = await setUp();
+        await store.accept(message('U-a', 'hello'));
+        const [stored] = await store.inbox('U-a');
+        const ownership = (await store.acquire('U-a', owner('alice', clock), neverGone))!;
+
+        const version = await store.checkpoint(
+          checkpointOf(ownership, { consumedKeys: [stored!.key], release: true }),
+        );
+
+        const { head } = await store.load('U-a', WIDE);
+        expect(head).toMatchObject({ version, fence: 1, snapshot: { value: 'idle' } });
+        expect(head?.owner).toBeUndefined();
+        expect(await store.inbox('U-a')).toEqual([]);
+        await expect(store.renew(ownership, clock.now())).rejects.toBeInstanceOf(OwnershipLostError);
+        await expect(
+          store.checkpoint(checkpointOf(ownership, { expectedVersion: version })),
+        ).rejects.toBeInstanceOf(OwnershipLostError);
+        expect(await store.acquire('U-a', owner('bob', clock), neverGone)).toMatchObject({
+          fence: 2,
+          version,
+        });
+      });
+
       it("refuses a stale owner's checkpoint after a takeover, and writes nothing of it", async () => {
         const { store, clock } = await setUp();
         const item = message('U-a', 'hello');
