@@ -1,4 +1,5 @@
 import express from 'express';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LineEmulator } from '../../src/line/emulator/line-emulator.js';
@@ -14,17 +15,50 @@ export interface RecordedLineRequest {
   readonly body: unknown;
   /** What LINE's schema says about the body: empty when valid. */
   readonly schemaProblems: string[];
+  /** When it arrived (ms since the epoch). */
+  readonly time: number;
+  /** The name of the access token it carried (see `accessTokenFor`), when not the channel's own. */
+  readonly sender?: string;
+  /** The status the fake answered, once it answered. */
+  status?: number;
 }
+
+/** How LINE spells a retry key: a UUID in hexadecimal (messaging-api.yml, `X-Line-Retry-Key`). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A local HTTP server posing as LINE's Messaging API: the emulator's rules (single-use,
  * expiring reply tokens; 409 for a repeated retry key) and LINE's schemas, recording
- * every request so tests can assert on exactly what the bot sent.
+ * every request so tests can assert on exactly what the bot sent. Like LINE, every answer
+ * carries `x-line-request-id`, a 409 names the request that took the retry key in
+ * `x-line-accepted-request-id`, and a retry key that is not a UUID is a 400.
  */
-export async function startFakeLine(options: { clock?: Clock } = {}) {
+export async function startFakeLine(
+  options: {
+    clock?: Clock;
+    /**
+     * A reply token stops working this long after it was issued (LINE: about a minute, the
+     * emulator's 60 s). Shorter makes a crash test meet expired tokens within its bounds.
+     */
+    replyTokenLifetimeMs?: number;
+  } = {},
+) {
   const schemas = await LineSchemas.load();
-  const emulator = new LineEmulator(options.clock ?? { now: () => Date.now() });
+  const clock = options.clock ?? { now: () => Date.now() };
+  const emulator = new LineEmulator(clock);
   const requests: RecordedLineRequest[] = [];
+  /** When and for which chat each reply token was issued. */
+  const issuedTokens = new Map<string, { chatId: string; issuedAt: number }>();
+  const issueReplyToken = emulator.issueReplyToken.bind(emulator);
+  emulator.issueReplyToken = (chatId: string) => {
+    const token = issueReplyToken(chatId);
+    issuedTokens.set(token, { chatId, issuedAt: clock.now() });
+    return token;
+  };
+  /** The request id that first used each retry key, for LINE's `x-line-accepted-request-id`. */
+  const acceptedRetryKeys = new Map<string, string>();
+  /** More access tokens of the channel (LINE allows several), by the name of who uses them. */
+  const accessTokens = new Map<string, string>();
   /** Scripted failures: the next `times` requests to `path` answer `status` with `body`. */
   const failures: { path: string; status: number; body: Record<string, unknown>; times: number }[] = [];
   const validate = (method: string, path: string, body: unknown) => {
@@ -32,14 +66,44 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
     return result.ok ? [] : result.errors;
   };
   const app = express();
-  app.use(express.json({ limit: '2mb' }), (request, _response, next) => {
-    requests.push({
+  app.use(express.json({ limit: '2mb' }), (request, response, next) => {
+    const sender = accessTokens.get(request.get('authorization') ?? '');
+    // The channel's other tokens are as good as its first: the emulator knows only that one.
+    if (sender !== undefined) request.headers.authorization = `Bearer ${emulator.channelAccessToken}`;
+    const recorded: RecordedLineRequest = {
       method: request.method,
       path: request.path,
       headers: request.headers,
       body: request.body as unknown,
       schemaProblems: validate(request.method, request.path, request.body),
+      time: clock.now(),
+      ...(sender !== undefined && { sender }),
+    };
+    requests.push(recorded);
+    const requestId = randomUUID();
+    response.set('x-line-request-id', requestId);
+    response.on('finish', () => {
+      recorded.status = response.statusCode;
+      const retryKey = request.get('x-line-retry-key');
+      if (retryKey !== undefined && response.statusCode === 200) acceptedRetryKeys.set(retryKey, requestId);
     });
+    next();
+  });
+  app.use((request, response, next) => {
+    const retryKey = request.get('x-line-retry-key');
+    if (retryKey !== undefined && !UUID.test(retryKey)) {
+      response.status(400).json({ message: "The value for the 'X-Line-Retry-Key' header is invalid" });
+      return;
+    }
+    const accepted = retryKey === undefined ? undefined : acceptedRetryKeys.get(retryKey);
+    if (accepted !== undefined) response.set('x-line-accepted-request-id', accepted);
+    if (request.path === '/v2/bot/message/reply' && options.replyTokenLifetimeMs !== undefined) {
+      const issued = issuedTokens.get((request.body as { replyToken?: string }).replyToken ?? '');
+      if (issued !== undefined && clock.now() - issued.issuedAt > options.replyTokenLifetimeMs) {
+        response.status(400).json({ message: 'Invalid reply token' });
+        return;
+      }
+    }
     next();
   });
   app.use((request, response, next) => {
@@ -64,6 +128,17 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
     ) => {
       failures.push({ path, status, body, times });
     },
+    /**
+     * Another access token of the channel, named after who will use it: the requests it
+     * carries are recorded with `sender: name` (which process sent what).
+     */
+    accessTokenFor: (name: string) => {
+      const token = `${emulator.channelAccessToken}-${name}`;
+      accessTokens.set(`Bearer ${token}`, name);
+      return token;
+    },
+    /** The chat a reply token was issued for: where a reply with it shows. */
+    chatOfReplyToken: (token: string) => issuedTokens.get(token)?.chatId,
     /** The requests to one path (the enricher's profile lookups make others). */
     requestsTo: (path: string) => requests.filter((request) => request.path === path),
     /**

@@ -1,0 +1,91 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCrashScenario, seededRandom } from '../support/crash-scenario.js';
+import { judgeCrashRun } from '../support/crash-verdict.js';
+import { startEchoGemini } from '../support/echo-gemini.js';
+import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
+import { startFakeLine } from '../support/fake-line-server.js';
+import { KaiwaProcess } from '../support/kaiwa-process.js';
+
+// `npm start` on its embedded store (SQLite), SIGKILLed every 1–4 s and restarted at once while
+// users and groups write to it, against a fake LINE as strict as LINE and the real Gemini client
+// talking to a fake Gemini that takes 50–500 ms per call (docs/runtime.md, sections 1–4).
+
+const SEED = Number(process.env.CRASH_SEED ?? 20261123);
+const CHANNEL_SECRET = 'crash-test-channel-secret';
+/** kaiwa's reply token TTL, and LINE's lifetime 10 s above it, as with the defaults (50 s, 60 s). */
+const REPLY_TOKEN_TTL_MS = 5_000;
+const LINE_TOKEN_LIFETIME_MS = REPLY_TOKEN_TTL_MS + 10_000;
+
+let line: Awaited<ReturnType<typeof startFakeLine>>;
+let gemini: FakeGeminiServer;
+let dataDir: string;
+let kaiwa: KaiwaProcess | undefined;
+
+beforeAll(async () => {
+  const random = seededRandom(SEED + 1);
+  line = await startFakeLine({ replyTokenLifetimeMs: LINE_TOKEN_LIFETIME_MS });
+  gemini = await startEchoGemini(() => 50 + random() * 450);
+  dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-crash-'));
+});
+
+afterAll(async () => {
+  await kaiwa?.kill();
+  await gemini?.close();
+  await line?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start on SQLite, SIGKILLed every 1–4 s', () => {
+  it('answers every message once, with the model, in order', { timeout: 120_000 }, async () => {
+    const started = Date.now();
+    kaiwa = await KaiwaProcess.create('A', (incarnation) => ({
+      LINE_CHANNEL_SECRET: CHANNEL_SECRET,
+      LINE_CHANNEL_ACCESS_TOKEN: line.accessTokenFor(`A#${incarnation}`),
+      LINE_API_BASE_URL: line.url,
+      LINE_DATA_API_BASE_URL: line.url,
+      LINE_BOT_USER_ID: line.emulator.botUserId,
+      GEMINI_API_KEY: 'test-key',
+      GEMINI_BASE_URL: gemini.baseUrl,
+      STORE: 'sqlite',
+      DATA_DIR: dataDir,
+      KAIWA_REPLY_TOKEN_TTL_MS: String(REPLY_TOKEN_TTL_MS),
+      LOG_LEVEL: 'info',
+    }));
+    await kaiwa.start();
+
+    const run = await runCrashScenario({
+      random: seededRandom(SEED),
+      line,
+      channelSecret: CHANNEL_SECRET,
+      processes: [kaiwa],
+      victim: kaiwa,
+      sources: 12,
+      messagesPerSource: 6,
+      killEveryMs: [1_000, 4_000],
+      quietMs: 30_000,
+    });
+    const verdict = judgeCrashRun({
+      ...run,
+      requests: line.requests,
+      chatOfReplyToken: line.chatOfReplyToken,
+      replyTokenTtlMs: REPLY_TOKEN_TTL_MS,
+    });
+    console.info('sqlite SIGKILL loop', {
+      seed: SEED,
+      seconds: Math.round((Date.now() - started) / 1000),
+      webhookRetries: run.webhookRetries,
+      modelCalls: gemini.generateBodies.length,
+      ...verdict,
+    });
+
+    expect(verdict.problems, kaiwa.output()).toEqual([]);
+    expect(gemini.rejections).toEqual([]);
+    expect(verdict.kills).toBeGreaterThanOrEqual(5);
+    expect(verdict.answered).toBe(verdict.messages);
+    // The documented window needs a kill between a reply and its marker, then a resume after the TTL.
+    expect(verdict.windowDuplicates).toBeLessThanOrEqual(verdict.kills);
+  });
+});
