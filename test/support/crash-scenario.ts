@@ -30,6 +30,8 @@ export interface CrashScenarioOptions {
   readonly messagesPerSource: number;
   /** How long the victim runs between kills: uniform in this range (ms), counted from its start. */
   readonly killEveryMs: readonly [number, number];
+  /** How long the kills go on (ms); the messages are spread over this time. */
+  readonly stormMs: number;
   /** At most this long after the last message was accepted, waiting for every answer (ms). */
   readonly quietMs: number;
 }
@@ -39,6 +41,8 @@ export interface CrashScenarioRun {
   readonly kills: Kill[];
   /** Webhook posts that did not get a 200 (the process was down or dying) and were sent again. */
   readonly webhookRetries: number;
+  /** How long each restart took until `/healthz` answered (ms). */
+  readonly restartMs: number[];
 }
 
 /**
@@ -52,8 +56,12 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const { random, line } = options;
   const messages: SentMessage[] = [];
   const kills: Kill[] = [];
+  const restartMs: number[] = [];
   let webhookRetries = 0;
   let sending = true;
+  const stormEnds = Date.now() + options.stormMs;
+  /** The mean pause between two messages of a source, so that its messages span the storm. */
+  const meanPauseMs = options.stormMs / options.messagesPerSource;
 
   const post = async (body: string): Promise<boolean> => {
     const running = options.processes.filter((process) => process.running);
@@ -86,7 +94,8 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
     const lineSource =
       kind === 'group' ? { type: 'group', groupId: chatId, userId } : { type: 'user', userId };
     for (let position = 0; position < options.messagesPerSource; position++) {
-      const pause = random() < 0.25 ? 0 : 500 + random() * 4_000;
+      // A quarter of the messages follow the one before at once: they queue behind its turn.
+      const pause = random() < 0.25 ? 0 : random() * (8 / 3) * meanPauseMs;
       await sleep(pause);
       const mark = `s${index}m${position}`;
       const timestamp = Date.now();
@@ -119,18 +128,20 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   };
 
   const killLoop = async () => {
-    while (sending) {
+    while (sending || Date.now() < stormEnds) {
       await sleep(options.killEveryMs[0] + random() * (options.killEveryMs[1] - options.killEveryMs[0]));
-      if (!sending) break;
       kills.push({ instance: options.victim.instance, time: Date.now() });
       await options.victim.kill();
+      const restarting = Date.now();
       await options.victim.start();
+      restartMs.push(Date.now() - restarting);
     }
   };
 
   const killing = killLoop();
   await Promise.all(Array.from({ length: options.sources }, (_unused, index) => source(index)));
   sending = false;
+  // The kills go on until the storm ends: the last messages' turns run under them too.
   await killing;
 
   const answered = () => {
@@ -145,7 +156,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const quietEnds = Date.now() + options.quietMs;
   while (!answered() && Date.now() < quietEnds) await sleep(100);
   await sleep(2_000);
-  return { messages, kills, webhookRetries };
+  return { messages, kills, webhookRetries, restartMs };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -40,6 +40,8 @@ export interface CrashVerdict {
   readonly refusedReplies: number;
   /** Pushes LINE answered 409: their retry key had been accepted before. */
   readonly repeatedRetryKeys: number;
+  /** Replies whose sender was killed right after (within `markerWindowMs`): the window's opportunities. */
+  readonly cutReplies: number;
   /** Answers shown twice in the documented window: a reply, its sender killed, then a push after the token's TTL. */
   readonly windowDuplicates: number;
   /** Everything that breaks the guarantees; empty when the run passed. */
@@ -50,8 +52,9 @@ export interface CrashVerdict {
  * Judges a crash run from what the fake LINE received: every message answered by the model
  * (never an apology or a notice), none lost, per-source order kept, and no answer shown twice
  * except in the one window docs/runtime.md ("Fenced side effects", "The one gap") documents —
- * the first showing a reply whose sender was killed before its marker, the second a push sent
- * once the reply token's TTL (`replyTokenTtlMs` after the event) had passed.
+ * the first showing a reply whose sender was killed right after it, before its marker could be
+ * written (`markerWindowMs`), the second a push sent once the reply token's TTL
+ * (`replyTokenTtlMs` after the event) had passed.
  */
 export function judgeCrashRun(input: {
   readonly messages: readonly SentMessage[];
@@ -60,6 +63,11 @@ export function judgeCrashRun(input: {
   /** The chat of a reply token (the fake LINE knows). */
   readonly chatOfReplyToken: (token: string) => string | undefined;
   readonly replyTokenTtlMs: number;
+  /**
+   * How long after a reply reached LINE its sender may die and still be "between LINE's answer
+   * and the marker": LINE's latency, the answer's way back and the marker's write.
+   */
+  readonly markerWindowMs: number;
 }): CrashVerdict {
   const problems: string[] = [];
   const byMark = new Map(input.messages.map((message) => [message.mark, message]));
@@ -100,7 +108,10 @@ export function judgeCrashRun(input: {
     }
     for (const second of again) {
       const senderKilled = input.kills.some(
-        (kill) => kill.instance === first.sender && kill.time >= first.time && kill.time <= second.time,
+        (kill) =>
+          kill.instance === first.sender &&
+          kill.time >= first.time &&
+          kill.time <= Math.min(second.time, first.time + input.markerWindowMs),
       );
       const inWindow =
         first.via === 'reply' &&
@@ -149,6 +160,17 @@ export function judgeCrashRun(input: {
     pushes: deliveries.filter((delivery) => delivery.via === 'push').length,
     refusedReplies: statusOf('/v2/bot/message/reply', 400),
     repeatedRetryKeys: statusOf('/v2/bot/message/push', 409),
+    cutReplies: input.requests.filter(
+      (request) =>
+        request.path === '/v2/bot/message/reply' &&
+        request.status === 200 &&
+        input.kills.some(
+          (kill) =>
+            kill.instance === request.sender &&
+            kill.time >= request.time &&
+            kill.time <= request.time + input.markerWindowMs,
+        ),
+    ).length,
     windowDuplicates,
     problems,
   };

@@ -41,6 +41,11 @@ export async function startFakeLine(
      * emulator's 60 s). Shorter makes a crash test meet expired tokens within its bounds.
      */
     replyTokenLifetimeMs?: number;
+    /**
+     * How long LINE takes to answer a reply or a push (ms), asked per request. The message is
+     * delivered when the request arrives: a bot that dies meanwhile never learns it was.
+     */
+    messageLatencyMs?: () => number;
   } = {},
 ) {
   const schemas = await LineSchemas.load();
@@ -82,11 +87,17 @@ export async function startFakeLine(
     requests.push(recorded);
     const requestId = randomUUID();
     response.set('x-line-request-id', requestId);
-    response.on('finish', () => {
+    // What LINE decided is recorded when it decides: the bot may die before the answer reaches it.
+    const answer = response.json.bind(response);
+    const delayMs = request.path.startsWith('/v2/bot/message/') ? (options.messageLatencyMs?.() ?? 0) : 0;
+    response.json = (body: unknown) => {
       recorded.status = response.statusCode;
       const retryKey = request.get('x-line-retry-key');
       if (retryKey !== undefined && response.statusCode === 200) acceptedRetryKeys.set(retryKey, requestId);
-    });
+      if (delayMs > 0) setTimeout(() => answer(body), delayMs);
+      else answer(body);
+      return response;
+    };
     next();
   });
   app.use((request, response, next) => {

@@ -71,8 +71,8 @@ export class KaiwaProcess {
       this.tail.push(...chunk.toString().split('\n').filter(Boolean));
       this.tail.splice(0, Math.max(0, this.tail.length - 40));
     };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
