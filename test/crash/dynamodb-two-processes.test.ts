@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrashScenario, seededRandom } from '../support/crash-scenario.js';
 import { judgeCrashRun } from '../support/crash-verdict.js';
@@ -5,7 +6,7 @@ import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '.
 import { startEchoGemini } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
-import { KaiwaProcess } from '../support/kaiwa-process.js';
+import { KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
 
 // Two `npm start` processes on one DynamoDB table (DynamoDB Local, the real jar) behind one
 // webhook URL; one of them is SIGKILLed every 1–4 s and restarted at once, the other lives
@@ -80,10 +81,10 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
         channelSecret: CHANNEL_SECRET,
         processes,
         victim,
-        sources: 16,
+        sources: 12,
         messagesPerSource: 8,
         killEveryMs: [1_000, 4_000],
-        stormMs: 35_000,
+        stormMs: 30_000,
         quietMs: 30_000,
       });
       const verdict = judgeCrashRun({
@@ -99,12 +100,17 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
         webhookRetries: run.webhookRetries,
         restartMs: run.restartMs,
         modelCalls: gemini.generateBodies.length,
+        loggedErrors: loggedAt('error', processes).length,
+        loggedWarnings: loggedAt('warn', processes).length,
         ...verdict,
       });
 
+      // CRASH_LOG=file keeps what the processes logged, for a failing run.
+      if (process.env.CRASH_LOG)
+        await writeFile(process.env.CRASH_LOG, processes.flatMap((each) => each.lines).join('\n'));
       expect(verdict.problems, `${survivor.output()}\n---\n${victim.output()}`).toEqual([]);
       expect(gemini.rejections).toEqual([]);
-      expect(verdict.kills).toBeGreaterThanOrEqual(5);
+      expect(verdict.kills).toBeGreaterThanOrEqual(3);
       expect(verdict.answered).toBe(verdict.messages);
       // Each duplicate is a reply cut by a kill (the window), never more than those.
       expect(verdict.windowDuplicates).toBeLessThanOrEqual(verdict.cutReplies);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { judgeCrashRun } from '../support/crash-verdict.js';
 import { startEchoGemini } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
-import { KaiwaProcess } from '../support/kaiwa-process.js';
+import { KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
 
 // `npm start` on its embedded store (SQLite), SIGKILLed every 1–4 s and restarted at once while
 // users and groups write to it, against a fake LINE as strict as LINE and the real Gemini client
@@ -69,10 +69,10 @@ describe('npm start on SQLite, SIGKILLed every 1–4 s', () => {
       channelSecret: CHANNEL_SECRET,
       processes: [kaiwa],
       victim: kaiwa,
-      sources: 16,
+      sources: 12,
       messagesPerSource: 8,
       killEveryMs: [1_000, 4_000],
-      stormMs: 35_000,
+      stormMs: 30_000,
       quietMs: 30_000,
     });
     const verdict = judgeCrashRun({
@@ -88,12 +88,17 @@ describe('npm start on SQLite, SIGKILLed every 1–4 s', () => {
       webhookRetries: run.webhookRetries,
       restartMs: run.restartMs,
       modelCalls: gemini.generateBodies.length,
+      loggedErrors: loggedAt('error', [kaiwa]).length,
+      loggedWarnings: loggedAt('warn', [kaiwa]).length,
       ...verdict,
     });
 
+    // CRASH_LOG=file keeps what the processes logged, for a failing run.
+    if (process.env.CRASH_LOG)
+      await writeFile(process.env.CRASH_LOG, [kaiwa].flatMap((each) => each.lines).join('\n'));
     expect(verdict.problems, kaiwa.output()).toEqual([]);
     expect(gemini.rejections).toEqual([]);
-    expect(verdict.kills).toBeGreaterThanOrEqual(5);
+    expect(verdict.kills).toBeGreaterThanOrEqual(3);
     expect(verdict.answered).toBe(verdict.messages);
     // Each duplicate is a reply cut by a kill (the window), never more than those.
     expect(verdict.windowDuplicates).toBeLessThanOrEqual(verdict.cutReplies);

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -23,6 +24,8 @@ export class KaiwaProcess {
   incarnation = 0;
   /** The last lines it wrote, for a failing test's message. */
   private readonly tail: string[] = [];
+  /** Every line every incarnation wrote, prefixed with the incarnation (`B#3 {...}`). */
+  readonly lines: string[] = [];
 
   private constructor(
     readonly name: string,
@@ -67,12 +70,14 @@ export class KaiwaProcess {
     });
     this.child = child;
     this.exited = once(child, 'exit');
-    const keep = (chunk: Buffer) => {
-      this.tail.push(...chunk.toString().split('\n').filter(Boolean));
-      this.tail.splice(0, Math.max(0, this.tail.length - 40));
+    const instance = this.instance;
+    const keep = (line: string) => {
+      this.lines.push(`${instance} ${line}`);
+      this.tail.push(line);
+      if (this.tail.length > 40) this.tail.shift();
     };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    createInterface({ input: child.stdout }).on('line', keep);
+    createInterface({ input: child.stderr }).on('line', keep);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
@@ -133,4 +138,9 @@ async function freePort(): Promise<number> {
     await once(server, 'close');
     return port;
   }
+}
+
+/** The JSON log lines of these processes at one level (`B#3 {"level":"error",...}`). */
+export function loggedAt(level: string, processes: readonly KaiwaProcess[]): string[] {
+  return processes.flatMap((process) => process.lines).filter((line) => line.includes(`"level":"${level}"`));
 }
