@@ -32,6 +32,8 @@ export interface CrashScenarioOptions {
   readonly killEveryMs: readonly [number, number];
   /** How long the kills go on (ms); the messages are spread over this time. */
   readonly stormMs: number;
+  /** The kills go on past the storm until there were this many (a slow machine restarts slowly). */
+  readonly minKills: number;
   /** At most this long after the last message was accepted, waiting for every answer (ms). */
   readonly quietMs: number;
 }
@@ -128,7 +130,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   };
 
   const killLoop = async () => {
-    while (sending || Date.now() < stormEnds) {
+    while (sending || Date.now() < stormEnds || kills.length < options.minKills) {
       await sleep(options.killEveryMs[0] + random() * (options.killEveryMs[1] - options.killEveryMs[0]));
       kills.push({ instance: options.victim.instance, time: Date.now() });
       await options.victim.kill();
