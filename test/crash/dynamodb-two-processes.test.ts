@@ -15,8 +15,10 @@ import { KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261124);
 const CHANNEL_SECRET = 'crash-test-channel-secret';
-/** kaiwa's reply token TTL, and LINE's lifetime 10 s above it, as with the defaults (50 s, 60 s).
- * Short, so that answers delayed by restarts are pushed within the test's bounds. */
+/**
+ * kaiwa's reply token TTL, and LINE's lifetime 10 s above it, as with the defaults (50 s, 60 s);
+ * short, so that answers delayed by restarts are pushed within the test's bounds.
+ */
 const REPLY_TOKEN_TTL_MS = 10_000;
 const LINE_TOKEN_LIFETIME_MS = REPLY_TOKEN_TTL_MS + 10_000;
 /** LINE's latency here (at most 300 ms), the answer's way back and the marker's write on a loaded machine. */
