@@ -45,7 +45,7 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
   });
 
   afterAll(async () => {
-    await Promise.all(processes.map((process) => process.kill()));
+    await Promise.all(processes.map((process) => process.dispose()));
     await gemini?.close();
     await line?.close();
     await dynamodb?.stop();

@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await kaiwa?.kill();
+  await kaiwa?.dispose();
   await gemini?.close();
   await line?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });

@@ -118,6 +118,8 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
       };
       let body = JSON.stringify({ destination: line.emulator.botUserId, events: [event] });
       while (!(await post(body))) {
+        // The test ended (timed out) and took the processes down: nothing will accept it.
+        if (options.processes.every((process) => process.disposed)) return;
         webhookRetries++;
         body = JSON.stringify({
           destination: line.emulator.botUserId,
@@ -130,7 +132,10 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   };
 
   const killLoop = async () => {
-    while (sending || Date.now() < stormEnds || kills.length < options.minKills) {
+    while (
+      !options.victim.disposed &&
+      (sending || Date.now() < stormEnds || kills.length < options.minKills)
+    ) {
       await sleep(options.killEveryMs[0] + random() * (options.killEveryMs[1] - options.killEveryMs[0]));
       kills.push({ instance: options.victim.instance, time: Date.now() });
       await options.victim.kill();

@@ -26,6 +26,8 @@ export class KaiwaProcess {
   private readonly tail: string[] = [];
   /** Every line every incarnation wrote, prefixed with the incarnation (`B#3 {...}`). */
   readonly lines: string[] = [];
+  /** Set by `dispose()`: no start after it, and one under way ends quietly instead of failing. */
+  disposed = false;
 
   private constructor(
     readonly name: string,
@@ -56,6 +58,7 @@ export class KaiwaProcess {
 
   /** Starts it and resolves once `/healthz` answers; rejects when it exits first. */
   async start(timeoutMs = 45_000): Promise<void> {
+    if (this.disposed) return;
     this.incarnation++;
     const child = spawn(process.execPath, ['--import', 'tsx', ...startArguments], {
       cwd: root,
@@ -80,6 +83,7 @@ export class KaiwaProcess {
     createInterface({ input: child.stderr }).on('line', keep);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (this.disposed) return;
       if (child.exitCode !== null || child.signalCode !== null) {
         this.child = undefined;
         throw new Error(`${this.instance} exited while starting:\n${this.output()}`);
@@ -104,16 +108,10 @@ export class KaiwaProcess {
     await this.exited;
   }
 
-  /** SIGTERM (a clean stop), SIGKILL after `graceMs`. */
-  async stop(graceMs = 15_000): Promise<void> {
-    const child = this.child;
-    if (!child) return;
-    this.child = undefined;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
+  /** The test is over (or timed out): SIGKILL, and no start under way fails because of it. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.kill();
   }
 
   output(): string {
