@@ -72,6 +72,8 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
         AWS_REGION: 'us-east-1',
         KAIWA_REPLY_TOKEN_TTL_MS: String(REPLY_TOKEN_TTL_MS),
         LOG_LEVEL: 'info',
+        // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
+        ...(process.env.CRASH_LEASE_MS && { KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS }),
       });
       const survivor = await KaiwaProcess.create('A', environment('A'));
       const victim = await KaiwaProcess.create('B', environment('B'));
