@@ -107,6 +107,8 @@ export class FakeGeminiServer {
   cacheCreationDelayMs = 0;
   /** Answers for the next cache creations, served before any cache is made (a failing Gemini). */
   readonly cacheCreationFailures: FakeAnswer[] = [];
+  /** Answers every generateContent request once the script is spent (a model that always answers). */
+  fallback: ScriptedAnswer | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -224,7 +226,7 @@ export class FakeGeminiServer {
       this.rejections.push(problem.message);
       return problem.answer;
     }
-    const next = this.script.shift();
+    const next = this.script.shift() ?? this.fallback;
     if (next === undefined) return invalid('FakeGeminiServer: no scripted answer left');
     const answer = typeof next === 'function' ? next(body) : next;
     if ('body' in answer) this.rememberSignatures(answer.body, body);

@@ -17,6 +17,12 @@ export interface RecordedLineRequest {
   readonly schemaProblems: string[];
   /** The `x-line-request-id` this request was answered with (when it was answered at all). */
   readonly requestId: string;
+  /** When it arrived (ms since the epoch). */
+  readonly time: number;
+  /** The name of the access token it carried (see `accessTokenFor`), when not the channel's own. */
+  readonly sender?: string;
+  /** The status the fake answered, once it answered. */
+  status?: number;
 }
 
 /**
@@ -48,21 +54,48 @@ interface ScheduledFault {
  * emulator's own fault queue (docs/line.md, "Fault injection, for tests") works here too. Every
  * request is recorded and checked against LINE's schemas.
  */
-export async function startFakeLine(options: { clock?: Clock } = {}) {
+export async function startFakeLine(
+  options: {
+    clock?: Clock;
+    /**
+     * A reply token stops working this long after it was issued (LINE: about a minute, the
+     * emulator's 60 s). Shorter makes a crash test meet expired tokens within its bounds.
+     */
+    replyTokenLifetimeMs?: number;
+    /**
+     * How long LINE takes to answer a reply or a push (ms), asked per request. The message is
+     * delivered when the request arrives: a bot that dies meanwhile never learns it was.
+     */
+    messageLatencyMs?: () => number;
+  } = {},
+) {
   const clock = options.clock ?? { now: () => Date.now() };
   const schemas = await LineSchemas.load();
   const emulator = new LineEmulator(clock);
   const requests: RecordedLineRequest[] = [];
   const faults: ScheduledFault[] = [];
+  /** When and for which chat each reply token was issued. */
+  const issuedTokens = new Map<string, { chatId: string; issuedAt: number }>();
+  const issueReplyToken = emulator.issueReplyToken.bind(emulator);
+  emulator.issueReplyToken = (chatId: string) => {
+    const token = issueReplyToken(chatId);
+    issuedTokens.set(token, { chatId, issuedAt: clock.now() });
+    return token;
+  };
+  /** More access tokens of the channel (LINE allows several), by the name of who uses them. */
+  const accessTokens = new Map<string, string>();
   const validate = (method: string, path: string, body: unknown) => {
     const result = schemas.validateRequest(method, path, body);
     return result.ok ? [] : result.errors;
   };
   const app = express();
   app.use(express.json({ limit: '2mb' }), (request, response, next) => {
+    const sender = accessTokens.get(request.get('authorization') ?? '');
+    // The channel's other tokens are as good as its first: the emulator knows only that one.
+    if (sender !== undefined) request.headers.authorization = `Bearer ${emulator.channelAccessToken}`;
     // The emulator's router sets the answer's request id; a fault played here sets one itself.
     response.set('x-line-request-id', randomUUID());
-    requests.push({
+    const recorded: RecordedLineRequest = {
       method: request.method,
       path: request.path,
       headers: { ...request.headers },
@@ -71,7 +104,26 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
       get requestId() {
         return response.get('x-line-request-id')!;
       },
-    });
+      time: clock.now(),
+      ...(sender !== undefined && { sender }),
+    };
+    requests.push(recorded);
+    // What LINE decided is recorded when it decides: the bot may die before the answer reaches it.
+    const answer = response.json.bind(response);
+    const delayMs = request.path.startsWith('/v2/bot/message/') ? (options.messageLatencyMs?.() ?? 0) : 0;
+    response.json = (body: unknown) => {
+      recorded.status = response.statusCode;
+      if (delayMs > 0) setTimeout(() => answer(body), delayMs);
+      else answer(body);
+      return response;
+    };
+    if (request.path === '/v2/bot/message/reply' && options.replyTokenLifetimeMs !== undefined) {
+      const issued = issuedTokens.get((request.body as { replyToken?: string }).replyToken ?? '');
+      if (issued !== undefined && clock.now() - issued.issuedAt > options.replyTokenLifetimeMs) {
+        response.status(400).json({ message: 'Invalid reply token' });
+        return;
+      }
+    }
     next();
   });
   app.use((request, response, next) => {
@@ -112,6 +164,17 @@ export async function startFakeLine(options: { clock?: Clock } = {}) {
     ) => inject(path, { kind: 'status', status, body }, 'before', times),
     /** The next `times` requests to `path` meet `fault`, before or after LINE processed them. */
     inject,
+    /**
+     * Another access token of the channel, named after who will use it: the requests it
+     * carries are recorded with `sender: name` (which process sent what).
+     */
+    accessTokenFor: (name: string) => {
+      const token = `${emulator.channelAccessToken}-${name}`;
+      accessTokens.set(`Bearer ${token}`, name);
+      return token;
+    },
+    /** The chat a reply token was issued for: where a reply with it shows. */
+    chatOfReplyToken: (token: string) => issuedTokens.get(token)?.chatId,
     /** The requests to one path (the enricher's profile lookups make others). */
     requestsTo: (path: string) => requests.filter((request) => request.path === path),
     /** The bot's messages the user saw, in order. */

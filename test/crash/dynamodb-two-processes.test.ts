@@ -1,0 +1,125 @@
+import { writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCrashScenario, seededRandom } from '../support/crash-scenario.js';
+import { judgeCrashRun } from '../support/crash-verdict.js';
+import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { startEchoGemini } from '../support/echo-gemini.js';
+import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
+import { startFakeLine } from '../support/fake-line-server.js';
+import { KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
+
+// Two `npm start` processes on one DynamoDB table (DynamoDB Local, the real jar) behind one
+// webhook URL; one of them is SIGKILLed every 1–4 s and restarted at once, the other lives
+// throughout. Sources move between them through ownership: a lease, a fence, and the dead
+// owner's PID (docs/runtime.md, sections 2 and 4).
+
+const SEED = Number(process.env.CRASH_SEED ?? 20261124);
+const CHANNEL_SECRET = 'crash-test-channel-secret';
+/**
+ * kaiwa's reply token TTL, and LINE's lifetime 10 s above it, as with the defaults (50 s, 60 s);
+ * short, so that answers delayed by restarts are pushed within the test's bounds.
+ */
+const REPLY_TOKEN_TTL_MS = 10_000;
+const LINE_TOKEN_LIFETIME_MS = REPLY_TOKEN_TTL_MS + 10_000;
+/** LINE's latency here (at most 300 ms), the answer's way back and the marker's write on a loaded machine. */
+const MARKER_WINDOW_MS = 1_500;
+
+const required = dynamoDbLocalRequired();
+if (!required) console.warn('skipping the DynamoDB crash test: DynamoDB Local needs Java 17+ on PATH');
+
+describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed every 1–4 s', () => {
+  let dynamodb: DynamoDbLocal;
+  let line: Awaited<ReturnType<typeof startFakeLine>>;
+  let gemini: FakeGeminiServer;
+  const processes: KaiwaProcess[] = [];
+
+  beforeAll(async () => {
+    const random = seededRandom(SEED + 1);
+    dynamodb = await startDynamoDbLocal();
+    line = await startFakeLine({
+      replyTokenLifetimeMs: LINE_TOKEN_LIFETIME_MS,
+      // LINE answers a reply or a push in tens to hundreds of ms: a kill meanwhile loses the answer.
+      messageLatencyMs: () => 30 + random() * 270,
+    });
+    gemini = await startEchoGemini(() => 50 + random() * 450);
+  });
+
+  afterAll(async () => {
+    await Promise.all(processes.map((process) => process.dispose()));
+    await gemini?.close();
+    await line?.close();
+    await dynamodb?.stop();
+  });
+
+  it(
+    'answers every message with the model, in order, twice only in the documented window',
+    // About 60–90 s; a loaded machine restarts slowly, and the kills go on until there were four.
+    { timeout: 300_000 },
+    async () => {
+      const started = Date.now();
+      const table = await dynamodb.createTable();
+      const environment = (name: string) => (incarnation: number) => ({
+        LINE_CHANNEL_SECRET: CHANNEL_SECRET,
+        LINE_CHANNEL_ACCESS_TOKEN: line.accessTokenFor(`${name}#${incarnation}`),
+        LINE_API_BASE_URL: line.url,
+        LINE_DATA_API_BASE_URL: line.url,
+        LINE_BOT_USER_ID: line.emulator.botUserId,
+        GEMINI_API_KEY: 'test-key',
+        GEMINI_BASE_URL: gemini.baseUrl,
+        STORE: 'dynamodb',
+        DYNAMODB_ENDPOINT: dynamodb.endpoint,
+        DYNAMODB_TABLE: table,
+        AWS_REGION: 'us-east-1',
+        KAIWA_REPLY_TOKEN_TTL_MS: String(REPLY_TOKEN_TTL_MS),
+        LOG_LEVEL: 'info',
+        // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
+        ...(process.env.CRASH_LEASE_MS && { KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS }),
+      });
+      const survivor = await KaiwaProcess.create('A', environment('A'));
+      const victim = await KaiwaProcess.create('B', environment('B'));
+      processes.push(survivor, victim);
+      await Promise.all([survivor.start(), victim.start()]);
+
+      const run = await runCrashScenario({
+        random: seededRandom(SEED),
+        line,
+        channelSecret: CHANNEL_SECRET,
+        processes,
+        victim,
+        sources: 12,
+        messagesPerSource: 8,
+        killEveryMs: [1_000, 4_000],
+        stormMs: 30_000,
+        minKills: 4,
+        quietMs: 30_000,
+      });
+      const verdict = judgeCrashRun({
+        ...run,
+        requests: line.requests,
+        chatOfReplyToken: line.chatOfReplyToken,
+        replyTokenTtlMs: REPLY_TOKEN_TTL_MS,
+        markerWindowMs: MARKER_WINDOW_MS,
+      });
+      console.info('dynamodb two processes', {
+        seed: SEED,
+        seconds: Math.round((Date.now() - started) / 1000),
+        webhookRetries: run.webhookRetries,
+        restartMs: run.restartMs,
+        modelCalls: gemini.generateBodies.length,
+        loggedErrors: loggedAt('error', processes).length,
+        loggedWarnings: loggedAt('warn', processes).length,
+        ...verdict,
+      });
+
+      // CRASH_LOG=file keeps what the processes logged, for a failing run.
+      if (process.env.CRASH_LOG)
+        await writeFile(process.env.CRASH_LOG, processes.flatMap((each) => each.lines).join('\n'));
+      expect(verdict.problems, `${survivor.output()}\n---\n${victim.output()}`).toEqual([]);
+      expect(gemini.rejections).toEqual([]);
+      expect(verdict.kills).toBeGreaterThanOrEqual(4);
+      expect(verdict.answered).toBe(verdict.messages);
+      // Each duplicate is a reply cut by a kill (the window), never more than those.
+      expect(verdict.windowDuplicates).toBeLessThanOrEqual(verdict.cutReplies);
+    },
+  );
+});
