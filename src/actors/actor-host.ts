@@ -41,6 +41,11 @@ export interface ActorHostOptions {
   readonly onForget?: (source: Source) => Promise<void>;
   /** A turn's model calls, retries included, must be over this long after it started (ms). */
   readonly turnDeadlineMs?: number;
+  /**
+   * Epoch ms after which this host starts no turn it could not finish: a turn starts only while
+   * `now + turnDeadlineMs` is not past it (a Lambda invocation's end). Default: no limit.
+   */
+  readonly turnsUntil?: number;
   /** This host's owner id (default: host name, process id and a random part). */
   readonly ownerId?: string;
   /** Whether another owner's process is dead (default: same host and its PID is gone). */
@@ -89,6 +94,9 @@ export class ActorHost {
       ...(options.turnActivity && { turnActivity: options.turnActivity }),
       ...(options.onForget && { onForget: options.onForget }),
       ...(options.inspect && { inspect: options.inspect }),
+      ...(options.turnsUntil !== undefined && {
+        turnFits: () => options.clock.now() + this.settings.turnDeadlineMs <= options.turnsUntil!,
+      }),
     });
   }
 

@@ -1,4 +1,4 @@
-import { assign, fromCallback, fromPromise, setup, type Actor, type EventObject } from 'xstate';
+import { and, assign, fromCallback, fromPromise, not, setup, type Actor, type EventObject } from 'xstate';
 import { defaults } from '../defaults/index.js';
 import type { ForgetEvent, InboundMessage, JsonObject } from '../domain/index.js';
 import {
@@ -179,6 +179,8 @@ export const sourceMachine = setup({
       params.head?.fence === context.ownership?.fence &&
       params.head?.owner?.ownerId === context.ownership?.ownerId,
     hasWork: (_, params: { items: readonly StoredInboxItem[] }) => params.items.length > 0,
+    /** A new turn's deadline still fits in the host's time (a Lambda invocation's); always, by default. */
+    turnFits: () => true,
   },
   actions: {
     startConversation: ({ context }) => context.conversation?.start(),
@@ -351,6 +353,11 @@ export const sourceMachine = setup({
             },
             routing: {
               always: [
+                {
+                  // Out of time for a whole turn: leave it to the next drain rather than cut it off.
+                  guard: and([{ type: 'planIs', params: { kind: 'turn' as const } }, not('turnFits')]),
+                  target: '#source.yielding',
+                },
                 { guard: { type: 'planIs', params: { kind: 'turn' } }, target: 'preparing' },
                 { guard: { type: 'planIs', params: { kind: 'unsend' } }, target: 'unsending' },
                 {
@@ -559,6 +566,20 @@ export const sourceMachine = setup({
         ],
         onError: { target: 'retryingAcquire', actions: 'logFailure' },
       },
+    },
+    // The host's time is up for another turn: the source is released with its inbox waiting,
+    // and stays put; whoever hosts it next (the message coming back) takes it from there.
+    yielding: {
+      invoke: {
+        src: 'release',
+        input: ({ context }) => ({ ownership: context.ownership }),
+        onDone: { target: 'outOfTime', actions: assign({ ownership: undefined }) },
+        onError: { target: 'outOfTime', actions: [assign({ ownership: undefined }), 'logFailure'] },
+      },
+    },
+    outOfTime: {
+      tags: [SETTLED_TAG],
+      on: { evict: 'evicted' },
     },
     // SIGTERM: no side effect starts any more; the source is released at once, so another
     // process resumes it from its last checkpoint without waiting for the lease.

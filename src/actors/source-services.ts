@@ -64,6 +64,8 @@ export interface SourceServices {
   readonly onForget?: (source: Source) => Promise<void>;
   /** XState's inspection events of every conversation actor. */
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
+  /** Whether a new turn's deadline still fits in the host's time (default: always). */
+  readonly turnFits?: () => boolean;
 }
 
 /**
@@ -265,6 +267,9 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           },
         );
       },
+    },
+    guards: {
+      turnFits: () => services.turnFits?.() ?? true,
     },
     delays: {
       retry: ({ context }: { context: SourceContext }) => backoffDelay(context.failures, services.backoff),
