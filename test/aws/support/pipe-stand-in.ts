@@ -87,6 +87,10 @@ export class PipeStandIn {
   private loop: Promise<void> | undefined;
   /** Records sent, in order. */
   readonly sent: DynamoDBRecord[] = [];
+  /** When each of them was handed to SQS (epoch ms). */
+  readonly sentAt: number[] = [];
+  /** Reads or sends that failed (and were tried again). */
+  readonly errors: unknown[] = [];
 
   constructor(
     private readonly reader: StreamReader,
@@ -98,6 +102,7 @@ export class PipeStandIn {
   /** Forwards one record as the pipe would (also used to show that the queue drops a duplicate). */
   async forward(record: DynamoDBRecord): Promise<void> {
     if (!this.definition.filters.some((filter) => matchesPattern(filter, record))) return;
+    const at = Date.now();
     await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
@@ -107,13 +112,19 @@ export class PipeStandIn {
       }),
     );
     this.sent.push(record);
+    this.sentAt.push(at);
   }
 
   start(pollMs = 50): void {
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
-        for (const record of await this.reader.read()) await this.forward(record);
+        try {
+          for (const record of await this.reader.read()) await this.forward(record);
+        } catch (error) {
+          // The Pipe retries a batch it could not read or send; so does the stand-in.
+          this.errors.push(error);
+        }
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
     })();
