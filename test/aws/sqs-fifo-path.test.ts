@@ -22,7 +22,12 @@ import { storedHistory, userTexts } from '../support/host-harness.js';
 import { until } from '../support/until.js';
 import { startHoldingProxy } from './support/holding-proxy.js';
 import { lambdaContext, signedWebhookEvent, textEvent } from './support/lambda-events.js';
-import { PipeStandIn, pipeFromTemplate, type PipeDefinition } from './support/pipe-stand-in.js';
+import {
+  PipeStandIn,
+  deliveredRecords,
+  pipeFromTemplate,
+  type PipeDefinition,
+} from './support/pipe-stand-in.js';
 import { QueuePoller } from './support/queue-poller.js';
 import { StreamReader } from './support/stream-reader.js';
 import { startWorkerProcess, type ModelCall, type WorkerProcess } from './support/worker-processes.js';
@@ -143,26 +148,8 @@ function botTexts(chatId: string): string[] {
     .map((entry) => entry.text ?? '');
 }
 
-/** The SQS records the event source mapping would hand over for these stream records. */
 function sqsRecords(records: readonly DynamoDBRecord[], queueArnValue: string): SQSRecord[] {
-  return records.map((record, index) => ({
-    messageId: `m-${index}-${record.dynamodb!.Keys!.sk!.S!}`,
-    receiptHandle: `r-${index}`,
-    body: JSON.stringify(record),
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: String(Date.now()),
-      SenderId: 'pipe',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-      MessageGroupId: record.dynamodb!.Keys!.pk!.S!,
-      MessageDeduplicationId: record.dynamodb!.Keys!.sk!.S!,
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArnValue,
-    awsRegion: 'us-east-1',
-  }));
+  return deliveredRecords(records, pipeDefinition, queueArnValue);
 }
 
 async function corruptConversation(table: string, sourceId: string) {
@@ -299,7 +286,7 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
     ]);
   });
 
-  it("a drain starts no turn whose deadline would not fit: the message comes back, the inbox keeps it", async () => {
+  it('a drain starts no turn whose deadline would not fit: the message comes back, the inbox keeps it', async () => {
     const path = await lambdaPath({ env: { KAIWA_TURN_DEADLINE_MS: '10000' } });
     const userId = user(4);
     let modelCalls = 0;
@@ -321,7 +308,9 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
     expect(modelCalls).toBe(0);
     expect((await path.store.inbox(userId)).map((stored) => stored.item.eventId)).toHaveLength(1);
     // Released: the next invocation takes the source at once.
-    await expect(worker({ Records: records }, lambdaContext(30_000))).resolves.toEqual({ batchItemFailures: [] });
+    await expect(worker({ Records: records }, lambdaContext(30_000))).resolves.toEqual({
+      batchItemFailures: [],
+    });
     expect(botTexts(userId)).toEqual([expect.stringContaining('You said: “not now”')]);
   });
 
@@ -442,7 +431,9 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
     closers.push(() => doomed.kill());
     const [doomedPoller] = path.poll((event) => doomed.invoke(event, 60_000));
 
-    await path.post(textEvent(userId, 'are you there?', { replyToken: line.emulator.issueReplyToken(userId) }));
+    await path.post(
+      textEvent(userId, 'are you there?', { replyToken: line.emulator.issueReplyToken(userId) }),
+    );
     // It dies while its reply is on the way (the intent is saved, LINE never got the reply).
     await until(() => proxy.held() === 1);
     const killedAt = Date.now();

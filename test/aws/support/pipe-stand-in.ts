@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { parse } from 'yaml';
 import type { StreamReader } from './stream-reader.js';
 
@@ -70,7 +70,8 @@ export function jsonPath(expression: string, value: unknown): string {
   if (!expression.startsWith('$.')) throw new Error(`not a JSON path: ${expression}`);
   let current: unknown = value;
   for (const key of expression.slice(2).split('.')) {
-    current = current !== null && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined;
+    current =
+      current !== null && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined;
   }
   if (typeof current !== 'string') throw new Error(`${expression} is not a string in the record`);
   return current;
@@ -134,4 +135,37 @@ export class PipeStandIn {
     this.running = false;
     await this.loop;
   }
+}
+
+/**
+ * The SQS records Lambda's event source mapping would hand the worker for these stream
+ * records, once the pipe has sent them (first delivery).
+ */
+export function deliveredRecords(
+  records: readonly DynamoDBRecord[],
+  definition: PipeDefinition,
+  queueArn: string,
+): SQSRecord[] {
+  return records.map((record, index) => {
+    const now = String(Date.now());
+    const deduplicationId = jsonPath(definition.messageDeduplicationId, record);
+    return {
+      messageId: `m-${index}-${deduplicationId}`,
+      receiptHandle: `r-${index}`,
+      body: JSON.stringify(record),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: now,
+        SenderId: 'pipe',
+        ApproximateFirstReceiveTimestamp: now,
+        MessageGroupId: jsonPath(definition.messageGroupId, record),
+        MessageDeduplicationId: deduplicationId,
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+      awsRegion: 'us-east-1',
+    };
+  });
 }

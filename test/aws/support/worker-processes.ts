@@ -33,7 +33,9 @@ export async function startWorkerProcess(
   let nextId = 0;
   child.on(
     'message',
-    (message: { type: string; id?: number; result?: SQSBatchResponse; error?: string } & Partial<ModelCall>) => {
+    (
+      message: { type: string; id?: number; result?: SQSBatchResponse; error?: string } & Partial<ModelCall>,
+    ) => {
       if (message.type === 'model') onModelCall(message as ModelCall);
       if (message.type !== 'result' || message.id === undefined) return;
       const waiter = pending.get(message.id);
