@@ -140,11 +140,15 @@ export const sourceMachine = setup({
       PreparedTurn,
       {
         ownership: Ownership;
+        /** The inbox items the turn takes: each gets one more attempt counted first. */
+        keys: readonly string[];
         messages: readonly InboundMessage[];
         profiles: ReadonlyMap<string, KnownProfile>;
       }
     >(notProvided('prepareTurn')),
     checkpoint: fromPromise<CheckpointResult, CheckpointRequest>(notProvided('checkpoint')),
+    /** Tells the user that a message was set aside (and logs it); it is consumed afterwards. */
+    quarantine: fromPromise<void, { sourceId: string; message: InboundMessage }>(notProvided('quarantine')),
     /** Deletes what was accepted up to the unfollow or leave, and cancels the source's reminders. */
     forget: fromPromise<void, { ownership: Ownership; key: string; event: ForgetEvent }>(
       notProvided('forget'),
@@ -360,6 +364,7 @@ export const sourceMachine = setup({
                 },
                 { guard: { type: 'planIs', params: { kind: 'turn' } }, target: 'preparing' },
                 { guard: { type: 'planIs', params: { kind: 'unsend' } }, target: 'unsending' },
+                { guard: { type: 'planIs', params: { kind: 'quarantine' } }, target: 'quarantining' },
                 {
                   // Retention says keep: the unfollow is only consumed.
                   guard: 'forgetButKeep',
@@ -377,6 +382,7 @@ export const sourceMachine = setup({
                 src: 'prepareTurn',
                 input: ({ context }) => ({
                   ownership: context.ownership!,
+                  keys: context.plan.kind === 'turn' ? context.plan.keys : [],
                   messages: context.plan.kind === 'turn' ? context.plan.messages : [],
                   profiles: context.profiles,
                 }),
@@ -419,6 +425,26 @@ export const sourceMachine = setup({
                     ],
                     consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
                   })),
+                },
+              },
+            },
+            // Poison: the notice goes out, then the checkpoint consumes the message.
+            quarantining: {
+              invoke: {
+                src: 'quarantine',
+                input: ({ context }) => {
+                  if (context.plan.kind !== 'quarantine') throw new Error('quarantining without a plan');
+                  return { sourceId: context.sourceId, message: context.plan.message };
+                },
+                onDone: {
+                  target: 'checkpointing',
+                  actions: assign(({ context }) => ({
+                    consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
+                  })),
+                },
+                onError: {
+                  target: 'reading',
+                  actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
                 },
               },
             },
@@ -606,6 +632,7 @@ function keysOf(plan: InboxPlan): readonly string[] {
       return plan.keys;
     case 'unsend':
     case 'forget':
+    case 'quarantine':
       return [plan.key];
     case 'none':
       return [];

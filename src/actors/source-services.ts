@@ -66,6 +66,8 @@ export interface SourceServices {
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
   /** Whether a new turn's deadline still fits in the host's time (default: always). */
   readonly turnFits?: () => boolean;
+  /** Tells the user a message of theirs was set aside (quarantined); default: nobody is told. */
+  readonly quarantineNotice?: (message: InboundMessage) => Promise<void>;
 }
 
 /**
@@ -127,10 +129,13 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         }: {
           input: {
             ownership: Ownership;
+            keys: readonly string[];
             messages: readonly InboundMessage[];
             profiles: ReadonlyMap<string, KnownProfile>;
           };
         }): Promise<PreparedTurn> => {
+          // Counted before the turn: a turn that kills its process still leaves its count.
+          for (const key of input.keys) await store.countAttempt(input.ownership.sourceId, key);
           const profiles = new Map(input.profiles);
           const messages: InboundMessage[] = [];
           for (const message of input.messages) {
@@ -177,6 +182,12 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           consumedKeys: input.consumedKeys,
           removedSeqs: input.removedSeqs,
         };
+      }),
+      quarantine: fromPromise(async ({ input }: { input: { sourceId: string; message: InboundMessage } }) => {
+        loggerFor(input.sourceId).error('message set aside: its turns kept failing to finish', {
+          eventId: input.message.eventId,
+        });
+        await services.quarantineNotice?.(input.message);
       }),
       forget: fromPromise(async ({ input }) => {
         const logger = loggerFor(input.ownership.sourceId);
