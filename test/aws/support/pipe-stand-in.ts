@@ -53,7 +53,7 @@ export function matchesPattern(pattern: unknown, event: unknown): boolean {
   if (Array.isArray(pattern)) {
     return pattern.some((allowed: unknown) => {
       if (allowed !== null && typeof allowed === 'object' && 'prefix' in allowed) {
-        return typeof event === 'string' && event.startsWith(String((allowed).prefix));
+        return typeof event === 'string' && event.startsWith(String(allowed.prefix));
       }
       return allowed === event;
     });
