@@ -485,6 +485,6 @@ describe.skipIf(!dynamoDbLocalRequired())(
       // Secrets came from SSM, decrypted, at run time.
       expect(ssm.calls.every((call) => call.withDecryption)).toBe(true);
       expect(ssm.calls.flatMap((call) => call.names)).toContain('/kaiwa/test/line-channel-access-token');
-    });
+    }, 90_000);
   },
 );
