@@ -46,7 +46,11 @@ export interface ActorHostOptions {
    * `now + turnDeadlineMs` is not past it (a Lambda invocation's end). Default: no limit.
    */
   readonly turnsUntil?: number;
-  /** A message whose turns started this many times without finishing is set aside (default 5). */
+  /**
+   * Count an attempt on the inbox items of every turn before it starts, and set a message
+   * aside once its turns started this many times without finishing (the Lambda worker: a
+   * message that kills its invocation comes back). Unset: no counting, no extra write per turn.
+   */
   readonly maxInboxAttempts?: number;
   /** This host's owner id (default: host name, process id and a random part). */
   readonly ownerId?: string;
@@ -97,6 +101,7 @@ export class ActorHost {
       ...(options.onForget && { onForget: options.onForget }),
       ...(options.inspect && { inspect: options.inspect }),
       quarantineNotice: (message) => this.sendQuarantineNotice(message),
+      countInboxAttempts: options.maxInboxAttempts !== undefined,
       ...(options.turnsUntil !== undefined && {
         turnFits: () => options.clock.now() + this.settings.turnDeadlineMs <= options.turnsUntil!,
       }),
@@ -197,7 +202,7 @@ export class ActorHost {
         rules: {
           queuePolicy: this.settings.queuePolicy,
           maxQueuedTurns: this.settings.maxQueuedTurns,
-          maxAttempts: this.options.maxInboxAttempts ?? defaults.host.maxInboxAttempts,
+          ...(this.options.maxInboxAttempts !== undefined && { maxAttempts: this.options.maxInboxAttempts }),
         },
         forgetPolicy: this.options.forgetPolicy ?? defaults.line.forgetPolicy,
       },

@@ -66,6 +66,8 @@ export interface SourceServices {
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
   /** Whether a new turn's deadline still fits in the host's time (default: always). */
   readonly turnFits?: () => boolean;
+  /** Count an attempt on a turn's inbox items before it starts (poison detection); default: no. */
+  readonly countInboxAttempts?: boolean;
   /** Tells the user a message of theirs was set aside (quarantined); default: nobody is told. */
   readonly quarantineNotice?: (message: InboundMessage) => Promise<void>;
 }
@@ -135,7 +137,9 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           };
         }): Promise<PreparedTurn> => {
           // Counted before the turn: a turn that kills its process still leaves its count.
-          for (const key of input.keys) await store.countAttempt(input.ownership.sourceId, key);
+          if (services.countInboxAttempts) {
+            for (const key of input.keys) await store.countAttempt(input.ownership.sourceId, key);
+          }
           const profiles = new Map(input.profiles);
           const messages: InboundMessage[] = [];
           for (const message of input.messages) {

@@ -6,6 +6,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { composeConversations } from '../composition/compose-conversations.js';
 import { createModel } from '../composition/create-model.js';
 import { ConfigError, loadConfig, type Env, type KaiwaConfig } from '../config/index.js';
+import { defaults } from '../defaults/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
@@ -132,6 +133,8 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
         createHost: () =>
           conversations.createHost({
             turnsUntil: deadlineAt,
+            // A message that kills its invocation comes back: count, and set it aside after a few.
+            maxInboxAttempts: defaults.host.maxInboxAttempts,
             // Store failures are retried quickly; what is still failing at the deadline comes back with its message.
             backoff: { baseMs: 100, maxMs: 2000 },
             ownerId: `worker:${invocationId}:${randomUUID().slice(0, 8)}`,

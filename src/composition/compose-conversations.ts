@@ -40,6 +40,8 @@ export interface HostExtras {
   readonly turnDeadlineMs?: number;
   /** No turn starts that could not end by then (epoch ms): the Lambda worker's invocation. */
   readonly turnsUntil?: number;
+  /** Count inbox attempts and set a message aside after this many (the Lambda worker). */
+  readonly maxInboxAttempts?: number;
   readonly backoff?: BackoffOptions;
   readonly logger?: Logger;
   /** This host's owner id (the Lambda worker: one per invocation). */
@@ -118,6 +120,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
         ...(extras.inspect && { inspect: extras.inspect }),
         ...(extras.ownerId && { ownerId: extras.ownerId }),
         ...(extras.turnsUntil !== undefined && { turnsUntil: extras.turnsUntil }),
+        ...(extras.maxInboxAttempts !== undefined && { maxInboxAttempts: extras.maxInboxAttempts }),
         ...(extras.isOwnerGone && { isOwnerGone: extras.isOwnerGone }),
       }),
   };

@@ -165,8 +165,8 @@ const values = {
     /** A conflicting save clears within tens of ms; a failing store is tried at most every 30 s. */
     backoff: { baseMs: 50, maxMs: 30_000 },
     /**
-     * A message whose turn was started this many times and never finished (the process died,
-     * the invocation timed out) is set aside with a notice: one bad message never blocks a chat.
+     * On Lambda, a message whose turn was started this many times and never finished (the
+     * invocation died or timed out) is set aside with a notice: one bad message never blocks a chat.
      */
     maxInboxAttempts: 5,
     quarantineNotice:

@@ -34,6 +34,7 @@ describe('poison messages', () => {
         ],
         { repeatLast: true },
       ),
+      host: { maxInboxAttempts: 5 },
     });
     await host.accept([messageFor(source, 'hello')]);
     await until(() => sourceAtRest(store, source.id));
