@@ -1,6 +1,6 @@
 import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import { defaults } from '../defaults/index.js';
-import type { Clock, InboxItem, Source } from '../domain/index.js';
+import type { Clock, InboundMessage, InboxItem, Source } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import {
   defaultConversationSettings,
@@ -41,6 +41,17 @@ export interface ActorHostOptions {
   readonly onForget?: (source: Source) => Promise<void>;
   /** A turn's model calls, retries included, must be over this long after it started (ms). */
   readonly turnDeadlineMs?: number;
+  /**
+   * Epoch ms after which this host starts no turn it could not finish: a turn starts only while
+   * `now + turnDeadlineMs` is not past it (a Lambda invocation's end). Default: no limit.
+   */
+  readonly turnsUntil?: number;
+  /**
+   * Count an attempt on the inbox items of every turn before it starts, and set a message
+   * aside once its turns started this many times without finishing (the Lambda worker: a
+   * message that kills its invocation comes back). Unset: no counting, no extra write per turn.
+   */
+  readonly maxInboxAttempts?: number;
   /** This host's owner id (default: host name, process id and a random part). */
   readonly ownerId?: string;
   /** Whether another owner's process is dead (default: same host and its PID is gone). */
@@ -89,6 +100,11 @@ export class ActorHost {
       ...(options.turnActivity && { turnActivity: options.turnActivity }),
       ...(options.onForget && { onForget: options.onForget }),
       ...(options.inspect && { inspect: options.inspect }),
+      quarantineNotice: (message) => this.sendQuarantineNotice(message),
+      countInboxAttempts: options.maxInboxAttempts !== undefined,
+      ...(options.turnsUntil !== undefined && {
+        turnFits: () => options.clock.now() + this.settings.turnDeadlineMs <= options.turnsUntil!,
+      }),
     });
   }
 
@@ -183,7 +199,11 @@ export class ActorHost {
     const source = createActor(this.machine, {
       input: {
         sourceId,
-        rules: { queuePolicy: this.settings.queuePolicy, maxQueuedTurns: this.settings.maxQueuedTurns },
+        rules: {
+          queuePolicy: this.settings.queuePolicy,
+          maxQueuedTurns: this.settings.maxQueuedTurns,
+          ...(this.options.maxInboxAttempts !== undefined && { maxAttempts: this.options.maxInboxAttempts }),
+        },
         forgetPolicy: this.options.forgetPolicy ?? defaults.line.forgetPolicy,
       },
     });
@@ -202,6 +222,23 @@ export class ActorHost {
     this.sources.set(sourceId, source);
     source.start();
     return source;
+  }
+
+  /**
+   * The notice for a quarantined message: a reply while its token may still work, a push
+   * otherwise; keyed by the message, so a notice sent again is one message on LINE.
+   */
+  private async sendQuarantineNotice(message: InboundMessage): Promise<void> {
+    await this.options.services.delivery.deliver(
+      {
+        source: message.source,
+        turnId: `quarantine-${message.eventId}`,
+        index: 0,
+        texts: [defaults.host.quarantineNotice],
+        ...(message.replyToken && { replyToken: message.replyToken, replyTokenIssuedAt: message.timestamp }),
+      },
+      AbortSignal.timeout(10_000),
+    );
   }
 
   /** Over the cap, the least recently used sources that are idle leave memory (their state is durable). */

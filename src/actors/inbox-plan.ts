@@ -16,6 +16,8 @@ export type InboxPlan =
   | { readonly kind: 'unsend'; readonly key: string; readonly messageId: string }
   /** Unfollow or leave: everything up to and including this item goes. */
   | { readonly kind: 'forget'; readonly key: string; readonly event: ForgetEvent }
+  /** A message whose turn kept starting and never finished: set aside, with a notice to the user. */
+  | { readonly kind: 'quarantine'; readonly key: string; readonly message: InboundMessage }
   /** Nothing waits. */
   | { readonly kind: 'none' };
 
@@ -23,6 +25,8 @@ export interface PlanRules {
   readonly queuePolicy: QueuePolicy;
   /** Beyond this many waiting turns, the newest messages merge into one. */
   readonly maxQueuedTurns: number;
+  /** A message taken this many times by turns that never finished is quarantined (default: never). */
+  readonly maxAttempts?: number;
 }
 
 /**
@@ -49,6 +53,9 @@ export function planInbox(
   }
   if (first.item.kind === 'unsend') {
     return { plan: { kind: 'unsend', key: first.key, messageId: first.item.messageId }, mergeFrom };
+  }
+  if (rules.maxAttempts !== undefined && first.attempts >= rules.maxAttempts && isMessage(first.item)) {
+    return { plan: { kind: 'quarantine', key: first.key, message: first.item }, mergeFrom: undefined };
   }
 
   // The messages that wait before the next unsend or forget.

@@ -1,4 +1,4 @@
-import { assign, fromCallback, fromPromise, setup, type Actor, type EventObject } from 'xstate';
+import { and, assign, fromCallback, fromPromise, not, setup, type Actor, type EventObject } from 'xstate';
 import { defaults } from '../defaults/index.js';
 import type { ForgetEvent, InboundMessage, JsonObject } from '../domain/index.js';
 import {
@@ -142,11 +142,15 @@ export const sourceMachine = setup({
       PreparedTurn,
       {
         ownership: Ownership;
+        /** The inbox items the turn takes: each gets one more attempt counted first. */
+        keys: readonly string[];
         messages: readonly InboundMessage[];
         profiles: ReadonlyMap<string, KnownProfile>;
       }
     >(notProvided('prepareTurn')),
     checkpoint: fromPromise<CheckpointResult, CheckpointRequest>(notProvided('checkpoint')),
+    /** Tells the user that a message was set aside (and logs it); it is consumed afterwards. */
+    quarantine: fromPromise<void, { sourceId: string; message: InboundMessage }>(notProvided('quarantine')),
     /** Deletes what was accepted up to the unfollow or leave, and cancels the source's reminders. */
     forget: fromPromise<void, { ownership: Ownership; key: string; event: ForgetEvent }>(
       notProvided('forget'),
@@ -191,6 +195,8 @@ export const sourceMachine = setup({
       params.items.length === 0 &&
       context.replay.length === 0 &&
       context.conversation?.getSnapshot().matches('idle') !== false,
+    /** A new turn's deadline still fits in the host's time (a Lambda invocation's); always, by default. */
+    turnFits: () => true,
   },
   actions: {
     startConversation: ({ context }) => context.conversation?.start(),
@@ -363,8 +369,14 @@ export const sourceMachine = setup({
             },
             routing: {
               always: [
+                {
+                  // Out of time for a whole turn: leave it to the next drain rather than cut it off.
+                  guard: and([{ type: 'planIs', params: { kind: 'turn' as const } }, not('turnFits')]),
+                  target: '#source.yielding',
+                },
                 { guard: { type: 'planIs', params: { kind: 'turn' } }, target: 'preparing' },
                 { guard: { type: 'planIs', params: { kind: 'unsend' } }, target: 'unsending' },
+                { guard: { type: 'planIs', params: { kind: 'quarantine' } }, target: 'quarantining' },
                 {
                   // Retention says keep: the unfollow is only consumed.
                   guard: 'forgetButKeep',
@@ -382,6 +394,7 @@ export const sourceMachine = setup({
                 src: 'prepareTurn',
                 input: ({ context }) => ({
                   ownership: context.ownership!,
+                  keys: context.plan.kind === 'turn' ? context.plan.keys : [],
                   messages: context.plan.kind === 'turn' ? context.plan.messages : [],
                   profiles: context.profiles,
                 }),
@@ -475,6 +488,26 @@ export const sourceMachine = setup({
                     ],
                     consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
                   })),
+                },
+              },
+            },
+            // Poison: the notice goes out, then the checkpoint consumes the message.
+            quarantining: {
+              invoke: {
+                src: 'quarantine',
+                input: ({ context }) => {
+                  if (context.plan.kind !== 'quarantine') throw new Error('quarantining without a plan');
+                  return { sourceId: context.sourceId, message: context.plan.message };
+                },
+                onDone: {
+                  target: 'checkpointing',
+                  actions: assign(({ context }) => ({
+                    consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
+                  })),
+                },
+                onError: {
+                  target: 'reading',
+                  actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
                 },
               },
             },
@@ -642,6 +675,20 @@ export const sourceMachine = setup({
         onError: { target: 'retryingAcquire', actions: 'logFailure' },
       },
     },
+    // The host's time is up for another turn: the source is released with its inbox waiting,
+    // and stays put; whoever hosts it next (the message coming back) takes it from there.
+    yielding: {
+      invoke: {
+        src: 'release',
+        input: ({ context }) => ({ ownership: context.ownership }),
+        onDone: { target: 'outOfTime', actions: assign({ ownership: undefined }) },
+        onError: { target: 'outOfTime', actions: [assign({ ownership: undefined }), 'logFailure'] },
+      },
+    },
+    outOfTime: {
+      tags: [SETTLED_TAG],
+      on: { evict: 'evicted' },
+    },
     // SIGTERM: no side effect starts any more; the source is released at once, so another
     // process resumes it from its last checkpoint without waiting for the lease.
     stopping: {
@@ -667,6 +714,7 @@ function keysOf(plan: InboxPlan): readonly string[] {
       return plan.keys;
     case 'unsend':
     case 'forget':
+    case 'quarantine':
       return [plan.key];
     case 'none':
       return [];

@@ -66,6 +66,12 @@ export interface SourceServices {
   readonly onForget?: (source: Source) => Promise<void>;
   /** XState's inspection events of every conversation actor. */
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
+  /** Whether a new turn's deadline still fits in the host's time (default: always). */
+  readonly turnFits?: () => boolean;
+  /** Count an attempt on a turn's inbox items before it starts (poison detection); default: no. */
+  readonly countInboxAttempts?: boolean;
+  /** Tells the user a message of theirs was set aside (quarantined); default: nobody is told. */
+  readonly quarantineNotice?: (message: InboundMessage) => Promise<void>;
 }
 
 /**
@@ -128,11 +134,16 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         }: {
           input: {
             ownership: Ownership;
+            keys: readonly string[];
             messages: readonly InboundMessage[];
             profiles: ReadonlyMap<string, KnownProfile>;
           };
           signal: AbortSignal;
         }): Promise<PreparedTurn> => {
+          // Counted before the turn: a turn that kills its process still leaves its count.
+          if (services.countInboxAttempts) {
+            for (const key of input.keys) await store.countAttempt(input.ownership.sourceId, key);
+          }
           const profiles = new Map(input.profiles);
           const messages: InboundMessage[] = [];
           for (const message of input.messages) {
@@ -181,6 +192,12 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           consumedKeys: input.consumedKeys,
           removedSeqs: input.removedSeqs,
         };
+      }),
+      quarantine: fromPromise(async ({ input }: { input: { sourceId: string; message: InboundMessage } }) => {
+        loggerFor(input.sourceId).error('message set aside: its turns kept failing to finish', {
+          eventId: input.message.eventId,
+        });
+        await services.quarantineNotice?.(input.message);
       }),
       forget: fromPromise(async ({ input }) => {
         const logger = loggerFor(input.ownership.sourceId);
@@ -271,6 +288,9 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           },
         );
       },
+    },
+    guards: {
+      turnFits: () => services.turnFits?.() ?? true,
     },
     delays: {
       retry: ({ context }: { context: SourceContext }) => backoffDelay(context.failures, services.backoff),

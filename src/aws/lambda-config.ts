@@ -42,18 +42,14 @@ export function readWebhookConfig(env: Env): WebhookConfig {
 export interface WorkerSettings {
   /** Kept free at the end of an invocation for the final persist (ms). */
   readonly persistMarginMs: number;
-  /** Store failures of one source (with no successful save between) before it is handed to a scheduled retry. */
-  readonly sourceAttempts: number;
-  /** How long a trigger waits for another worker's lease on the source before deferring (ms). */
-  readonly leaseWaitMs: number;
-  /** Scheduled retries of a failing source before the event goes to the dead-letter queue. */
-  readonly retryMaxAttempts: number;
-  /** The longest wait between two scheduled retries (ms). */
-  readonly retryMaxDelayMs: number;
-  /** Sources one invocation works on at once (a sweep can find many). */
+  /** Message groups (sources) one invocation drains at once. */
   readonly concurrency: number;
+  /**
+   * The work queue's visibility timeout (ms), when the template states it: the ownership
+   * lease must lapse at least 30 s before a message comes back (docs/aws.md, "Timeouts").
+   */
+  readonly visibilityTimeoutMs: number | undefined;
   readonly scheduler: {
-    readonly retryGroup: string;
     readonly reminderGroup: string;
     /** The role EventBridge Scheduler assumes to invoke the targets. */
     readonly roleArn: string;
@@ -65,15 +61,15 @@ export interface WorkerSettings {
 }
 
 export function readWorkerSettings(env: Env): WorkerSettings {
+  const visibilityTimeoutS = readString(env, 'KAIWA_WORKER_VISIBILITY_TIMEOUT_S');
   return {
     persistMarginMs: readInteger(env, 'KAIWA_WORKER_PERSIST_MARGIN_MS', 10_000, { min: 1000, max: 120_000 }),
-    sourceAttempts: readInteger(env, 'KAIWA_WORKER_SOURCE_ATTEMPTS', 4, { min: 1, max: 100 }),
-    leaseWaitMs: readInteger(env, 'KAIWA_WORKER_LEASE_WAIT_MS', 5000, { min: 0, max: 60_000 }),
-    retryMaxAttempts: readInteger(env, 'KAIWA_RETRY_MAX_ATTEMPTS', 8, { min: 1, max: 1000 }),
-    retryMaxDelayMs: readInteger(env, 'KAIWA_RETRY_MAX_DELAY_S', 900, { min: 60, max: 86_400 }) * 1000,
-    concurrency: readInteger(env, 'KAIWA_WORKER_CONCURRENCY', 8, { min: 1, max: 100 }),
+    concurrency: readInteger(env, 'KAIWA_WORKER_CONCURRENCY', 10, { min: 1, max: 100 }),
+    visibilityTimeoutMs:
+      visibilityTimeoutS === undefined
+        ? undefined
+        : readInteger(env, 'KAIWA_WORKER_VISIBILITY_TIMEOUT_S', 0, { min: 1, max: 43_200 }) * 1000,
     scheduler: {
-      retryGroup: required(env, 'KAIWA_RETRY_SCHEDULE_GROUP'),
       reminderGroup: required(env, 'KAIWA_REMINDER_SCHEDULE_GROUP'),
       roleArn: required(env, 'KAIWA_SCHEDULER_ROLE_ARN'),
       reminderFunctionArn: required(env, 'KAIWA_REMINDER_FUNCTION_ARN'),

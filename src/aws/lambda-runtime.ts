@@ -6,42 +6,33 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { composeConversations } from '../composition/compose-conversations.js';
 import { createModel } from '../composition/create-model.js';
 import { ConfigError, loadConfig, type Env, type KaiwaConfig } from '../config/index.js';
+import { defaults } from '../defaults/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
-import { createDynamoDbClient } from '../persistence/dynamodb-client.js';
-import type { DynamoDbStore } from '../persistence/dynamodb-store.js';
-import { SnapshotSourceStore } from '../persistence/snapshot-source-store.js';
+import type { SourceStore } from '../persistence/source-store.js';
 import type { Tool } from '../tools/index.js';
 import { AwsReminderScheduler } from './aws-reminder-scheduler.js';
 import { SECRET_PARAMETERS, readWorkerSettings, type WorkerSettings } from './lambda-config.js';
 import { createLambdaStore } from './lambda-store.js';
-import { EventBridgeRetryScheduler, type RetryScheduler } from './retry-scheduler.js';
-import { SourceLeases } from './source-lease.js';
-import { runSource, type SourceOutcome } from './source-runner.js';
+import { drainSource, type DrainOutcome } from './source-drain.js';
 import { SsmSecrets, withSecrets, type SecretReader } from './ssm-secrets.js';
+
+/** How long before a message comes back the ownership lease must have lapsed (docs/aws.md, "Timeouts"). */
+export const LEASE_BEFORE_VISIBILITY_MS = 30_000;
 
 /** Everything one worker invocation needs; composed once per container (and again when a secret rotates). */
 export interface WorkerRuntime {
   readonly config: KaiwaConfig;
   readonly settings: WorkerSettings;
-  readonly store: DynamoDbStore;
+  readonly store: SourceStore;
   readonly clock: Clock;
   readonly logger: Logger;
   /**
-   * Runs one source until it settles, keeps failing, or `deadlineAt`, under the invocation's
-   * leases; `waitForLease: false` skips a source another worker holds at once (the sweep).
+   * Drains one source with a fresh actor host owned by this invocation, until it settles or
+   * `deadlineAt`; no turn starts that could not end by then.
    */
-  runSource(
-    sourceId: string,
-    deadlineAt: number,
-    leases: SourceLeases,
-    options?: { waitForLease?: boolean },
-  ): Promise<SourceOutcome>;
-  /** Leases held in the name of one invocation. */
-  leasesFor(invocationId: string): SourceLeases;
-  /** Scheduled retries that invoke `targetArn` (the worker itself). */
-  retries(targetArn: string): RetryScheduler;
+  drain(sourceId: string, deadlineAt: number, invocationId: string): Promise<DrainOutcome>;
 }
 
 /** Parts tests replace; on Lambda everything comes from the environment and SSM. */
@@ -56,10 +47,10 @@ export interface WorkerRuntimeOverrides {
 
 /**
  * The worker's composition: configuration from the environment with the secrets from SSM,
- * the DynamoDB store and leases, the model, the same tools, prompt, LINE channel and actor
- * host wiring as the local runtime (`composeConversations`), reminders and retries on
- * EventBridge Scheduler. The returned function gives the current runtime: the secrets are
- * re-read when their cache lapses, and a changed value composes a new runtime.
+ * the native DynamoDB source store, the model, and the same tools, prompt, LINE channel and
+ * actor host wiring as the local runtime (`composeConversations`); reminders on EventBridge
+ * Scheduler. The returned function gives the current runtime: the secrets are re-read when
+ * their cache lapses, and a changed value composes a new runtime.
  */
 export function workerRuntimeProvider(
   env: Env = process.env,
@@ -95,11 +86,18 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     );
   }
   const settings = readWorkerSettings(env);
+  if (
+    settings.visibilityTimeoutMs !== undefined &&
+    config.leaseMs > settings.visibilityTimeoutMs - LEASE_BEFORE_VISIBILITY_MS
+  ) {
+    throw new ConfigError(
+      'KAIWA_LEASE_MS',
+      `must be at most the visibility timeout less ${LEASE_BEFORE_VISIBILITY_MS / 1000} s, so a message that comes back finds the source free`,
+    );
+  }
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const { dynamodb } = config.store;
-  const client = createDynamoDbClient({ region: dynamodb.region, endpoint: dynamodb.endpoint });
-  const store = createLambdaStore(dynamodb, {}, client);
+  const store = createLambdaStore(config.store.dynamodb);
   const scheduler = overrides.scheduler ?? new SchedulerClient({});
   const reminders = new AwsReminderScheduler({
     client: scheduler,
@@ -110,8 +108,7 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
   });
   const conversations = await composeConversations({
     config,
-    // The first-wave DynamoDB store behind the source store port, until its native adapter lands.
-    store: new SnapshotSourceStore(store),
+    store,
     model: overrides.model ?? createModel(config, logger),
     line: {
       channelAccessToken: config.line.channelAccessToken,
@@ -130,41 +127,24 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     store,
     clock,
     logger,
-    leasesFor: (invocationId) =>
-      new SourceLeases({
-        client,
-        tableName: dynamodb.table,
-        owner: `${invocationId}:${randomUUID()}`,
-        now: () => clock.now(),
-      }),
-    runSource: (sourceId, deadlineAt, leases, options = {}) =>
-      runSource(sourceId, deadlineAt, {
+    drain: (sourceId, deadlineAt, invocationId) =>
+      drainSource(sourceId, {
         store,
-        leases,
-        // In-process retries are quick: a source that keeps failing goes to a scheduled retry instead.
-        createHost: (watched, turnDeadlineMs) =>
+        createHost: () =>
           conversations.createHost({
-            store: new SnapshotSourceStore(watched),
-            turnDeadlineMs,
+            turnsUntil: deadlineAt,
+            // A message that kills its invocation comes back: count, and set it aside after a few.
+            maxInboxAttempts: defaults.host.maxInboxAttempts,
+            // Store failures are retried quickly; what is still failing at the deadline comes back with its message.
             backoff: { baseMs: 100, maxMs: 2000 },
-            ownerId: `worker:${randomUUID()}`,
-            // This invocation holds the source's lease: an owner recorded before it is gone.
-            isOwnerGone: () => true,
+            ownerId: `worker:${invocationId}:${randomUUID().slice(0, 8)}`,
+            // Another sandbox's processes are invisible from here: an owner is gone only when its lease ran out.
+            isOwnerGone: () => false,
           }),
+        deadlineAt,
+        persistMarginMs: settings.persistMarginMs,
         clock,
         logger,
-        sourceAttempts: settings.sourceAttempts,
-        persistMarginMs: settings.persistMarginMs,
-        leaseWaitMs: options.waitForLease === false ? 0 : settings.leaseWaitMs,
-        turnDeadlineMs: config.turnDeadlineMs,
-      }),
-    retries: (targetArn) =>
-      new EventBridgeRetryScheduler({
-        client: scheduler,
-        groupName: settings.scheduler.retryGroup,
-        targetArn,
-        roleArn: settings.scheduler.roleArn,
-        deadLetterArn: settings.scheduler.deadLetterArn,
       }),
   };
 }

@@ -1,9 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDbConfig } from '../config/dynamodb-config.js';
 import { createDynamoDbClient, type DynamoDbClientSettings } from '../persistence/dynamodb-client.js';
-import { DynamoDbStore } from '../persistence/dynamodb-store.js';
+import { DynamoDbSourceStore } from '../persistence/dynamodb-source-store.js';
 
-/** The DynamoDB store the Lambda functions share, from `DYNAMODB_*` (and its client, for the leases). */
+/**
+ * The source store the Lambda functions share, from `DYNAMODB_*`: the same native DynamoDB
+ * adapter `npm start` uses with `STORE=dynamodb` (docs/persistence.md).
+ */
 export function createLambdaStore(
   config: DynamoDbConfig,
   limits: Partial<DynamoDbClientSettings> = {},
@@ -12,8 +15,8 @@ export function createLambdaStore(
     endpoint: config.endpoint,
     ...limits,
   }),
-): DynamoDbStore {
-  return new DynamoDbStore({
+): DynamoDbSourceStore {
+  return new DynamoDbSourceStore({
     client,
     tableName: config.table,
     conversationTtlMs: config.conversationTtlDays * 86_400_000,

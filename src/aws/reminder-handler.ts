@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
-import type { ConversationStore } from '../persistence/index.js';
+import type { SourceStore } from '../persistence/source-store.js';
 // Straight from the module: the reminders index would bring the tool registry (and ajv) into this bundle.
 import { reminderMessage, type Reminder } from '../reminders/reminder.js';
 import type { ReminderEvent } from './aws-reminder-scheduler.js';
@@ -8,7 +8,7 @@ import { createLambdaStore } from './lambda-store.js';
 import { readWebhookConfig } from './lambda-config.js';
 
 export interface ReminderHandlerDependencies {
-  readonly store: ConversationStore;
+  readonly store: Pick<SourceStore, 'accept'>;
   readonly clock: Clock;
   readonly logger: Logger;
 }

@@ -6,14 +6,14 @@ import type { GroupAnswerPolicy } from '../line/webhook-events.js';
 import { handleWebhook } from '../line/webhook-handling.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { acceptEvents } from '../persistence/accept-events.js';
-import type { ConversationStore } from '../persistence/conversation-store.js';
+import type { SourceStore } from '../persistence/source-store.js';
 import { SECRET_PARAMETERS, readWebhookConfig } from './lambda-config.js';
 import { createLambdaStore } from './lambda-store.js';
 import { SsmSecrets, withSecrets, type SecretReader } from './ssm-secrets.js';
 import { webhookBotUserId } from './webhook-bot-identity.js';
 
 export interface WebhookHandlerDependencies {
-  readonly store: ConversationStore;
+  readonly store: Pick<SourceStore, 'accept'>;
   /** The channel secret, read per request (cached) so a rotation is picked up. */
   readonly channelSecret: () => Promise<string>;
   readonly groupPolicy: GroupAnswerPolicy;

@@ -34,15 +34,19 @@ export interface ConversationParts {
 
 /** Per host: what differs between the local server and one Lambda invocation. */
 export interface HostExtras {
-  /** Replaces the store for this host (the Lambda worker wraps it to watch failures). */
+  /** Replaces the store for this host. */
   readonly store?: SourceStore;
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
   readonly turnDeadlineMs?: number;
+  /** No turn starts that could not end by then (epoch ms): the Lambda worker's invocation. */
+  readonly turnsUntil?: number;
+  /** Count inbox attempts and set a message aside after this many (the Lambda worker). */
+  readonly maxInboxAttempts?: number;
   readonly backoff?: BackoffOptions;
   readonly logger?: Logger;
   /** This host's owner id (the Lambda worker: one per invocation). */
   readonly ownerId?: string;
-  /** Whether a source's recorded owner is gone (the Lambda worker holds the source's lease already). */
+  /** Whether a source's recorded owner is gone (on Lambda: only when its lease ran out). */
   readonly isOwnerGone?: (owner: SourceOwner) => boolean;
 }
 
@@ -50,7 +54,7 @@ export interface Conversations {
   readonly tools: ToolRegistry;
   readonly systemPrompt: SystemPrompt;
   readonly line: ReturnType<typeof createLineChannel>;
-  /** An actor host wired to all of the above; the local server keeps one, the Lambda worker one per source and invocation. */
+  /** An actor host wired to all of the above; the local server keeps one, the Lambda worker one per drain. */
   createHost(extras?: HostExtras): ActorHost;
 }
 
@@ -115,6 +119,8 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
         ...(extras.backoff && { backoff: extras.backoff }),
         ...(extras.inspect && { inspect: extras.inspect }),
         ...(extras.ownerId && { ownerId: extras.ownerId }),
+        ...(extras.turnsUntil !== undefined && { turnsUntil: extras.turnsUntil }),
+        ...(extras.maxInboxAttempts !== undefined && { maxInboxAttempts: extras.maxInboxAttempts }),
         ...(extras.isOwnerGone && { isOwnerGone: extras.isOwnerGone }),
       }),
   };

@@ -175,6 +175,13 @@ const values = {
     leaseMs: 30_000,
     /** A conflicting save clears within tens of ms; a failing store is tried at most every 30 s. */
     backoff: { baseMs: 50, maxMs: 30_000 },
+    /**
+     * On Lambda, a message whose turn was started this many times and never finished (the
+     * invocation died or timed out) is set aside with a notice: one bad message never blocks a chat.
+     */
+    maxInboxAttempts: 5,
+    quarantineNotice:
+      'Sorry, I could not handle that message, so I have set it aside. Please send it again in other words.',
   },
 
   tools: {

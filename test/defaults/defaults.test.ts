@@ -104,7 +104,6 @@ const described: Record<string, string> = {
   LINE_BOT_USER_ID: 'asked of LINE',
   'KAIWA_SSM_*': 'see docs/aws.md',
   'KAIWA_WORKER_*': 'see docs/aws.md',
-  'KAIWA_RETRY_*': 'see docs/aws.md',
   'KAIWA_WEBHOOK_*': 'see docs/aws.md',
 };
 

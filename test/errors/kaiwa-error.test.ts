@@ -1,8 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { RetriesExhaustedError, SecretNotFoundError } from '../../src/aws/index.js';
-import { StoreFencedError } from '../../src/aws/store-fenced-error.js';
+import { SecretNotFoundError } from '../../src/aws/index.js';
 import { ConfigError } from '../../src/config/index.js';
 import { KaiwaError } from '../../src/errors/index.js';
 import { LimitReachedError } from '../../src/machines/index.js';
@@ -39,9 +38,7 @@ const errors: [ErrorClass, KaiwaError, Record<string, unknown>][] = [
     new ModelUnavailableError('http', 3, 503),
     { kind: 'http', attempts: 3, status: 503 },
   ],
-  [StoreFencedError, new StoreFencedError(), {}],
   [SecretNotFoundError, new SecretNotFoundError(['/kaiwa/prod/x']), { parameterNames: ['/kaiwa/prod/x'] }],
-  [RetriesExhaustedError, new RetriesExhaustedError('U1', 5), { sourceId: 'U1', attempt: 5 }],
   [
     ItemTooLargeError,
     new ItemTooLargeError('U1', 500_000, 350_000),

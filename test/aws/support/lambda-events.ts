@@ -83,11 +83,10 @@ export function textEvent(
 }
 
 /** The parts of a Lambda context the handlers read; `remainingMs` counts from now. */
-export function lambdaContext(remainingMs: number, functionName = 'kaiwa-test-worker'): WorkerContext {
+export function lambdaContext(remainingMs: number): WorkerContext {
   const deadline = Date.now() + remainingMs;
   return {
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
     awsRequestId: randomUUID(),
   };
 }

@@ -16,6 +16,8 @@ import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 export class StreamReader {
   private streamArn = '';
   private readonly iterators = new Map<string, string | undefined>();
+  /** The last record read from each shard. */
+  private readonly lastSequence = new Map<string, string>();
 
   constructor(
     private readonly client: DynamoDBStreamsClient,
@@ -47,9 +49,21 @@ export class StreamReader {
     for (const [shardId, iterator] of this.iterators) {
       let current = iterator;
       while (current) {
-        const page = await this.client.send(new GetRecordsCommand({ ShardIterator: current }));
+        let page;
+        try {
+          page = await this.client.send(new GetRecordsCommand({ ShardIterator: current }));
+        } catch (error) {
+          // DynamoDB Local now and then refuses an iterator it handed out (trimmed, expired): go
+          // on after the last record read, as Lambda's poller does with its checkpoint.
+          const name = (error as { name?: string }).name;
+          if (name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') throw error;
+          current = await this.iteratorAfter(shardId);
+          continue;
+        }
         const batch = page.Records ?? [];
         records.push(...batch.map((record) => this.toLambdaRecord(record)));
+        const last = batch.at(-1)?.dynamodb?.SequenceNumber;
+        if (last) this.lastSequence.set(shardId, last);
         current = page.NextShardIterator;
         // An empty page means "caught up" for an open shard: keep the iterator for the next read.
         if (batch.length === 0) break;
@@ -57,6 +71,19 @@ export class StreamReader {
       this.iterators.set(shardId, current);
     }
     return records;
+  }
+
+  private async iteratorAfter(shardId: string): Promise<string | undefined> {
+    const after = this.lastSequence.get(shardId);
+    const { ShardIterator } = await this.client.send(
+      new GetShardIteratorCommand({
+        StreamArn: this.streamArn,
+        ShardId: shardId,
+        ShardIteratorType: after ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
+        ...(after && { SequenceNumber: after }),
+      }),
+    );
+    return ShardIterator;
   }
 
   /** Reads until `enough` says the records so far suffice (stream records appear shortly after the write). */

@@ -1,30 +1,49 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { WorkerEvent } from '../../../src/aws/index.js';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+
+/** A model call in a worker process: the first of a turn, with the turn's last user text. */
+export interface ModelCall {
+  readonly at: number;
+  readonly text: string;
+  readonly pid: number;
+}
 
 export interface WorkerProcess {
   /** Invokes the handler in that process; resolves with its answer (or rejects with its error). */
-  invoke(event: WorkerEvent, remainingMs?: number): Promise<unknown>;
+  invoke(event: SQSEvent, remainingMs?: number): Promise<SQSBatchResponse>;
   /** SIGKILL: the instance dies mid-whatever, as a crashed Lambda instance does. */
   kill(): Promise<void>;
 }
 
 /** A worker Lambda instance in a process of its own (`worker-process.ts`), configured by `env`. */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  onModelCall: (call: ModelCall) => void = () => {},
+): Promise<WorkerProcess> {
   const child: ChildProcess = fork(path.join(import.meta.dirname, 'worker-process.ts'), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (value: SQSBatchResponse) => void; reject: (error: Error) => void }
+  >();
   let nextId = 0;
-  child.on('message', (message: { type: string; id?: number; result?: unknown; error?: string }) => {
-    if (message.type !== 'result' || message.id === undefined) return;
-    const waiter = pending.get(message.id);
-    pending.delete(message.id);
-    if (message.error !== undefined) waiter?.reject(new Error(message.error));
-    else waiter?.resolve(message.result);
-  });
+  child.on(
+    'message',
+    (
+      message: { type: string; id?: number; result?: SQSBatchResponse; error?: string } & Partial<ModelCall>,
+    ) => {
+      if (message.type === 'model') onModelCall(message as ModelCall);
+      if (message.type !== 'result' || message.id === undefined) return;
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error !== undefined) waiter?.reject(new Error(message.error));
+      else waiter?.resolve(message.result!);
+    },
+  );
   child.on('exit', () => {
     for (const waiter of pending.values()) waiter.reject(new Error('the worker process died'));
     pending.clear();
@@ -38,7 +57,7 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   return {
     invoke(event, remainingMs = 60_000) {
       const id = ++nextId;
-      return new Promise((resolve, reject) => {
+      return new Promise<SQSBatchResponse>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         child.send({ id, event, remainingMs });
       });
