@@ -55,7 +55,7 @@ function lambdaContext(requestId: string): Context {
 describe('logs on Lambda: kaiwa’s Logger port on Powertools', () => {
   it('writes the local logger’s fields plus the request id and cold start of each invocation', async () => {
     const observability = createLambdaObservability({ level: 'info' });
-    const handler = observedHandler(observability, async (_event: unknown) => {
+    const handler = observedHandler(observability, (_event: unknown) => {
       observability.logger.child({ sourceId: 'U1' }).warn('turn stopped early', {
         turnId: 't1',
         error: Object.assign(new Error('boom', { cause: new Error('socket') }), {
@@ -64,7 +64,7 @@ describe('logs on Lambda: kaiwa’s Logger port on Powertools', () => {
         }),
       });
       observability.logger.debug('not at info');
-      return 'ok';
+      return Promise.resolve('ok');
     });
     await handler({}, lambdaContext('request-1'));
     await handler({}, lambdaContext('request-2'));
@@ -164,9 +164,9 @@ describe('observedHandler', () => {
 
   it('a throwing handler is logged once with its request id, rethrown, and its metrics still written', async () => {
     const observability = createLambdaObservability({ level: 'error', namespace: 'kaiwa-test' });
-    const handler = observedHandler(observability, async (_event: unknown) => {
+    const handler = observedHandler(observability, (_event: unknown) => {
       observability.logger.info('turn finished', { turnId: 't' });
-      throw new Error('store down');
+      return Promise.reject(new Error('store down'));
     });
     await expect(handler({}, lambdaContext('r-failed'))).rejects.toThrow('store down');
     expect(logLines()).toEqual([
