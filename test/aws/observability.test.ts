@@ -144,7 +144,7 @@ describe('observedHandler', () => {
     const observability = createLambdaObservability({ level: 'silent', namespace: 'kaiwa-test' });
     const handler = observedHandler(
       observability,
-      async (_event: unknown) => 'done',
+      (_event: unknown) => Promise.resolve('done'),
       () => now,
     );
     const sqsEvent = {
