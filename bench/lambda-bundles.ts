@@ -100,6 +100,8 @@ export interface BundleRun {
   readonly error?: string;
   /** Every invocation, in the order of the events given. */
   readonly invocations: readonly BundleInvocation[];
+  /** The process's peak resident memory (MiB): what the function's memory size must hold. */
+  readonly maxRssMb: number;
 }
 
 // Runs in the fresh Node.js process: import the bundle, time it (wall and CPU), and invoke the
@@ -133,6 +135,7 @@ for (const event of events) {
   outcome.invocations.push(invocation);
 }
 if (outcome.invocations.length > 0) Object.assign(outcome, outcome.invocations[0]);
+outcome.maxRssMb = process.resourceUsage().maxRSS / 1024;
 process.stdout.write('\\nKAIWA_OUTCOME ' + JSON.stringify(outcome) + '\\n');
 process.exit(0);
 `;

@@ -18,14 +18,16 @@ export interface TurnCpuFigures {
   readonly round: number;
   /** The first invocation of a fresh container: composition and the first turn. */
   readonly firstInvocationCpuMs: number;
-  /** Median CPU of the other invocations, one turn each. */
+  /** Median CPU of the later half of the invocations, one turn each: a container past its warm-up. */
   readonly turnCpuMedianMs: number;
   readonly turns: number;
+  /** The worker process's peak resident memory, MiB. */
+  readonly maxRssMb: number;
 }
 
 export async function measureWorkerTurns(options: { sources?: number; rounds?: number } = {}) {
-  const sources = options.sources ?? 8;
-  const rounds = options.rounds ?? 4;
+  const sources = options.sources ?? 24;
+  const rounds = options.rounds ?? 3;
   await packageLambdas();
   const worker = await packagedFunction('worker');
   const [local, line] = await Promise.all([startDynamoDbLocal(), startFakeLine()]);
@@ -79,8 +81,9 @@ export async function measureWorkerTurns(options: { sources?: number; rounds?: n
       });
       const failed = run.invocations.find((invocation) => invocation.error !== undefined);
       if (failed) throw new Error(`worker invocation failed: ${failed.error}`);
+      // The later half: V8 has compiled the hot paths by then, as in a container that has run a while.
       const warm = run.invocations
-        .slice(1)
+        .slice(Math.floor(run.invocations.length / 2))
         .map((invocation) => invocation.cpuMs)
         .sort((a, b) => a - b);
       figures.push({
@@ -88,6 +91,7 @@ export async function measureWorkerTurns(options: { sources?: number; rounds?: n
         firstInvocationCpuMs: run.invocations[0]!.cpuMs,
         turnCpuMedianMs: warm[Math.floor(warm.length / 2)]!,
         turns: run.invocations.length,
+        maxRssMb: run.maxRssMb,
       });
     }
     const replies = line.emulator.entries().filter((entry) => entry.from === 'bot').length;
@@ -99,11 +103,11 @@ export async function measureWorkerTurns(options: { sources?: number; rounds?: n
 
 export function formatTurnFigures(figures: readonly TurnCpuFigures[]): string {
   return [
-    `| round (turn of each conversation) | first invocation CPU | CPU per turn, median | ${SIZING_MB.map((memoryMb) => `turn CPU at ${memoryMb} MB`).join(' | ')} |`,
-    `|---|---|---|${SIZING_MB.map(() => '---|').join('')}`,
+    `| round (turn of each conversation) | first invocation CPU | CPU per turn, median | ${SIZING_MB.map((memoryMb) => `turn CPU at ${memoryMb} MB`).join(' | ')} | peak RSS |`,
+    `|---|---|---|${SIZING_MB.map(() => '---|').join('')}---|`,
     ...figures.map(
       (figure) =>
-        `| ${figure.round} | ${figure.firstInvocationCpuMs.toFixed(0)} ms | ${figure.turnCpuMedianMs.toFixed(1)} ms | ${SIZING_MB.map((memoryMb) => `${cpuBoundMsAt(figure.turnCpuMedianMs, memoryMb).toFixed(0)} ms`).join(' | ')} |`,
+        `| ${figure.round} | ${figure.firstInvocationCpuMs.toFixed(0)} ms | ${figure.turnCpuMedianMs.toFixed(1)} ms | ${SIZING_MB.map((memoryMb) => `${cpuBoundMsAt(figure.turnCpuMedianMs, memoryMb).toFixed(0)} ms`).join(' | ')} | ${figure.maxRssMb.toFixed(0)} MiB |`,
     ),
   ].join('\n');
 }
