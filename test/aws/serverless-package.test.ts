@@ -348,7 +348,7 @@ describe('npm run package: the CloudFormation template', () => {
 });
 
 describe('deploy-time parameters (`osls print --param`, offline)', () => {
-  it('reserve the webhook’s concurrency, subscribe an email to the alarms, name the table', async () => {
+  it('reserve the webhook’s concurrency, subscribe an email to the alarms, name the table, turn tracing off', async () => {
     const { stdout } = await promisify(execFile)(
       'npx',
       [
@@ -359,6 +359,7 @@ describe('deploy-time parameters (`osls print --param`, offline)', () => {
         '--param=webhookReservedConcurrency=5',
         '--param=alarmEmail=ops@example.com',
         '--param=tableName=kaiwa-prod-2',
+        '--param=tracing=false',
       ],
       {
         cwd: ROOT,
@@ -372,10 +373,12 @@ describe('deploy-time parameters (`osls print --param`, offline)', () => {
       },
     );
     const printed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+      provider: { tracing: { lambda: unknown } };
       functions: { webhook: { reservedConcurrency?: number } };
       resources: { Resources: Record<string, Resource>; Conditions: Record<string, unknown> };
     };
     expect(printed.functions.webhook.reservedConcurrency).toBe(5);
+    expect(printed.provider.tracing.lambda).toBe(false);
     expect(printed.resources.Conditions.HasAlarmEmail).toEqual({
       'Fn::Not': [{ 'Fn::Equals': ['ops@example.com', ''] }],
     });
