@@ -104,6 +104,11 @@ describe('npm run package: the CloudFormation template', () => {
     }
   });
 
+  it('the worker is sized for a turn that mostly waits: 256 MB (docs/aws.md, "Cost per million turns")', () => {
+    expect(fn('Worker').MemorySize).toBe(256);
+    expect(fn('Webhook').MemorySize).toBe(512);
+  });
+
   it('the webhook reserves no concurrency unless asked (new accounts may have a quota of 10)', () => {
     expect(fn('Webhook').ReservedConcurrentExecutions).toBeUndefined();
   });
