@@ -11,7 +11,7 @@ export type { AwsReminderSchedulerOptions, ReminderEvent } from './aws-reminder-
 export { EventBridgeRetryScheduler, retryDelayMs, MIN_RETRY_DELAY_MS } from './retry-scheduler.js';
 export type { RetryScheduler } from './retry-scheduler.js';
 export { SourceLeases, LEASE_SORT_KEY } from './source-lease.js';
-export { SsmSecrets, withSecrets } from './ssm-secrets.js';
+export { SsmSecrets, ssmClientWithTimeouts, withSecrets } from './ssm-secrets.js';
 export { SecretNotFoundError } from './secret-not-found-error.js';
 export type { SecretReader } from './ssm-secrets.js';
 export { SECRET_PARAMETERS, readWebhookConfig, readWorkerSettings } from './lambda-config.js';
@@ -19,3 +19,5 @@ export type { WebhookConfig, WorkerSettings } from './lambda-config.js';
 export { RetriesExhaustedError } from './retries-exhausted-error.js';
 export { streamTriggers } from './worker-events.js';
 export type { RetryEvent, SweepEvent, WorkerEvent } from './worker-events.js';
+export { createLambdaObservability, observedHandler, lambdaLogLevel } from './observability/index.js';
+export type { LambdaObservability } from './observability/index.js';
