@@ -29,9 +29,9 @@ const delivered =
     metrics.singleMetric().addDimension('method', by).addMetric('Deliveries', MetricUnit.Count, 1);
   };
 const both =
-  (...records: Counter[]): Counter =>
+  (...counters: Counter[]): Counter =>
   (metrics, fields) => {
-    for (const record of records) record(metrics, fields);
+    for (const counter of counters) counter(metrics, fields);
   };
 
 /**
