@@ -80,45 +80,75 @@ export async function packagedFunction(name: LambdaFunction): Promise<PackagedFu
   return { name, zipBytes: archive.length, entries, bundlePath, bundleBytes: bundle.data.length };
 }
 
+export interface BundleInvocation {
+  readonly result?: unknown;
+  readonly error?: string;
+  /** CPU (user + system) the process spent in this invocation, ms. */
+  readonly cpuMs: number;
+  readonly wallMs: number;
+}
+
 export interface BundleRun {
   /** `import()` of the bundle: module loading and evaluation, what Lambda's init phase does. */
   readonly initMs: number;
+  /** The CPU (user + system) that import took, ms: what scales with a Lambda's memory size. */
+  readonly initCpuMs: number;
   readonly node: string;
   readonly handler: string;
+  /** The first invocation's outcome, when an event was given. */
   readonly result?: unknown;
   readonly error?: string;
+  /** Every invocation, in the order of the events given. */
+  readonly invocations: readonly BundleInvocation[];
+  /** The process's peak resident memory (MiB): what the function's memory size must hold. */
+  readonly maxRssMb: number;
 }
 
-// Runs in the fresh Node.js process: import the bundle, time it, and invoke the handler once when an event is given.
+// Runs in the fresh Node.js process: import the bundle, time it (wall and CPU), and invoke the
+// handler once per event given, in order, timing each invocation's CPU.
 const RUNNER = `
+const cpuMs = (since) => { const { user, system } = process.cpuUsage(since); return (user + system) / 1000; };
+const cpuAtStart = process.cpuUsage();
 const started = performance.now();
 const module = await import(process.env.KAIWA_BUNDLE_URL);
-const outcome = { initMs: performance.now() - started, node: process.version, handler: typeof module.handler };
-if (process.env.KAIWA_EVENT) {
+const outcome = { initMs: performance.now() - started, initCpuMs: cpuMs(cpuAtStart), node: process.version, handler: typeof module.handler };
+const events = process.env.KAIWA_EVENTS ? JSON.parse(process.env.KAIWA_EVENTS) : [];
+outcome.invocations = [];
+for (const event of events) {
   const deadline = Date.now() + Number(process.env.KAIWA_REMAINING_MS ?? 60000);
   const context = {
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    functionName: 'kaiwa-bench',
     invokedFunctionArn: process.env.KAIWA_FUNCTION_ARN ?? 'arn:aws:lambda:us-east-1:123456789012:function:kaiwa-bench',
     awsRequestId: crypto.randomUUID(),
   };
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const invocation = {};
   try {
-    outcome.result = await module.handler(JSON.parse(process.env.KAIWA_EVENT), context);
+    invocation.result = await module.handler(event, context);
   } catch (error) {
-    outcome.error = String(error && error.stack ? error.stack : error);
+    invocation.error = String(error && error.stack ? error.stack : error);
   }
+  invocation.cpuMs = cpuMs(cpuBefore);
+  invocation.wallMs = performance.now() - wallBefore;
+  outcome.invocations.push(invocation);
 }
+if (outcome.invocations.length > 0) Object.assign(outcome, outcome.invocations[0]);
+outcome.maxRssMb = process.resourceUsage().maxRSS / 1024;
 process.stdout.write('\\nKAIWA_OUTCOME ' + JSON.stringify(outcome) + '\\n');
 process.exit(0);
 `;
 
 /**
- * Loads a bundle in a fresh process of the Node.js running this code and, given an event,
- * invokes its handler once.
+ * Loads a bundle in a fresh process of the Node.js running this code and invokes its handler
+ * once with `event`, or once per entry of `events`, one after the other.
  */
 export async function runBundle(
   bundlePath: string,
-  options: { env?: Record<string, string>; event?: unknown; remainingMs?: number } = {},
+  options: { env?: Record<string, string>; event?: unknown; events?: unknown[]; remainingMs?: number } = {},
 ): Promise<BundleRun> {
+  const events = options.events ?? (options.event !== undefined ? [options.event] : []);
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RUNNER], {
     cwd: ROOT,
     timeout: 120_000,
@@ -127,7 +157,7 @@ export async function runBundle(
       PATH: process.env.PATH ?? '',
       ...options.env,
       KAIWA_BUNDLE_URL: pathToFileURL(bundlePath).href,
-      ...(options.event !== undefined && { KAIWA_EVENT: JSON.stringify(options.event) }),
+      ...(events.length > 0 && { KAIWA_EVENTS: JSON.stringify(events) }),
       ...(options.remainingMs !== undefined && { KAIWA_REMAINING_MS: String(options.remainingMs) }),
     },
   });
@@ -142,7 +172,24 @@ export interface BundleFigures {
   readonly zipBytes: number;
   readonly initMedianMs: number;
   readonly initP90Ms: number;
+  /** The import's CPU time, median: the part of init that a smaller Lambda slows down. */
+  readonly initCpuMedianMs: number;
   readonly node: string;
+}
+
+/** Lambda gives a function one full vCPU at 1,769 MB and a proportional share below it. */
+export const FULL_VCPU_MB = 1769;
+/** The memory sizes the sizing figures are given for. */
+export const SIZING_MB = [256, 512, 1024] as const;
+
+/**
+ * What `cpuMs` of single-threaded CPU work takes on a Lambda of `memoryMb`: the CPU share is
+ * `memoryMb / 1769` of a vCPU, so the work is stretched by its inverse (never below the CPU time).
+ * This assumes the measuring core is as fast as a Lambda vCPU (Graviton on arm64): a model, not a
+ * measurement on Lambda.
+ */
+export function cpuBoundMsAt(cpuMs: number, memoryMb: number): number {
+  return cpuMs / Math.min(1, memoryMb / FULL_VCPU_MB);
 }
 
 /** Packages, then measures each function's bundle and its cold init over `runs` fresh processes. */
@@ -155,20 +202,24 @@ export async function measureLambdaBundles(runs = 15): Promise<BundleFigures[]> 
   for (const name of LAMBDA_FUNCTIONS) {
     const packaged = await packagedFunction(name);
     const times: number[] = [];
+    const cpuTimes: number[] = [];
     let node = '';
     for (let index = 0; index < runs; index++) {
       const outcome = await runBundle(packaged.bundlePath, { env: { AWS_REGION: 'ap-northeast-1' } });
       if (outcome.handler !== 'function') throw new Error(`${name}: the bundle exports no handler`);
       times.push(outcome.initMs);
+      cpuTimes.push(outcome.initCpuMs);
       node = outcome.node;
     }
     times.sort((a, b) => a - b);
+    cpuTimes.sort((a, b) => a - b);
     figures.push({
       name,
       bundleBytes: packaged.bundleBytes,
       zipBytes: packaged.zipBytes,
       initMedianMs: times[Math.floor(times.length / 2)]!,
       initP90Ms: times[Math.min(times.length - 1, Math.floor(times.length * 0.9))]!,
+      initCpuMedianMs: cpuTimes[Math.floor(cpuTimes.length / 2)]!,
       node,
     });
   }
@@ -190,6 +241,10 @@ zip) in a fresh process of Node.js ${figures[0]?.node ?? process.version} — th
 (Lambda runs \`nodejs22.x\`) — SDK modules loaded from \`node_modules\`; median and p90 of fresh processes, measured
 ${new Date().toISOString().slice(0, 10)} on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}).
 Lambda's own bootstrap and the first invocation's composition (SSM read, clients) are not included.
+Wall time moves with the machine's load (other processes share its cores); the import's **CPU
+time** does much less, and it is what a smaller Lambda stretches: below 1,769 MB a function gets
+that fraction of a vCPU, so the last columns are the CPU time ÷ (memory / 1,769 MB) — a model
+that takes this machine's core as fast as a Lambda vCPU, not a measurement on Lambda.
 
 ${formatBundleFigures(figures)}
 ${END}`;
@@ -200,11 +255,14 @@ export function formatBundleFigures(figures: readonly BundleFigures[]): string {
     const target = TARGETS[figure.name];
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     const goal = target ? `≤ ${kb(target.bytes)}, ≤ ${target.initMs} ms` : '—';
-    return `| ${figure.name} | ${kb(figure.bundleBytes)} | ${kb(figure.zipBytes)} | ${figure.initMedianMs.toFixed(0)} ms | ${figure.initP90Ms.toFixed(0)} ms | ${goal} |`;
+    const atSizes = SIZING_MB.map(
+      (memoryMb) => `${cpuBoundMsAt(figure.initCpuMedianMs, memoryMb).toFixed(0)} ms`,
+    );
+    return `| ${figure.name} | ${kb(figure.bundleBytes)} | ${kb(figure.zipBytes)} | ${figure.initMedianMs.toFixed(0)} ms | ${figure.initP90Ms.toFixed(0)} ms | ${figure.initCpuMedianMs.toFixed(0)} ms | ${atSizes.join(' | ')} | ${goal} |`;
   });
   return [
-    '| function | bundle (minified ESM) | zip | cold init, median | p90 | target |',
-    '|---|---|---|---|---|---|',
+    `| function | bundle (minified ESM) | zip | cold init, median | p90 | init CPU, median | ${SIZING_MB.map((memoryMb) => `init at ${memoryMb} MB`).join(' | ')} | target |`,
+    `|---|---|---|---|---|---|${SIZING_MB.map(() => '---|').join('')}---|`,
     ...rows,
   ].join('\n');
 }

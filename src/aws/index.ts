@@ -12,8 +12,10 @@ export { workerRuntimeProvider, LEASE_BEFORE_VISIBILITY_MS } from './lambda-runt
 export type { WorkerRuntime, WorkerRuntimeOverrides } from './lambda-runtime.js';
 export { AwsReminderScheduler } from './aws-reminder-scheduler.js';
 export type { AwsReminderSchedulerOptions, ReminderEvent } from './aws-reminder-scheduler.js';
-export { SsmSecrets, withSecrets } from './ssm-secrets.js';
+export { SsmSecrets, ssmClientWithTimeouts, withSecrets } from './ssm-secrets.js';
 export { SecretNotFoundError } from './secret-not-found-error.js';
 export type { SecretReader } from './ssm-secrets.js';
 export { SECRET_PARAMETERS, readWorkerSettings, readWebhookConfig } from './lambda-config.js';
 export type { WebhookConfig, WorkerSettings } from './lambda-config.js';
+export { createLambdaObservability, observedHandler, lambdaLogLevel } from './observability/index.js';
+export type { LambdaObservability } from './observability/index.js';

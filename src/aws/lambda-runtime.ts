@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SSMClient } from '@aws-sdk/client-ssm';
 // Leaf modules of composition/ and persistence/, not their barrels: the Lambda bundles never
 // load the local stores.
 import { composeConversations } from '../composition/compose-conversations.js';
@@ -56,7 +55,8 @@ export function workerRuntimeProvider(
   env: Env = process.env,
   overrides: WorkerRuntimeOverrides = {},
 ): () => Promise<WorkerRuntime> {
-  const secrets = overrides.secrets ?? new SsmSecrets({ client: new SSMClient({}) });
+  // The default client has timeouts (ssmClientWithTimeouts): a stalled SSM must not eat the invocation.
+  const secrets = overrides.secrets ?? new SsmSecrets();
   let current: { key: string; runtime: Promise<WorkerRuntime> } | undefined;
   return async () => {
     const withValues = await withSecrets(env, secrets, [

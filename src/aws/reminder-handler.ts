@@ -1,11 +1,12 @@
 import type { Clock } from '../domain/index.js';
-import { createLogger, type Logger } from '../logging/index.js';
+import type { Logger } from '../logging/index.js';
 import type { SourceStore } from '../persistence/source-store.js';
 // Straight from the module: the reminders index would bring the tool registry (and ajv) into this bundle.
 import { reminderMessage, type Reminder } from '../reminders/reminder.js';
 import type { ReminderEvent } from './aws-reminder-scheduler.js';
 import { createLambdaStore } from './lambda-store.js';
 import { readWebhookConfig } from './lambda-config.js';
+import { createLambdaObservability, lambdaLogLevel, observedHandler } from './observability/index.js';
 
 export interface ReminderHandlerDependencies {
   readonly store: Pick<SourceStore, 'accept'>;
@@ -48,16 +49,23 @@ function isReminderEvent(event: unknown): event is ReminderEvent {
 }
 
 let composed: Promise<ReminderHandlerDependencies> | undefined;
+const observability = createLambdaObservability({ level: lambdaLogLevel(process.env) });
 
-/** The Lambda entry point (`src/aws/reminder-handler.handler`): composed once per container. */
-export const handler = createReminderHandler(() => {
-  composed ??= Promise.resolve().then(() => {
-    const config = readWebhookConfig(process.env);
-    return {
-      store: createLambdaStore(config.dynamodb),
-      clock: { now: () => Date.now() },
-      logger: createLogger({ level: config.logLevel }),
-    };
-  });
-  return composed;
-});
+/**
+ * The Lambda entry point (`src/aws/reminder-handler.handler`): composed once per container,
+ * logging through Powertools with each request's id and counting `RemindersDue` (docs/aws.md).
+ */
+export const handler = observedHandler(
+  observability,
+  createReminderHandler(() => {
+    composed ??= Promise.resolve().then(() => {
+      const config = readWebhookConfig(process.env);
+      return {
+        store: createLambdaStore(config.dynamodb),
+        clock: { now: () => Date.now() },
+        logger: observability.logger,
+      };
+    });
+    return composed;
+  }),
+);

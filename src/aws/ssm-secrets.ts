@@ -1,4 +1,5 @@
-import { GetParametersCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { ConfigError } from '../config/config-error.js';
 import { readString, type Env } from '../config/env-readers.js';
 import { silentLogger, type Logger } from '../logging/index.js';
@@ -12,66 +13,62 @@ export interface SecretReader {
 }
 
 export interface SsmSecretsOptions {
-  readonly client: SSMClient;
+  /** Default: `ssmClientWithTimeouts()`. */
+  readonly client?: SSMClient;
   /** How long a value is used before it is read again, so a rotation is picked up (ms). */
   readonly ttlMs?: number;
-  readonly now?: () => number;
   readonly logger?: Logger;
 }
 
-// GetParameters takes at most ten names per call.
-const NAMES_PER_CALL = 10;
+/**
+ * An SSM client that gives up on a stalled call by itself: SSM sits on the webhook's path to
+ * LINE's 2 s, and the SDK's default waits as long as the socket does. Two attempts of at most
+ * 200 ms to connect and 400 ms to answer; the caller's deadline bounds the whole read anyway.
+ * `throwOnRequestTimeout`: without it the SDK's request timeout only logs a warning and waits on.
+ */
+export function ssmClientWithTimeouts(): SSMClient {
+  return new SSMClient({
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 200, requestTimeout: 400, throwOnRequestTimeout: true },
+  });
+}
 
 /**
- * Secrets from SSM Parameter Store, read at run time (never at package time, so packaging
- * needs no AWS access) and cached per container. When a refresh fails, the values already
- * read stay in use and the failure is logged: a throttled SSM must not stop the bot.
+ * Secrets from SSM Parameter Store through Powertools Parameters: `GetParameters`, decrypted,
+ * ten names a call, cached per container for `ttlMs` (never read at package time, so packaging
+ * needs no AWS access). When a refresh fails, the values already read stay in use and the
+ * failure is logged: a throttled SSM must not stop the bot.
  */
 export class SsmSecrets implements SecretReader {
-  private readonly values = new Map<string, { value: string; readAt: number }>();
-  private readonly ttlMs: number;
-  private readonly now: () => number;
+  private readonly provider: SSMProvider;
+  private readonly lastRead = new Map<string, string>();
+  private readonly maxAgeSeconds: number;
   private readonly logger: Logger;
 
-  constructor(private readonly options: SsmSecretsOptions) {
-    this.ttlMs = options.ttlMs ?? 5 * 60_000;
-    this.now = options.now ?? Date.now;
+  constructor(options: SsmSecretsOptions = {}) {
+    this.provider = new SSMProvider({ awsSdkV3Client: options.client ?? ssmClientWithTimeouts() });
+    this.maxAgeSeconds = (options.ttlMs ?? 5 * 60_000) / 1000;
     this.logger = options.logger ?? silentLogger;
   }
 
   async read(names: readonly string[]): Promise<ReadonlyMap<string, string>> {
-    const now = this.now();
-    const stale = [...new Set(names)].filter((name) => {
-      const cached = this.values.get(name);
-      return !cached || now - cached.readAt >= this.ttlMs;
-    });
-    if (stale.length > 0) {
-      try {
-        await this.fetch(stale, now);
-      } catch (error) {
-        const unknown = stale.filter((name) => !this.values.has(name));
-        if (SecretNotFoundError.isInstance(error) || unknown.length > 0) throw error;
-        this.logger.warn('SSM refresh failed; using the values read before', { error });
-      }
-    }
-    return new Map(names.map((name) => [name, this.values.get(name)!.value]));
-  }
-
-  private async fetch(names: readonly string[], now: number) {
-    const missing: string[] = [];
-    for (let start = 0; start < names.length; start += NAMES_PER_CALL) {
-      const batch = names.slice(start, start + NAMES_PER_CALL);
-      const { Parameters = [], InvalidParameters = [] } = await this.options.client.send(
-        new GetParametersCommand({ Names: batch, WithDecryption: true }),
+    const unique = [...new Set(names)];
+    const options = { decrypt: true, maxAge: this.maxAgeSeconds };
+    try {
+      const { _errors: missing = [], ...values } = await this.provider.getParametersByName<string>(
+        Object.fromEntries(unique.map((name) => [name, options])),
+        { ...options, throwOnError: false },
       );
-      for (const parameter of Parameters) {
-        if (parameter.Name !== undefined && parameter.Value !== undefined) {
-          this.values.set(parameter.Name, { value: parameter.Value, readAt: now });
-        }
+      if (missing.length > 0) throw new SecretNotFoundError(missing);
+      for (const [name, value] of Object.entries(values)) {
+        if (typeof value === 'string') this.lastRead.set(name, value);
       }
-      missing.push(...InvalidParameters);
+    } catch (error) {
+      if (SecretNotFoundError.isInstance(error) || unique.some((name) => !this.lastRead.has(name)))
+        throw error;
+      this.logger.warn('SSM refresh failed; using the values read before', { error });
     }
-    if (missing.length > 0) throw new SecretNotFoundError(missing);
+    return new Map(names.map((name) => [name, this.lastRead.get(name)!]));
   }
 }
 

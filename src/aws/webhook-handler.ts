@@ -1,4 +1,3 @@
-import { SSMClient } from '@aws-sdk/client-ssm';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ConfigError } from '../config/config-error.js';
 import { readString } from '../config/env-readers.js';
@@ -7,8 +6,10 @@ import { handleWebhook } from '../line/webhook-handling.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { acceptEvents } from '../persistence/accept-events.js';
 import type { SourceStore } from '../persistence/source-store.js';
+import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import { SECRET_PARAMETERS, readWebhookConfig } from './lambda-config.js';
 import { createLambdaStore } from './lambda-store.js';
+import { createLambdaObservability, lambdaLogLevel, observedHandler } from './observability/index.js';
 import { SsmSecrets, withSecrets, type SecretReader } from './ssm-secrets.js';
 import { webhookBotUserId } from './webhook-bot-identity.js';
 
@@ -17,6 +18,7 @@ export interface WebhookHandlerDependencies {
   /** The channel secret, read per request (cached) so a rotation is picked up. */
   readonly channelSecret: () => Promise<string>;
   readonly groupPolicy: GroupAnswerPolicy;
+  /** From the invocation's start: the channel secret's read and the events' storing both fit in it. */
   readonly acceptDeadlineMs: number;
   readonly logger: Logger;
   /** The bot's user id, the only `destination` accepted; undefined: unchecked. */
@@ -29,23 +31,33 @@ export interface WebhookHandlerDependencies {
  * `POST /webhook` behind API Gateway's HTTP API (payload format 2.0): verifies the signature,
  * claims every event and appends it to its source's inbox — the inbox insert is the hand-off
  * to the worker, through the table's stream — and only then answers 200. No turn runs here,
- * so LINE's 2 s are spent on one DynamoDB transaction per event. A store that is slow or
- * failing gets 500, and LINE redelivers; the claims make a redelivery harmless.
+ * so LINE's 2 s are spent on one DynamoDB transaction per event. One budget
+ * (`acceptDeadlineMs`, counted from the invocation's start) covers reading the channel secret
+ * (SSM, cached) and storing the events: past it the answer is 500, nothing is lost, and LINE
+ * redelivers; the claims make a redelivery harmless.
  */
 export function createWebhookHandler(
   dependencies: () => Promise<WebhookHandlerDependencies>,
   // Logs that the handler cannot compose itself: no configured logger exists then.
   unavailableLogger: Logger = createLogger({ level: 'error' }),
+  now: () => number = Date.now,
 ) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const startedAt = now();
     let parts: WebhookHandlerDependencies;
     let channelSecret: string;
+    let deadline: number;
     try {
       parts = await dependencies();
-      channelSecret = await parts.channelSecret();
+      deadline = startedAt + parts.acceptDeadlineMs;
+      channelSecret = await withDeadline(parts.channelSecret(), { deadline, now });
     } catch (error) {
       // Nothing was stored: LINE redelivers once the configuration or SSM is right.
-      unavailableLogger.error('webhook unavailable: events not stored, LINE will redeliver', { error });
+      unavailableLogger.error('webhook unavailable: events not stored, LINE will redeliver', {
+        error: DeadlineExceededError.isInstance(error)
+          ? new Error('the channel secret was not read within the accept budget', { cause: error })
+          : error,
+      });
       return json(500, { message: 'webhook unavailable' });
     }
     const rawBody = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
@@ -56,7 +68,7 @@ export function createWebhookHandler(
         accept: async (items) => {
           const { accepted, duplicates } = await withDeadline(
             acceptEvents(parts.store, items, parts.logger),
-            parts.acceptDeadlineMs,
+            { deadline, now },
           );
           return { accepted, duplicates };
         },
@@ -68,20 +80,6 @@ export function createWebhookHandler(
     );
     return json(result.status, result.body);
   };
-}
-
-async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`events not stored within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** API Gateway's HTTP API lowercases header names; a test or another proxy may not. */
@@ -97,10 +95,10 @@ function json(statusCode: number, body: unknown): APIGatewayProxyStructuredResul
 /** The webhook's parts from the environment: the store, and the channel secret from SSM. */
 export function webhookDependenciesFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
-  secrets: SecretReader = new SsmSecrets({ client: new SSMClient({}) }),
+  secrets: SecretReader = new SsmSecrets(),
+  logger: Logger = createLogger({ level: readWebhookConfig(env).logLevel }),
 ): WebhookHandlerDependencies {
   const config = readWebhookConfig(env);
-  const logger = createLogger({ level: config.logLevel });
   if (!readString(env, 'LINE_CHANNEL_SECRET') && !readString(env, SECRET_PARAMETERS.LINE_CHANNEL_SECRET)) {
     throw new ConfigError(SECRET_PARAMETERS.LINE_CHANNEL_SECRET, 'or LINE_CHANNEL_SECRET must be set');
   }
@@ -122,15 +120,22 @@ export function webhookDependenciesFromEnv(
 }
 
 let composed: Promise<WebhookHandlerDependencies> | undefined;
+const observability = createLambdaObservability({ level: lambdaLogLevel(process.env) });
 
-/** The Lambda entry point (`src/aws/webhook-handler.handler`): composed once per container. */
-export const handler = createWebhookHandler(() => {
-  // A failed composition (configuration, SSM) is tried again on the next request.
-  composed ??= Promise.resolve()
-    .then(() => webhookDependenciesFromEnv())
-    .catch((error: unknown) => {
-      composed = undefined;
-      throw error;
-    });
-  return composed;
-});
+/**
+ * The Lambda entry point (`src/aws/webhook-handler.handler`): composed once per container,
+ * logging through Powertools with each request's id and counting metrics (docs/aws.md).
+ */
+export const handler = observedHandler(
+  observability,
+  createWebhookHandler(() => {
+    // A failed composition (configuration) is tried again on the next request.
+    composed ??= Promise.resolve()
+      .then(() => webhookDependenciesFromEnv(process.env, new SsmSecrets(), observability.logger))
+      .catch((error: unknown) => {
+        composed = undefined;
+        throw error;
+      });
+    return composed;
+  }, observability.logger),
+);

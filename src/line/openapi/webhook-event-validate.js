@@ -23,20 +23,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate15.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate15.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate15.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate15.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate15.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate15.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -47,20 +47,20 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate15.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate15.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.userId !== undefined){
 if(typeof data.userId !== "string"){
-validate15.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate15.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate15.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate15.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -70,13 +70,13 @@ const _errs9 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate15.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate15.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "user")){
-validate15.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema17.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate15.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema17.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -100,20 +100,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate17.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate17.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate17.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate17.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -124,14 +124,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.groupId === undefined) && (missing1 = "groupId"))){
-validate17.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate17.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.groupId !== undefined){
 const _errs7 = errors;
 if(typeof data.groupId !== "string"){
-validate17.errors = [{instancePath:instancePath+"/groupId",schemaPath:"#/allOf/1/properties/groupId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/groupId",schemaPath:"#/allOf/1/properties/groupId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs7 === errors;
@@ -143,7 +143,7 @@ if(valid3){
 if(data.userId !== undefined){
 const _errs9 = errors;
 if(typeof data.userId !== "string"){
-validate17.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -155,7 +155,7 @@ var valid3 = true;
 }
 }
 else {
-validate17.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate17.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -165,13 +165,13 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate17.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate17.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "group")){
-validate17.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema19.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate17.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema19.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -195,20 +195,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate19.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate19.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate19.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate19.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate19.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -219,14 +219,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.type === undefined) && (missing1 = "type")) || ((data.roomId === undefined) && (missing1 = "roomId"))){
-validate19.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate19.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.userId !== undefined){
 const _errs7 = errors;
 if(typeof data.userId !== "string"){
-validate19.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs7 === errors;
@@ -238,7 +238,7 @@ if(valid3){
 if(data.roomId !== undefined){
 const _errs9 = errors;
 if(typeof data.roomId !== "string"){
-validate19.errors = [{instancePath:instancePath+"/roomId",schemaPath:"#/allOf/1/properties/roomId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/roomId",schemaPath:"#/allOf/1/properties/roomId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -250,7 +250,7 @@ var valid3 = true;
 }
 }
 else {
-validate19.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate19.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -260,13 +260,13 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate19.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate19.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "room")){
-validate19.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema21.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate19.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema21.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -289,20 +289,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate14.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate14.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate14.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Source.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate14.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate14.errors = [{instancePath,schemaPath:"webhook#/definitions/Source.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -312,14 +312,14 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate14.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate14.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data1 = data.type;
 if(!(((data1 === "user") || (data1 === "group")) || (data1 === "room"))){
-validate14.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.allOf[1].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate14.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.allOf[1].properties.type.enum}}];
 return false;
 }
 }
@@ -378,7 +378,7 @@ var _valid0 = _errs11 === errors;
 valid4 = _valid0;
 }
 if(!valid4){
-const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -442,7 +442,7 @@ var _valid1 = _errs16 === errors;
 valid6 = _valid1;
 }
 if(!valid6){
-const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -506,7 +506,7 @@ var _valid2 = _errs21 === errors;
 valid8 = _valid2;
 }
 if(!valid8){
-const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -535,14 +535,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.type === undefined) && (missing0 = "type")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.webhookEventId === undefined) && (missing0 = "webhookEventId"))) || ((data.deliveryContext === undefined) && (missing0 = "deliveryContext"))){
-validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs1 = errors;
 if(typeof data.type !== "string"){
-validate13.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -567,13 +567,13 @@ if(data.timestamp !== undefined){
 let data2 = data.timestamp;
 const _errs4 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate13.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate13.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(!(formats0.validate(data2))){
-validate13.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+validate13.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "int64"}}];
 return false;
 }
 }
@@ -588,11 +588,11 @@ if(data.mode !== undefined){
 let data3 = data.mode;
 const _errs6 = errors;
 if(typeof data3 !== "string"){
-validate13.errors = [{instancePath:instancePath+"/mode",schemaPath:"webhook#/definitions/EventMode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/mode",schemaPath:"webhook#/definitions/EventMode/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data3 === "active") || (data3 === "standby"))){
-validate13.errors = [{instancePath:instancePath+"/mode",schemaPath:"webhook#/definitions/EventMode/enum",keyword:"enum",params:{allowedValues: schema23.enum},message:"must be equal to one of the allowed values"}];
+validate13.errors = [{instancePath:instancePath+"/mode",schemaPath:"webhook#/definitions/EventMode/enum",keyword:"enum",params:{allowedValues: schema23.enum}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -604,7 +604,7 @@ if(valid0){
 if(data.webhookEventId !== undefined){
 const _errs9 = errors;
 if(typeof data.webhookEventId !== "string"){
-validate13.errors = [{instancePath:instancePath+"/webhookEventId",schemaPath:"#/properties/webhookEventId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/webhookEventId",schemaPath:"#/properties/webhookEventId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -621,20 +621,20 @@ if(errors === _errs12){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((data5.isRedelivery === undefined) && (missing1 = "isRedelivery")){
-validate13.errors = [{instancePath:instancePath+"/deliveryContext",schemaPath:"webhook#/definitions/DeliveryContext/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate13.errors = [{instancePath:instancePath+"/deliveryContext",schemaPath:"webhook#/definitions/DeliveryContext/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data5.isRedelivery !== undefined){
 if(typeof data5.isRedelivery !== "boolean"){
-validate13.errors = [{instancePath:instancePath+"/deliveryContext/isRedelivery",schemaPath:"webhook#/definitions/DeliveryContext/properties/isRedelivery/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate13.errors = [{instancePath:instancePath+"/deliveryContext/isRedelivery",schemaPath:"webhook#/definitions/DeliveryContext/properties/isRedelivery/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/deliveryContext",schemaPath:"webhook#/definitions/DeliveryContext/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate13.errors = [{instancePath:instancePath+"/deliveryContext",schemaPath:"webhook#/definitions/DeliveryContext/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -651,7 +651,7 @@ var valid0 = true;
 }
 }
 else {
-validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -679,14 +679,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.length === undefined) && (missing0 = "length"))){
-validate29.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate29.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate29.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Mentionee.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Mentionee.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -699,13 +699,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate29.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate29.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(!(formats2.validate(data1))){
-validate29.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate29.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/format",keyword:"format",params:{format: "int32"}}];
 return false;
 }
 }
@@ -720,13 +720,13 @@ if(data.length !== undefined){
 let data2 = data.length;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate29.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate29.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(!(formats2.validate(data2))){
-validate29.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate29.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/format",keyword:"format",params:{format: "int32"}}];
 return false;
 }
 }
@@ -741,7 +741,7 @@ var valid2 = true;
 }
 }
 else {
-validate29.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -753,7 +753,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.userId !== undefined){
 const _errs11 = errors;
 if(typeof data.userId !== "string"){
-validate29.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/userId",schemaPath:"#/allOf/1/properties/userId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -765,7 +765,7 @@ if(valid3){
 if(data.isSelf !== undefined){
 const _errs13 = errors;
 if(typeof data.isSelf !== "boolean"){
-validate29.errors = [{instancePath:instancePath+"/isSelf",schemaPath:"#/allOf/1/properties/isSelf/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate29.errors = [{instancePath:instancePath+"/isSelf",schemaPath:"#/allOf/1/properties/isSelf/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -776,7 +776,7 @@ var valid3 = true;
 }
 }
 else {
-validate29.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -786,13 +786,13 @@ const _errs15 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate29.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate29.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "user")){
-validate29.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema34.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate29.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema34.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -816,14 +816,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.length === undefined) && (missing0 = "length"))){
-validate31.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate31.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate31.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Mentionee.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Mentionee.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -836,13 +836,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate31.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate31.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(!(formats2.validate(data1))){
-validate31.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/format",keyword:"format",params:{format: "int32"}}];
 return false;
 }
 }
@@ -857,13 +857,13 @@ if(data.length !== undefined){
 let data2 = data.length;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate31.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate31.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(!(formats2.validate(data2))){
-validate31.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/format",keyword:"format",params:{format: "int32"}}];
 return false;
 }
 }
@@ -878,7 +878,7 @@ var valid2 = true;
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -886,7 +886,7 @@ var valid0 = _errs0 === errors;
 if(valid0){
 const _errs9 = errors;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate31.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -895,13 +895,13 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate31.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate31.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "all")){
-validate31.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema36.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate31.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema36.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -924,14 +924,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) && (missing0 = "type")) || ((data.index === undefined) && (missing0 = "index"))) || ((data.length === undefined) && (missing0 = "length"))){
-validate28.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate28.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate28.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Mentionee.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/Mentionee.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -944,13 +944,13 @@ if(data.index !== undefined){
 let data1 = data.index;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate28.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate28.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(!(formats2.validate(data1))){
-validate28.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate28.errors = [{instancePath:instancePath+"/index",schemaPath:"webhook#/definitions/Mentionee.base/properties/index/format",keyword:"format",params:{format: "int32"}}];
 return false;
 }
 }
@@ -965,13 +965,13 @@ if(data.length !== undefined){
 let data2 = data.length;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate28.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate28.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(!(formats2.validate(data2))){
-validate28.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate28.errors = [{instancePath:instancePath+"/length",schemaPath:"webhook#/definitions/Mentionee.base/properties/length/format",keyword:"format",params:{format: "int32"}}];
 return false;
 }
 }
@@ -986,7 +986,7 @@ var valid2 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate28.errors = [{instancePath,schemaPath:"webhook#/definitions/Mentionee.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -996,14 +996,14 @@ const _errs9 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate28.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate28.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data3 = data.type;
 if(!((data3 === "user") || (data3 === "all"))){
-validate28.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.allOf[1].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate28.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.allOf[1].properties.type.enum}}];
 return false;
 }
 }
@@ -1062,7 +1062,7 @@ var _valid0 = _errs15 === errors;
 valid4 = _valid0;
 }
 if(!valid4){
-const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1126,7 +1126,7 @@ var _valid1 = _errs20 === errors;
 valid6 = _valid1;
 }
 if(!valid6){
-const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1153,7 +1153,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mentionees === undefined) && (missing0 = "mentionees")){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -1177,7 +1177,7 @@ break;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/mentionees",schemaPath:"#/properties/mentionees/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate27.errors = [{instancePath:instancePath+"/mentionees",schemaPath:"#/properties/mentionees/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1185,7 +1185,7 @@ return false;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1203,14 +1203,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate26.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate26.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate26.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -1222,7 +1222,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -1234,7 +1234,7 @@ var valid2 = true;
 }
 }
 else {
-validate26.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate26.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1245,14 +1245,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.text === undefined) && (missing1 = "text")) || ((data.quoteToken === undefined) && (missing1 = "quoteToken"))){
-validate26.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate26.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.text !== undefined){
 const _errs9 = errors;
 if(typeof data.text !== "string"){
-validate26.errors = [{instancePath:instancePath+"/text",schemaPath:"#/allOf/1/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/text",schemaPath:"#/allOf/1/properties/text/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -1276,7 +1276,7 @@ if(errors === _errs14){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing2;
 if(((((data4.index === undefined) && (missing2 = "index")) || ((data4.length === undefined) && (missing2 = "length"))) || ((data4.productId === undefined) && (missing2 = "productId"))) || ((data4.emojiId === undefined) && (missing2 = "emojiId"))){
-validate26.errors = [{instancePath:instancePath+"/emojis/" + i0,schemaPath:"webhook#/definitions/Emoji/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate26.errors = [{instancePath:instancePath+"/emojis/" + i0,schemaPath:"webhook#/definitions/Emoji/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -1284,7 +1284,7 @@ if(data4.index !== undefined){
 let data5 = data4.index;
 const _errs16 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/index",schemaPath:"webhook#/definitions/Emoji/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/index",schemaPath:"webhook#/definitions/Emoji/properties/index/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 var valid6 = _errs16 === errors;
@@ -1297,7 +1297,7 @@ if(data4.length !== undefined){
 let data6 = data4.length;
 const _errs18 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/length",schemaPath:"webhook#/definitions/Emoji/properties/length/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/length",schemaPath:"webhook#/definitions/Emoji/properties/length/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 var valid6 = _errs18 === errors;
@@ -1309,7 +1309,7 @@ if(valid6){
 if(data4.productId !== undefined){
 const _errs20 = errors;
 if(typeof data4.productId !== "string"){
-validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/productId",schemaPath:"webhook#/definitions/Emoji/properties/productId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/productId",schemaPath:"webhook#/definitions/Emoji/properties/productId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs20 === errors;
@@ -1321,7 +1321,7 @@ if(valid6){
 if(data4.emojiId !== undefined){
 const _errs22 = errors;
 if(typeof data4.emojiId !== "string"){
-validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/emojiId",schemaPath:"webhook#/definitions/Emoji/properties/emojiId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/emojis/" + i0+"/emojiId",schemaPath:"webhook#/definitions/Emoji/properties/emojiId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs22 === errors;
@@ -1335,7 +1335,7 @@ var valid6 = true;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/emojis/" + i0,schemaPath:"webhook#/definitions/Emoji/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate26.errors = [{instancePath:instancePath+"/emojis/" + i0,schemaPath:"webhook#/definitions/Emoji/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1346,7 +1346,7 @@ break;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/emojis",schemaPath:"#/allOf/1/properties/emojis/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate26.errors = [{instancePath:instancePath+"/emojis",schemaPath:"#/allOf/1/properties/emojis/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1371,7 +1371,7 @@ if(valid3){
 if(data.quoteToken !== undefined){
 const _errs25 = errors;
 if(typeof data.quoteToken !== "string"){
-validate26.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs25 === errors;
@@ -1383,7 +1383,7 @@ if(valid3){
 if(data.quotedMessageId !== undefined){
 const _errs27 = errors;
 if(typeof data.quotedMessageId !== "string"){
-validate26.errors = [{instancePath:instancePath+"/quotedMessageId",schemaPath:"#/allOf/1/properties/quotedMessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/quotedMessageId",schemaPath:"#/allOf/1/properties/quotedMessageId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs27 === errors;
@@ -1395,7 +1395,7 @@ if(valid3){
 if(data.markAsReadToken !== undefined){
 const _errs29 = errors;
 if(typeof data.markAsReadToken !== "string"){
-validate26.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs29 === errors;
@@ -1411,7 +1411,7 @@ var valid3 = true;
 }
 }
 else {
-validate26.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate26.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1421,13 +1421,13 @@ const _errs31 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate26.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate26.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "text")){
-validate26.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema28.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate26.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema28.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -1454,14 +1454,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate36.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate36.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate36.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -1473,7 +1473,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate36.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -1485,7 +1485,7 @@ var valid2 = true;
 }
 }
 else {
-validate36.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1496,7 +1496,7 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.contentProvider === undefined) && (missing1 = "contentProvider")) || ((data.quoteToken === undefined) && (missing1 = "quoteToken"))){
-validate36.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate36.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -1508,7 +1508,7 @@ if(errors === _errs10){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.type === undefined) && (missing2 = "type")){
-validate36.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -1516,11 +1516,11 @@ if(data2.type !== undefined){
 let data3 = data2.type;
 const _errs12 = errors;
 if(typeof data3 !== "string"){
-validate36.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data3 === "line") || (data3 === "external"))){
-validate36.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/enum",keyword:"enum",params:{allowedValues: schema40.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/enum",keyword:"enum",params:{allowedValues: schema40.properties.type.enum}}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -1536,12 +1536,12 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!(formats14(data4))){
-validate36.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/format",keyword:"format",params:{format: "uri"}}];
 return false;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1559,12 +1559,12 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data5 === "string"){
 if(!(formats14(data5))){
-validate36.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/format",keyword:"format",params:{format: "uri"}}];
 return false;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1579,7 +1579,7 @@ var valid5 = true;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1597,14 +1597,14 @@ if(errors === _errs19){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing3;
 if((data6.id === undefined) && (missing3 = "id")){
-validate36.errors = [{instancePath:instancePath+"/imageSet",schemaPath:"webhook#/definitions/ImageSet/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate36.errors = [{instancePath:instancePath+"/imageSet",schemaPath:"webhook#/definitions/ImageSet/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
 if(data6.id !== undefined){
 const _errs21 = errors;
 if(typeof data6.id !== "string"){
-validate36.errors = [{instancePath:instancePath+"/imageSet/id",schemaPath:"webhook#/definitions/ImageSet/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/imageSet/id",schemaPath:"webhook#/definitions/ImageSet/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs21 === errors;
@@ -1617,7 +1617,7 @@ if(data6.index !== undefined){
 let data8 = data6.index;
 const _errs23 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate36.errors = [{instancePath:instancePath+"/imageSet/index",schemaPath:"webhook#/definitions/ImageSet/properties/index/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate36.errors = [{instancePath:instancePath+"/imageSet/index",schemaPath:"webhook#/definitions/ImageSet/properties/index/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 var valid7 = _errs23 === errors;
@@ -1630,7 +1630,7 @@ if(data6.total !== undefined){
 let data9 = data6.total;
 const _errs25 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate36.errors = [{instancePath:instancePath+"/imageSet/total",schemaPath:"webhook#/definitions/ImageSet/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate36.errors = [{instancePath:instancePath+"/imageSet/total",schemaPath:"webhook#/definitions/ImageSet/properties/total/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 var valid7 = _errs25 === errors;
@@ -1643,7 +1643,7 @@ var valid7 = true;
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/imageSet",schemaPath:"webhook#/definitions/ImageSet/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath:instancePath+"/imageSet",schemaPath:"webhook#/definitions/ImageSet/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1656,7 +1656,7 @@ if(valid3){
 if(data.quoteToken !== undefined){
 const _errs27 = errors;
 if(typeof data.quoteToken !== "string"){
-validate36.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs27 === errors;
@@ -1668,7 +1668,7 @@ if(valid3){
 if(data.markAsReadToken !== undefined){
 const _errs29 = errors;
 if(typeof data.markAsReadToken !== "string"){
-validate36.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs29 === errors;
@@ -1682,7 +1682,7 @@ var valid3 = true;
 }
 }
 else {
-validate36.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1692,13 +1692,13 @@ const _errs31 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((data.type === undefined) && (missing4 = "type")){
-validate36.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate36.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing4}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "image")){
-validate36.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema38.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate36.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema38.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -1722,14 +1722,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate38.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate38.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate38.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -1741,7 +1741,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate38.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -1753,7 +1753,7 @@ var valid2 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate38.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1764,7 +1764,7 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.contentProvider === undefined) && (missing1 = "contentProvider")) || ((data.quoteToken === undefined) && (missing1 = "quoteToken"))){
-validate38.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate38.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -1772,13 +1772,13 @@ if(data.duration !== undefined){
 let data2 = data.duration;
 const _errs9 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate38.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate38.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(!(formats0.validate(data2))){
-validate38.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+validate38.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/format",keyword:"format",params:{format: "int64"}}];
 return false;
 }
 }
@@ -1797,7 +1797,7 @@ if(errors === _errs12){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing2;
 if((data3.type === undefined) && (missing2 = "type")){
-validate38.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -1805,11 +1805,11 @@ if(data3.type !== undefined){
 let data4 = data3.type;
 const _errs14 = errors;
 if(typeof data4 !== "string"){
-validate38.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data4 === "line") || (data4 === "external"))){
-validate38.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/enum",keyword:"enum",params:{allowedValues: schema40.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/enum",keyword:"enum",params:{allowedValues: schema40.properties.type.enum}}];
 return false;
 }
 var valid5 = _errs14 === errors;
@@ -1825,12 +1825,12 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data5 === "string"){
 if(!(formats14(data5))){
-validate38.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/format",keyword:"format",params:{format: "uri"}}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1848,12 +1848,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data6 === "string"){
 if(!(formats14(data6))){
-validate38.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/format",keyword:"format",params:{format: "uri"}}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1868,7 +1868,7 @@ var valid5 = true;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate38.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1881,7 +1881,7 @@ if(valid3){
 if(data.quoteToken !== undefined){
 const _errs20 = errors;
 if(typeof data.quoteToken !== "string"){
-validate38.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -1893,7 +1893,7 @@ if(valid3){
 if(data.markAsReadToken !== undefined){
 const _errs22 = errors;
 if(typeof data.markAsReadToken !== "string"){
-validate38.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate38.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -1907,7 +1907,7 @@ var valid3 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate38.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1917,13 +1917,13 @@ const _errs24 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate38.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate38.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "video")){
-validate38.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema42.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate38.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema42.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -1947,14 +1947,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate40.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate40.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate40.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -1966,7 +1966,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate40.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -1978,7 +1978,7 @@ var valid2 = true;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate40.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1989,7 +1989,7 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.contentProvider === undefined) && (missing1 = "contentProvider")){
-validate40.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate40.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -2001,7 +2001,7 @@ if(errors === _errs10){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.type === undefined) && (missing2 = "type")){
-validate40.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -2009,11 +2009,11 @@ if(data2.type !== undefined){
 let data3 = data2.type;
 const _errs12 = errors;
 if(typeof data3 !== "string"){
-validate40.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data3 === "line") || (data3 === "external"))){
-validate40.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/enum",keyword:"enum",params:{allowedValues: schema40.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider/type",schemaPath:"webhook#/definitions/ContentProvider/properties/type/enum",keyword:"enum",params:{allowedValues: schema40.properties.type.enum}}];
 return false;
 }
 var valid5 = _errs12 === errors;
@@ -2029,12 +2029,12 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!(formats14(data4))){
-validate40.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/format",keyword:"format",params:{format: "uri"}}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider/originalContentUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/originalContentUrl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2052,12 +2052,12 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data5 === "string"){
 if(!(formats14(data5))){
-validate40.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/format",keyword:"format",params:{format: "uri"}}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider/previewImageUrl",schemaPath:"webhook#/definitions/ContentProvider/properties/previewImageUrl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2072,7 +2072,7 @@ var valid5 = true;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate40.errors = [{instancePath:instancePath+"/contentProvider",schemaPath:"webhook#/definitions/ContentProvider/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2086,13 +2086,13 @@ if(data.duration !== undefined){
 let data6 = data.duration;
 const _errs18 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate40.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate40.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(!(formats0.validate(data6))){
-validate40.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+validate40.errors = [{instancePath:instancePath+"/duration",schemaPath:"#/allOf/1/properties/duration/format",keyword:"format",params:{format: "int64"}}];
 return false;
 }
 }
@@ -2106,7 +2106,7 @@ if(valid3){
 if(data.markAsReadToken !== undefined){
 const _errs20 = errors;
 if(typeof data.markAsReadToken !== "string"){
-validate40.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -2119,7 +2119,7 @@ var valid3 = true;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate40.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2129,13 +2129,13 @@ const _errs22 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-validate40.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate40.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "audio")){
-validate40.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema45.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate40.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema45.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -2159,14 +2159,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate42.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate42.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate42.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate42.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -2178,7 +2178,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate42.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate42.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -2190,7 +2190,7 @@ var valid2 = true;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate42.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2201,14 +2201,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.fileName === undefined) && (missing1 = "fileName")) || ((data.fileSize === undefined) && (missing1 = "fileSize"))){
-validate42.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate42.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.fileName !== undefined){
 const _errs9 = errors;
 if(typeof data.fileName !== "string"){
-validate42.errors = [{instancePath:instancePath+"/fileName",schemaPath:"#/allOf/1/properties/fileName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate42.errors = [{instancePath:instancePath+"/fileName",schemaPath:"#/allOf/1/properties/fileName/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -2221,7 +2221,7 @@ if(data.fileSize !== undefined){
 let data3 = data.fileSize;
 const _errs11 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate42.errors = [{instancePath:instancePath+"/fileSize",schemaPath:"#/allOf/1/properties/fileSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate42.errors = [{instancePath:instancePath+"/fileSize",schemaPath:"#/allOf/1/properties/fileSize/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -2233,7 +2233,7 @@ if(valid3){
 if(data.markAsReadToken !== undefined){
 const _errs13 = errors;
 if(typeof data.markAsReadToken !== "string"){
-validate42.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate42.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -2246,7 +2246,7 @@ var valid3 = true;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate42.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2256,13 +2256,13 @@ const _errs15 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate42.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate42.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "file")){
-validate42.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema48.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate42.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema48.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -2287,14 +2287,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate44.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate44.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate44.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -2306,7 +2306,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate44.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -2318,7 +2318,7 @@ var valid2 = true;
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate44.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2329,14 +2329,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.latitude === undefined) && (missing1 = "latitude")) || ((data.longitude === undefined) && (missing1 = "longitude"))){
-validate44.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate44.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.title !== undefined){
 const _errs9 = errors;
 if(typeof data.title !== "string"){
-validate44.errors = [{instancePath:instancePath+"/title",schemaPath:"#/allOf/1/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/title",schemaPath:"#/allOf/1/properties/title/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -2348,7 +2348,7 @@ if(valid3){
 if(data.address !== undefined){
 const _errs11 = errors;
 if(typeof data.address !== "string"){
-validate44.errors = [{instancePath:instancePath+"/address",schemaPath:"#/allOf/1/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/address",schemaPath:"#/allOf/1/properties/address/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -2363,12 +2363,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(!(formats30.validate(data4))){
-validate44.errors = [{instancePath:instancePath+"/latitude",schemaPath:"#/allOf/1/properties/latitude/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/latitude",schemaPath:"#/allOf/1/properties/latitude/format",keyword:"format",params:{format: "double"}}];
 return false;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/latitude",schemaPath:"#/allOf/1/properties/latitude/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate44.errors = [{instancePath:instancePath+"/latitude",schemaPath:"#/allOf/1/properties/latitude/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -2384,12 +2384,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(!(formats30.validate(data5))){
-validate44.errors = [{instancePath:instancePath+"/longitude",schemaPath:"#/allOf/1/properties/longitude/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/longitude",schemaPath:"#/allOf/1/properties/longitude/format",keyword:"format",params:{format: "double"}}];
 return false;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/longitude",schemaPath:"#/allOf/1/properties/longitude/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate44.errors = [{instancePath:instancePath+"/longitude",schemaPath:"#/allOf/1/properties/longitude/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -2402,7 +2402,7 @@ if(valid3){
 if(data.markAsReadToken !== undefined){
 const _errs17 = errors;
 if(typeof data.markAsReadToken !== "string"){
-validate44.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -2417,7 +2417,7 @@ var valid3 = true;
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate44.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2427,13 +2427,13 @@ const _errs19 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate44.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate44.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "location")){
-validate44.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema50.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate44.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema50.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -2458,14 +2458,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate46.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate46.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate46.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -2477,7 +2477,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate46.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -2489,7 +2489,7 @@ var valid2 = true;
 }
 }
 else {
-validate46.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate46.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2500,14 +2500,14 @@ if(errors === _errs7){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((((data.packageId === undefined) && (missing1 = "packageId")) || ((data.stickerId === undefined) && (missing1 = "stickerId"))) || ((data.stickerResourceType === undefined) && (missing1 = "stickerResourceType"))) || ((data.quoteToken === undefined) && (missing1 = "quoteToken"))){
-validate46.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate46.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.packageId !== undefined){
 const _errs9 = errors;
 if(typeof data.packageId !== "string"){
-validate46.errors = [{instancePath:instancePath+"/packageId",schemaPath:"#/allOf/1/properties/packageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/packageId",schemaPath:"#/allOf/1/properties/packageId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -2519,7 +2519,7 @@ if(valid3){
 if(data.stickerId !== undefined){
 const _errs11 = errors;
 if(typeof data.stickerId !== "string"){
-validate46.errors = [{instancePath:instancePath+"/stickerId",schemaPath:"#/allOf/1/properties/stickerId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/stickerId",schemaPath:"#/allOf/1/properties/stickerId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -2532,11 +2532,11 @@ if(data.stickerResourceType !== undefined){
 let data4 = data.stickerResourceType;
 const _errs13 = errors;
 if(typeof data4 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/stickerResourceType",schemaPath:"#/allOf/1/properties/stickerResourceType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/stickerResourceType",schemaPath:"#/allOf/1/properties/stickerResourceType/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((((((((data4 === "STATIC") || (data4 === "ANIMATION")) || (data4 === "SOUND")) || (data4 === "ANIMATION_SOUND")) || (data4 === "POPUP")) || (data4 === "POPUP_SOUND")) || (data4 === "CUSTOM")) || (data4 === "MESSAGE")) || (data4 === "NAME_TEXT")) || (data4 === "PER_STICKER_TEXT"))){
-validate46.errors = [{instancePath:instancePath+"/stickerResourceType",schemaPath:"#/allOf/1/properties/stickerResourceType/enum",keyword:"enum",params:{allowedValues: schema52.allOf[1].properties.stickerResourceType.enum},message:"must be equal to one of the allowed values"}];
+validate46.errors = [{instancePath:instancePath+"/stickerResourceType",schemaPath:"#/allOf/1/properties/stickerResourceType/enum",keyword:"enum",params:{allowedValues: schema52.allOf[1].properties.stickerResourceType.enum}}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -2551,7 +2551,7 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(Array.isArray(data5)){
 if(data5.length > 15){
-validate46.errors = [{instancePath:instancePath+"/keywords",schemaPath:"#/allOf/1/properties/keywords/maxItems",keyword:"maxItems",params:{limit: 15},message:"must NOT have more than 15 items"}];
+validate46.errors = [{instancePath:instancePath+"/keywords",schemaPath:"#/allOf/1/properties/keywords/maxItems",keyword:"maxItems",params:{limit: 15}}];
 return false;
 }
 else {
@@ -2560,7 +2560,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs17 = errors;
 if(typeof data5[i0] !== "string"){
-validate46.errors = [{instancePath:instancePath+"/keywords/" + i0,schemaPath:"#/allOf/1/properties/keywords/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/keywords/" + i0,schemaPath:"#/allOf/1/properties/keywords/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs17 === errors;
@@ -2571,7 +2571,7 @@ break;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/keywords",schemaPath:"#/allOf/1/properties/keywords/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate46.errors = [{instancePath:instancePath+"/keywords",schemaPath:"#/allOf/1/properties/keywords/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -2587,12 +2587,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(func2(data7) > 100){
-validate46.errors = [{instancePath:instancePath+"/text",schemaPath:"#/allOf/1/properties/text/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+validate46.errors = [{instancePath:instancePath+"/text",schemaPath:"#/allOf/1/properties/text/maxLength",keyword:"maxLength",params:{limit: 100}}];
 return false;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/text",schemaPath:"#/allOf/1/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/text",schemaPath:"#/allOf/1/properties/text/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2605,7 +2605,7 @@ if(valid3){
 if(data.quoteToken !== undefined){
 const _errs21 = errors;
 if(typeof data.quoteToken !== "string"){
-validate46.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/quoteToken",schemaPath:"#/allOf/1/properties/quoteToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -2617,7 +2617,7 @@ if(valid3){
 if(data.quotedMessageId !== undefined){
 const _errs23 = errors;
 if(typeof data.quotedMessageId !== "string"){
-validate46.errors = [{instancePath:instancePath+"/quotedMessageId",schemaPath:"#/allOf/1/properties/quotedMessageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/quotedMessageId",schemaPath:"#/allOf/1/properties/quotedMessageId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs23 === errors;
@@ -2629,7 +2629,7 @@ if(valid3){
 if(data.markAsReadToken !== undefined){
 const _errs25 = errors;
 if(typeof data.markAsReadToken !== "string"){
-validate46.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/markAsReadToken",schemaPath:"#/allOf/1/properties/markAsReadToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs25 === errors;
@@ -2647,7 +2647,7 @@ var valid3 = true;
 }
 }
 else {
-validate46.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate46.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2657,13 +2657,13 @@ const _errs27 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate46.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate46.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "sticker")){
-validate46.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema52.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate46.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema52.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -2686,14 +2686,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.id === undefined) && (missing0 = "id"))){
-validate25.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate25.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 const _errs3 = errors;
 if(typeof data.type !== "string"){
-validate25.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MessageContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs3 === errors;
@@ -2705,7 +2705,7 @@ if(valid2){
 if(data.id !== undefined){
 const _errs5 = errors;
 if(typeof data.id !== "string"){
-validate25.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/id",schemaPath:"webhook#/definitions/MessageContent.base/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -2717,7 +2717,7 @@ var valid2 = true;
 }
 }
 else {
-validate25.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate25.errors = [{instancePath,schemaPath:"webhook#/definitions/MessageContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2727,14 +2727,14 @@ const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate25.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate25.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data2 = data.type;
 if(!(((((((data2 === "text") || (data2 === "image")) || (data2 === "video")) || (data2 === "audio")) || (data2 === "file")) || (data2 === "location")) || (data2 === "sticker"))){
-validate25.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema26.allOf[1].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate25.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema26.allOf[1].properties.type.enum}}];
 return false;
 }
 }
@@ -2793,7 +2793,7 @@ var _valid0 = _errs13 === errors;
 valid4 = _valid0;
 }
 if(!valid4){
-const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2857,7 +2857,7 @@ var _valid1 = _errs18 === errors;
 valid6 = _valid1;
 }
 if(!valid6){
-const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2921,7 +2921,7 @@ var _valid2 = _errs23 === errors;
 valid8 = _valid2;
 }
 if(!valid8){
-const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2985,7 +2985,7 @@ var _valid3 = _errs28 === errors;
 valid10 = _valid3;
 }
 if(!valid10){
-const err11 = {instancePath,schemaPath:"#/allOf/5/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err11 = {instancePath,schemaPath:"#/allOf/5/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3049,7 +3049,7 @@ var _valid4 = _errs33 === errors;
 valid12 = _valid4;
 }
 if(!valid12){
-const err14 = {instancePath,schemaPath:"#/allOf/6/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err14 = {instancePath,schemaPath:"#/allOf/6/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3113,7 +3113,7 @@ var _valid5 = _errs38 === errors;
 valid14 = _valid5;
 }
 if(!valid14){
-const err17 = {instancePath,schemaPath:"#/allOf/7/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err17 = {instancePath,schemaPath:"#/allOf/7/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3177,7 +3177,7 @@ var _valid6 = _errs43 === errors;
 valid16 = _valid6;
 }
 if(!valid16){
-const err20 = {instancePath,schemaPath:"#/allOf/8/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err20 = {instancePath,schemaPath:"#/allOf/8/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3206,7 +3206,7 @@ function validate23(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 const _errs1 = errors;
@@ -3221,14 +3221,14 @@ if(errors === _errs2){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.message === undefined) && (missing0 = "message"))){
-validate23.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate23.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs4 = errors;
 if(typeof data.replyToken !== "string"){
-validate23.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -3252,7 +3252,7 @@ var valid1 = true;
 }
 }
 else {
-validate23.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3262,13 +3262,13 @@ const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate23.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate23.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "message")){
-validate23.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema25.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate23.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema25.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3299,7 +3299,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.unsend === undefined) && (missing0 = "unsend")){
-validate50.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate50.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -3310,20 +3310,20 @@ if(errors === _errs4){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.messageId === undefined) && (missing1 = "messageId")){
-validate50.errors = [{instancePath:instancePath+"/unsend",schemaPath:"webhook#/definitions/UnsendDetail/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate50.errors = [{instancePath:instancePath+"/unsend",schemaPath:"webhook#/definitions/UnsendDetail/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data0.messageId !== undefined){
 if(typeof data0.messageId !== "string"){
-validate50.errors = [{instancePath:instancePath+"/unsend/messageId",schemaPath:"webhook#/definitions/UnsendDetail/properties/messageId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate50.errors = [{instancePath:instancePath+"/unsend/messageId",schemaPath:"webhook#/definitions/UnsendDetail/properties/messageId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/unsend",schemaPath:"webhook#/definitions/UnsendDetail/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath:instancePath+"/unsend",schemaPath:"webhook#/definitions/UnsendDetail/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3331,7 +3331,7 @@ return false;
 }
 }
 else {
-validate50.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3341,13 +3341,13 @@ const _errs8 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate50.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate50.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "unsend")){
-validate50.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema54.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate50.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema54.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3378,14 +3378,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.replyToken === undefined) && (missing0 = "replyToken")) || ((data.follow === undefined) && (missing0 = "follow"))){
-validate53.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate53.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs3 = errors;
 if(typeof data.replyToken !== "string"){
-validate53.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate53.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -3402,20 +3402,20 @@ if(errors === _errs6){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.isUnblocked === undefined) && (missing1 = "isUnblocked")){
-validate53.errors = [{instancePath:instancePath+"/follow",schemaPath:"webhook#/definitions/FollowDetail/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate53.errors = [{instancePath:instancePath+"/follow",schemaPath:"webhook#/definitions/FollowDetail/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data1.isUnblocked !== undefined){
 if(typeof data1.isUnblocked !== "boolean"){
-validate53.errors = [{instancePath:instancePath+"/follow/isUnblocked",schemaPath:"webhook#/definitions/FollowDetail/properties/isUnblocked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate53.errors = [{instancePath:instancePath+"/follow/isUnblocked",schemaPath:"webhook#/definitions/FollowDetail/properties/isUnblocked/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/follow",schemaPath:"webhook#/definitions/FollowDetail/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate53.errors = [{instancePath:instancePath+"/follow",schemaPath:"webhook#/definitions/FollowDetail/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3428,7 +3428,7 @@ var valid1 = true;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate53.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3438,13 +3438,13 @@ const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate53.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate53.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "follow")){
-validate53.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema56.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate53.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema56.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3471,7 +3471,7 @@ var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate56.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate56.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3480,13 +3480,13 @@ const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate56.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate56.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "unfollow")){
-validate56.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema58.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate56.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema58.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3516,20 +3516,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.replyToken === undefined) && (missing0 = "replyToken")){
-validate59.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate59.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 if(typeof data.replyToken !== "string"){
-validate59.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3539,13 +3539,13 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate59.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate59.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "join")){
-validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema59.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate59.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema59.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3572,7 +3572,7 @@ var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate62.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate62.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3581,13 +3581,13 @@ const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate62.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate62.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "leave")){
-validate62.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema60.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate62.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema60.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3610,7 +3610,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.members === undefined) && (missing0 = "members")){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -3634,7 +3634,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/members",schemaPath:"#/properties/members/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate67.errors = [{instancePath:instancePath+"/members",schemaPath:"#/properties/members/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -3642,7 +3642,7 @@ return false;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3666,14 +3666,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.replyToken === undefined) && (missing0 = "replyToken")) || ((data.joined === undefined) && (missing0 = "joined"))){
-validate65.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate65.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs3 = errors;
 if(typeof data.replyToken !== "string"){
-validate65.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -3697,7 +3697,7 @@ var valid1 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3707,13 +3707,13 @@ const _errs6 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate65.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate65.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "memberJoined")){
-validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema61.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema61.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3736,7 +3736,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.members === undefined) && (missing0 = "members")){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -3760,7 +3760,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/members",schemaPath:"#/properties/members/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate73.errors = [{instancePath:instancePath+"/members",schemaPath:"#/properties/members/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -3768,7 +3768,7 @@ return false;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3792,7 +3792,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.left === undefined) && (missing0 = "left")){
-validate71.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -3805,7 +3805,7 @@ errors = vErrors.length;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3815,13 +3815,13 @@ const _errs4 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate71.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "memberLeft")){
-validate71.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema63.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate71.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema63.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3852,14 +3852,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.postback === undefined) && (missing0 = "postback")){
-validate77.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate77.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs3 = errors;
 if(typeof data.replyToken !== "string"){
-validate77.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -3876,14 +3876,14 @@ if(errors === _errs6){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.data === undefined) && (missing1 = "data")){
-validate77.errors = [{instancePath:instancePath+"/postback",schemaPath:"webhook#/definitions/PostbackContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate77.errors = [{instancePath:instancePath+"/postback",schemaPath:"webhook#/definitions/PostbackContent/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data1.data !== undefined){
 const _errs8 = errors;
 if(typeof data1.data !== "string"){
-validate77.errors = [{instancePath:instancePath+"/postback/data",schemaPath:"webhook#/definitions/PostbackContent/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/postback/data",schemaPath:"webhook#/definitions/PostbackContent/properties/data/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -3900,7 +3900,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 const _errs13 = errors;
 if(typeof data3[key0] !== "string"){
-validate77.errors = [{instancePath:instancePath+"/postback/params/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"webhook#/definitions/PostbackContent/properties/params/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/postback/params/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"webhook#/definitions/PostbackContent/properties/params/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -3910,7 +3910,7 @@ break;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/postback/params",schemaPath:"webhook#/definitions/PostbackContent/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate77.errors = [{instancePath:instancePath+"/postback/params",schemaPath:"webhook#/definitions/PostbackContent/properties/params/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3923,7 +3923,7 @@ var valid3 = true;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/postback",schemaPath:"webhook#/definitions/PostbackContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate77.errors = [{instancePath:instancePath+"/postback",schemaPath:"webhook#/definitions/PostbackContent/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3936,7 +3936,7 @@ var valid1 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate77.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3946,13 +3946,13 @@ const _errs15 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate77.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate77.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "postback")){
-validate77.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema65.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate77.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema65.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -3983,14 +3983,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.replyToken === undefined) && (missing0 = "replyToken")) || ((data.videoPlayComplete === undefined) && (missing0 = "videoPlayComplete"))){
-validate80.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate80.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs3 = errors;
 if(typeof data.replyToken !== "string"){
-validate80.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4007,20 +4007,20 @@ if(errors === _errs6){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.trackingId === undefined) && (missing1 = "trackingId")){
-validate80.errors = [{instancePath:instancePath+"/videoPlayComplete",schemaPath:"webhook#/definitions/VideoPlayComplete/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate80.errors = [{instancePath:instancePath+"/videoPlayComplete",schemaPath:"webhook#/definitions/VideoPlayComplete/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data1.trackingId !== undefined){
 if(typeof data1.trackingId !== "string"){
-validate80.errors = [{instancePath:instancePath+"/videoPlayComplete/trackingId",schemaPath:"webhook#/definitions/VideoPlayComplete/properties/trackingId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/videoPlayComplete/trackingId",schemaPath:"webhook#/definitions/VideoPlayComplete/properties/trackingId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/videoPlayComplete",schemaPath:"webhook#/definitions/VideoPlayComplete/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate80.errors = [{instancePath:instancePath+"/videoPlayComplete",schemaPath:"webhook#/definitions/VideoPlayComplete/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4033,7 +4033,7 @@ var valid1 = true;
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate80.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4043,13 +4043,13 @@ const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate80.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate80.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "videoPlayComplete")){
-validate80.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate80.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema67.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -4080,14 +4080,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.replyToken === undefined) && (missing0 = "replyToken")) || ((data.beacon === undefined) && (missing0 = "beacon"))){
-validate83.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs3 = errors;
 if(typeof data.replyToken !== "string"){
-validate83.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4104,14 +4104,14 @@ if(errors === _errs6){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.hwid === undefined) && (missing1 = "hwid")) || ((data1.type === undefined) && (missing1 = "type"))){
-validate83.errors = [{instancePath:instancePath+"/beacon",schemaPath:"webhook#/definitions/BeaconContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate83.errors = [{instancePath:instancePath+"/beacon",schemaPath:"webhook#/definitions/BeaconContent/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data1.hwid !== undefined){
 const _errs8 = errors;
 if(typeof data1.hwid !== "string"){
-validate83.errors = [{instancePath:instancePath+"/beacon/hwid",schemaPath:"webhook#/definitions/BeaconContent/properties/hwid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/beacon/hwid",schemaPath:"webhook#/definitions/BeaconContent/properties/hwid/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -4124,11 +4124,11 @@ if(data1.type !== undefined){
 let data3 = data1.type;
 const _errs10 = errors;
 if(typeof data3 !== "string"){
-validate83.errors = [{instancePath:instancePath+"/beacon/type",schemaPath:"webhook#/definitions/BeaconContent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/beacon/type",schemaPath:"webhook#/definitions/BeaconContent/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data3 === "enter") || (data3 === "banner")) || (data3 === "stay"))){
-validate83.errors = [{instancePath:instancePath+"/beacon/type",schemaPath:"webhook#/definitions/BeaconContent/properties/type/enum",keyword:"enum",params:{allowedValues: schema70.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate83.errors = [{instancePath:instancePath+"/beacon/type",schemaPath:"webhook#/definitions/BeaconContent/properties/type/enum",keyword:"enum",params:{allowedValues: schema70.properties.type.enum}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4140,7 +4140,7 @@ if(valid3){
 if(data1.dm !== undefined){
 const _errs12 = errors;
 if(typeof data1.dm !== "string"){
-validate83.errors = [{instancePath:instancePath+"/beacon/dm",schemaPath:"webhook#/definitions/BeaconContent/properties/dm/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/beacon/dm",schemaPath:"webhook#/definitions/BeaconContent/properties/dm/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -4153,7 +4153,7 @@ var valid3 = true;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/beacon",schemaPath:"webhook#/definitions/BeaconContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath:instancePath+"/beacon",schemaPath:"webhook#/definitions/BeaconContent/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4166,7 +4166,7 @@ var valid1 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4176,13 +4176,13 @@ const _errs14 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate83.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "beacon")){
-validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema69.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema69.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -4213,14 +4213,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.link === undefined) && (missing0 = "link")){
-validate86.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate86.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs3 = errors;
 if(typeof data.replyToken !== "string"){
-validate86.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4237,7 +4237,7 @@ if(errors === _errs6){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.result === undefined) && (missing1 = "result")) || ((data1.nonce === undefined) && (missing1 = "nonce"))){
-validate86.errors = [{instancePath:instancePath+"/link",schemaPath:"webhook#/definitions/LinkContent/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate86.errors = [{instancePath:instancePath+"/link",schemaPath:"webhook#/definitions/LinkContent/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -4245,11 +4245,11 @@ if(data1.result !== undefined){
 let data2 = data1.result;
 const _errs8 = errors;
 if(typeof data2 !== "string"){
-validate86.errors = [{instancePath:instancePath+"/link/result",schemaPath:"webhook#/definitions/LinkContent/properties/result/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/link/result",schemaPath:"webhook#/definitions/LinkContent/properties/result/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data2 === "ok") || (data2 === "failed"))){
-validate86.errors = [{instancePath:instancePath+"/link/result",schemaPath:"webhook#/definitions/LinkContent/properties/result/enum",keyword:"enum",params:{allowedValues: schema72.properties.result.enum},message:"must be equal to one of the allowed values"}];
+validate86.errors = [{instancePath:instancePath+"/link/result",schemaPath:"webhook#/definitions/LinkContent/properties/result/enum",keyword:"enum",params:{allowedValues: schema72.properties.result.enum}}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -4261,7 +4261,7 @@ if(valid3){
 if(data1.nonce !== undefined){
 const _errs10 = errors;
 if(typeof data1.nonce !== "string"){
-validate86.errors = [{instancePath:instancePath+"/link/nonce",schemaPath:"webhook#/definitions/LinkContent/properties/nonce/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/link/nonce",schemaPath:"webhook#/definitions/LinkContent/properties/nonce/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4273,7 +4273,7 @@ var valid3 = true;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/link",schemaPath:"webhook#/definitions/LinkContent/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath:instancePath+"/link",schemaPath:"webhook#/definitions/LinkContent/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4286,7 +4286,7 @@ var valid1 = true;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4296,13 +4296,13 @@ const _errs12 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate86.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate86.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "accountLink")){
-validate86.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema71.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate86.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema71.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -4329,20 +4329,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.membershipId === undefined) && (missing0 = "membershipId"))){
-validate92.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4353,21 +4353,21 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.membershipId === undefined) && (missing1 = "membershipId")){
-validate92.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.membershipId !== undefined){
 let data1 = data.membershipId;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate92.errors = [{instancePath:instancePath+"/membershipId",schemaPath:"#/allOf/1/properties/membershipId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate92.errors = [{instancePath:instancePath+"/membershipId",schemaPath:"#/allOf/1/properties/membershipId/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 }
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4377,13 +4377,13 @@ const _errs9 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate92.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "joined")){
-validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema76.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema76.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -4407,20 +4407,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.membershipId === undefined) && (missing0 = "membershipId"))){
-validate94.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4431,21 +4431,21 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.membershipId === undefined) && (missing1 = "membershipId")){
-validate94.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.membershipId !== undefined){
 let data1 = data.membershipId;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate94.errors = [{instancePath:instancePath+"/membershipId",schemaPath:"#/allOf/1/properties/membershipId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate94.errors = [{instancePath:instancePath+"/membershipId",schemaPath:"#/allOf/1/properties/membershipId/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 }
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4455,13 +4455,13 @@ const _errs9 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate94.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "left")){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema78.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema78.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -4485,20 +4485,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.membershipId === undefined) && (missing0 = "membershipId"))){
-validate96.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4509,21 +4509,21 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.membershipId === undefined) && (missing1 = "membershipId")){
-validate96.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.membershipId !== undefined){
 let data1 = data.membershipId;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate96.errors = [{instancePath:instancePath+"/membershipId",schemaPath:"#/allOf/1/properties/membershipId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate96.errors = [{instancePath:instancePath+"/membershipId",schemaPath:"#/allOf/1/properties/membershipId/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 }
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4533,13 +4533,13 @@ const _errs9 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate96.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "renewed")){
-validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema80.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema80.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -4562,20 +4562,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.type === undefined) && (missing0 = "type")) || ((data.membershipId === undefined) && (missing0 = "membershipId"))){
-validate91.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate91.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/MembershipContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"webhook#/definitions/MembershipContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4585,14 +4585,14 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate91.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data1 = data.type;
 if(!(((data1 === "joined") || (data1 === "left")) || (data1 === "renewed"))){
-validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema74.allOf[1].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema74.allOf[1].properties.type.enum}}];
 return false;
 }
 }
@@ -4651,7 +4651,7 @@ var _valid0 = _errs11 === errors;
 valid4 = _valid0;
 }
 if(!valid4){
-const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4715,7 +4715,7 @@ var _valid1 = _errs16 === errors;
 valid6 = _valid1;
 }
 if(!valid6){
-const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4779,7 +4779,7 @@ var _valid2 = _errs21 === errors;
 valid8 = _valid2;
 }
 if(!valid8){
-const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4815,14 +4815,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.replyToken === undefined) && (missing0 = "replyToken")) || ((data.membership === undefined) && (missing0 = "membership"))){
-validate89.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.replyToken !== undefined){
 const _errs3 = errors;
 if(typeof data.replyToken !== "string"){
-validate89.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/replyToken",schemaPath:"#/allOf/1/properties/replyToken/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4846,7 +4846,7 @@ var valid1 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4856,13 +4856,13 @@ const _errs6 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate89.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "membership")){
-validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema73.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate89.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema73.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -4889,20 +4889,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate103.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate103.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/ModuleContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/ModuleContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4913,14 +4913,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.botId === undefined) && (missing1 = "botId")) || ((data.scopes === undefined) && (missing1 = "scopes"))){
-validate103.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate103.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.botId !== undefined){
 const _errs7 = errors;
 if(typeof data.botId !== "string"){
-validate103.errors = [{instancePath:instancePath+"/botId",schemaPath:"#/allOf/1/properties/botId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/botId",schemaPath:"#/allOf/1/properties/botId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs7 === errors;
@@ -4939,7 +4939,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
 if(typeof data2[i0] !== "string"){
-validate103.errors = [{instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/allOf/1/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/allOf/1/properties/scopes/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -4949,7 +4949,7 @@ break;
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/scopes",schemaPath:"#/allOf/1/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate103.errors = [{instancePath:instancePath+"/scopes",schemaPath:"#/allOf/1/properties/scopes/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4962,7 +4962,7 @@ var valid3 = true;
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4972,13 +4972,13 @@ const _errs13 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate103.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate103.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "attached")){
-validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema85.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema85.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5002,20 +5002,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate105.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate105.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/ModuleContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/ModuleContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5026,14 +5026,14 @@ if(errors === _errs5){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.botId === undefined) && (missing1 = "botId")) || ((data.reason === undefined) && (missing1 = "reason"))){
-validate105.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate105.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.botId !== undefined){
 const _errs7 = errors;
 if(typeof data.botId !== "string"){
-validate105.errors = [{instancePath:instancePath+"/botId",schemaPath:"#/allOf/1/properties/botId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/botId",schemaPath:"#/allOf/1/properties/botId/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs7 === errors;
@@ -5046,11 +5046,11 @@ if(data.reason !== undefined){
 let data2 = data.reason;
 const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate105.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/allOf/1/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/allOf/1/properties/reason/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data2 === "bot_deleted")){
-validate105.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/allOf/1/properties/reason/enum",keyword:"enum",params:{allowedValues: schema87.allOf[1].properties.reason.enum},message:"must be equal to one of the allowed values"}];
+validate105.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/allOf/1/properties/reason/enum",keyword:"enum",params:{allowedValues: schema87.allOf[1].properties.reason.enum}}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -5062,7 +5062,7 @@ var valid3 = true;
 }
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5072,13 +5072,13 @@ const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate105.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate105.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "detached")){
-validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema87.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema87.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5101,20 +5101,20 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate102.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(typeof data.type !== "string"){
-validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/ModuleContent.base/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"webhook#/definitions/ModuleContent.base/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"webhook#/definitions/ModuleContent.base/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5124,14 +5124,14 @@ const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate102.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data1 = data.type;
 if(!((data1 === "attached") || (data1 === "detached"))){
-validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema83.allOf[1].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema83.allOf[1].properties.type.enum}}];
 return false;
 }
 }
@@ -5190,7 +5190,7 @@ var _valid0 = _errs11 === errors;
 valid4 = _valid0;
 }
 if(!valid4){
-const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5254,7 +5254,7 @@ var _valid1 = _errs16 === errors;
 valid6 = _valid1;
 }
 if(!valid6){
-const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5289,7 +5289,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.module === undefined) && (missing0 = "module")){
-validate100.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5302,7 +5302,7 @@ errors = vErrors.length;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5312,13 +5312,13 @@ const _errs4 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.type === undefined) && (missing1 = "type")){
-validate100.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "module")){
-validate100.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate100.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5349,7 +5349,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.chatControl === undefined) && (missing0 = "chatControl")){
-validate109.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate109.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5360,7 +5360,7 @@ if(errors === _errs4){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.expireAt === undefined) && (missing1 = "expireAt")){
-validate109.errors = [{instancePath:instancePath+"/chatControl",schemaPath:"webhook#/definitions/ChatControl/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate109.errors = [{instancePath:instancePath+"/chatControl",schemaPath:"webhook#/definitions/ChatControl/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -5368,13 +5368,13 @@ if(data0.expireAt !== undefined){
 let data1 = data0.expireAt;
 const _errs6 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate109.errors = [{instancePath:instancePath+"/chatControl/expireAt",schemaPath:"webhook#/definitions/ChatControl/properties/expireAt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate109.errors = [{instancePath:instancePath+"/chatControl/expireAt",schemaPath:"webhook#/definitions/ChatControl/properties/expireAt/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(!(formats0.validate(data1))){
-validate109.errors = [{instancePath:instancePath+"/chatControl/expireAt",schemaPath:"webhook#/definitions/ChatControl/properties/expireAt/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+validate109.errors = [{instancePath:instancePath+"/chatControl/expireAt",schemaPath:"webhook#/definitions/ChatControl/properties/expireAt/format",keyword:"format",params:{format: "int64"}}];
 return false;
 }
 }
@@ -5383,7 +5383,7 @@ return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/chatControl",schemaPath:"webhook#/definitions/ChatControl/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath:instancePath+"/chatControl",schemaPath:"webhook#/definitions/ChatControl/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5391,7 +5391,7 @@ return false;
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5401,13 +5401,13 @@ const _errs8 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate109.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate109.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "activated")){
-validate109.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema89.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate109.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema89.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5434,7 +5434,7 @@ var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate112.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5443,13 +5443,13 @@ const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate112.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "deactivated")){
-validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema91.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema91.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5476,7 +5476,7 @@ var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate115.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate115.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5485,13 +5485,13 @@ const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate115.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate115.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "botSuspended")){
-validate115.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema92.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate115.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema92.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5518,7 +5518,7 @@ var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-validate118.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate118.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5527,13 +5527,13 @@ const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate118.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate118.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "botResumed")){
-validate118.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema93.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate118.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema93.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5564,7 +5564,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.delivery === undefined) && (missing0 = "delivery")){
-validate121.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate121.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5575,20 +5575,20 @@ if(errors === _errs4){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.data === undefined) && (missing1 = "data")){
-validate121.errors = [{instancePath:instancePath+"/delivery",schemaPath:"webhook#/definitions/PnpDelivery/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate121.errors = [{instancePath:instancePath+"/delivery",schemaPath:"webhook#/definitions/PnpDelivery/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data0.data !== undefined){
 if(typeof data0.data !== "string"){
-validate121.errors = [{instancePath:instancePath+"/delivery/data",schemaPath:"webhook#/definitions/PnpDelivery/properties/data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate121.errors = [{instancePath:instancePath+"/delivery/data",schemaPath:"webhook#/definitions/PnpDelivery/properties/data/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/delivery",schemaPath:"webhook#/definitions/PnpDelivery/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate121.errors = [{instancePath:instancePath+"/delivery",schemaPath:"webhook#/definitions/PnpDelivery/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5596,7 +5596,7 @@ return false;
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate121.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5606,13 +5606,13 @@ const _errs8 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-validate121.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate121.errors = [{instancePath,schemaPath:"#/allOf/2/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 if(!(data.type === "delivery")){
-validate121.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema94.allOf[2].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate121.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/2/properties/type/enum",keyword:"enum",params:{allowedValues: schema94.allOf[2].properties.type.enum}}];
 return false;
 }
 }
@@ -5640,14 +5640,14 @@ const _errs1 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
-validate12.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate12.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.type !== undefined){
 let data0 = data.type;
 if(!(((((((((((((((((((data0 === "message") || (data0 === "unsend")) || (data0 === "follow")) || (data0 === "unfollow")) || (data0 === "join")) || (data0 === "leave")) || (data0 === "memberJoined")) || (data0 === "memberLeft")) || (data0 === "postback")) || (data0 === "videoPlayComplete")) || (data0 === "beacon")) || (data0 === "accountLink")) || (data0 === "membership")) || (data0 === "module")) || (data0 === "activated")) || (data0 === "deactivated")) || (data0 === "botSuspended")) || (data0 === "botResumed")) || (data0 === "delivery"))){
-validate12.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema13.allOf[1].properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate12.errors = [{instancePath:instancePath+"/type",schemaPath:"#/allOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema13.allOf[1].properties.type.enum}}];
 return false;
 }
 }
@@ -5706,7 +5706,7 @@ var _valid0 = _errs7 === errors;
 valid2 = _valid0;
 }
 if(!valid2){
-const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err2 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5770,7 +5770,7 @@ var _valid1 = _errs12 === errors;
 valid4 = _valid1;
 }
 if(!valid4){
-const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err5 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5834,7 +5834,7 @@ var _valid2 = _errs17 === errors;
 valid6 = _valid2;
 }
 if(!valid6){
-const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err8 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5898,7 +5898,7 @@ var _valid3 = _errs22 === errors;
 valid8 = _valid3;
 }
 if(!valid8){
-const err11 = {instancePath,schemaPath:"#/allOf/5/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err11 = {instancePath,schemaPath:"#/allOf/5/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5962,7 +5962,7 @@ var _valid4 = _errs27 === errors;
 valid10 = _valid4;
 }
 if(!valid10){
-const err14 = {instancePath,schemaPath:"#/allOf/6/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err14 = {instancePath,schemaPath:"#/allOf/6/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6026,7 +6026,7 @@ var _valid5 = _errs32 === errors;
 valid12 = _valid5;
 }
 if(!valid12){
-const err17 = {instancePath,schemaPath:"#/allOf/7/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err17 = {instancePath,schemaPath:"#/allOf/7/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -6090,7 +6090,7 @@ var _valid6 = _errs37 === errors;
 valid14 = _valid6;
 }
 if(!valid14){
-const err20 = {instancePath,schemaPath:"#/allOf/8/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err20 = {instancePath,schemaPath:"#/allOf/8/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6154,7 +6154,7 @@ var _valid7 = _errs42 === errors;
 valid16 = _valid7;
 }
 if(!valid16){
-const err23 = {instancePath,schemaPath:"#/allOf/9/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err23 = {instancePath,schemaPath:"#/allOf/9/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6218,7 +6218,7 @@ var _valid8 = _errs47 === errors;
 valid18 = _valid8;
 }
 if(!valid18){
-const err26 = {instancePath,schemaPath:"#/allOf/10/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err26 = {instancePath,schemaPath:"#/allOf/10/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -6282,7 +6282,7 @@ var _valid9 = _errs52 === errors;
 valid20 = _valid9;
 }
 if(!valid20){
-const err29 = {instancePath,schemaPath:"#/allOf/11/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err29 = {instancePath,schemaPath:"#/allOf/11/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -6346,7 +6346,7 @@ var _valid10 = _errs57 === errors;
 valid22 = _valid10;
 }
 if(!valid22){
-const err32 = {instancePath,schemaPath:"#/allOf/12/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err32 = {instancePath,schemaPath:"#/allOf/12/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -6410,7 +6410,7 @@ var _valid11 = _errs62 === errors;
 valid24 = _valid11;
 }
 if(!valid24){
-const err35 = {instancePath,schemaPath:"#/allOf/13/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err35 = {instancePath,schemaPath:"#/allOf/13/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -6474,7 +6474,7 @@ var _valid12 = _errs67 === errors;
 valid26 = _valid12;
 }
 if(!valid26){
-const err38 = {instancePath,schemaPath:"#/allOf/14/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err38 = {instancePath,schemaPath:"#/allOf/14/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -6538,7 +6538,7 @@ var _valid13 = _errs72 === errors;
 valid28 = _valid13;
 }
 if(!valid28){
-const err41 = {instancePath,schemaPath:"#/allOf/15/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err41 = {instancePath,schemaPath:"#/allOf/15/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -6602,7 +6602,7 @@ var _valid14 = _errs77 === errors;
 valid30 = _valid14;
 }
 if(!valid30){
-const err44 = {instancePath,schemaPath:"#/allOf/16/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err44 = {instancePath,schemaPath:"#/allOf/16/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -6666,7 +6666,7 @@ var _valid15 = _errs82 === errors;
 valid32 = _valid15;
 }
 if(!valid32){
-const err47 = {instancePath,schemaPath:"#/allOf/17/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err47 = {instancePath,schemaPath:"#/allOf/17/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -6730,7 +6730,7 @@ var _valid16 = _errs87 === errors;
 valid34 = _valid16;
 }
 if(!valid34){
-const err50 = {instancePath,schemaPath:"#/allOf/18/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err50 = {instancePath,schemaPath:"#/allOf/18/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -6794,7 +6794,7 @@ var _valid17 = _errs92 === errors;
 valid36 = _valid17;
 }
 if(!valid36){
-const err53 = {instancePath,schemaPath:"#/allOf/19/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err53 = {instancePath,schemaPath:"#/allOf/19/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -6858,7 +6858,7 @@ var _valid18 = _errs97 === errors;
 valid38 = _valid18;
 }
 if(!valid38){
-const err56 = {instancePath,schemaPath:"#/allOf/20/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err56 = {instancePath,schemaPath:"#/allOf/20/if",keyword:"if",params:{failingKeyword: "then"}};
 if(vErrors === null){
 vErrors = [err56];
 }

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 export async function startFakeSsm(parameters: Record<string, string>) {
   const calls: { names: string[]; withDecryption: boolean }[] = [];
   let failures = 0;
+  let delayMs = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -28,23 +29,34 @@ export async function startFakeSsm(parameters: Record<string, string>) {
         WithDecryption?: boolean;
       };
       calls.push({ names: input.Names, withDecryption: input.WithDecryption === true });
+      if (delayMs > 0) {
+        // A slow SSM: the answer comes late (a client that gave up has closed the socket by then).
+        const answer = () => {
+          if (!response.destroyed) reply(200, answerTo(input.Names));
+        };
+        setTimeout(answer, delayMs);
+        return;
+      }
       if (failures > 0) {
         failures--;
         return reply(400, 'Rate exceeded', 'ThrottlingException');
       }
       if (input.Names.length > 10) return reply(400, 'at most 10 names', 'ValidationException');
-      reply(200, {
-        Parameters: input.Names.filter((name) => name in parameters).map((name) => ({
-          Name: name,
-          Type: 'SecureString',
-          Value: parameters[name],
-          Version: 1,
-          DataType: 'text',
-          ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${name}`,
-        })),
-        InvalidParameters: input.Names.filter((name) => !(name in parameters)),
-      });
+      reply(200, answerTo(input.Names));
     });
+  });
+  const answerTo = (names: string[]) => ({
+    Parameters: names
+      .filter((name) => name in parameters)
+      .map((name) => ({
+        Name: name,
+        Type: 'SecureString',
+        Value: parameters[name],
+        Version: 1,
+        DataType: 'text',
+        ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${name}`,
+      })),
+    InvalidParameters: names.filter((name) => !(name in parameters)),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -55,6 +67,10 @@ export async function startFakeSsm(parameters: Record<string, string>) {
     /** The next `times` calls are throttled (a non-retryable answer after the SDK's own retries). */
     failNext: (times: number) => {
       failures = times;
+    },
+    /** Every answer from now on comes `ms` late (0: at once again). */
+    answerAfter: (ms: number) => {
+      delayMs = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {
