@@ -37,6 +37,12 @@ const values = {
     conversationTtlDays: 30,
     /** `AWS_REGION` next to `DYNAMODB_ENDPOINT`: the SDK needs a region and DynamoDB Local takes any. */
     localRegion: 'us-east-1',
+    /**
+     * `KAIWA_MAX_INBOX`: messages waiting per source. A person types a few while a turn runs (at
+     * most two minutes); 100 is far beyond that and keeps a flood behind a stuck turn to about
+     * 100 KB per source. Beyond it messages are counted into one inbox-full notice (docs/security.md).
+     */
+    maxInbox: 100,
   },
 
   line: {
