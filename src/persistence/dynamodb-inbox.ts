@@ -54,8 +54,11 @@ export async function acceptItem(
   return (await putInboxItem(table, item.eventId, admission.item, options)) === true;
 }
 
-/** How many items wait (counted up to `maxInbox`), and the newest of them with its key. */
-async function readInboxTail(
+/**
+ * How many items wait (counted up to `maxInbox`: at most that many are read), and at the cap
+ * the newest of them with its key.
+ */
+export async function readInboxTail(
   table: TableClient,
   sourceId: string,
   maxInbox: number,

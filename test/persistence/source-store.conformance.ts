@@ -33,18 +33,14 @@ import {
 /** One backend (a database, a table, shared memory) that store instances open. */
 export interface SourceStoreBackend {
   /** Another store instance on this backend: another connection, as a second process would have. */
-  open(options?: InstanceOptions): Promise<SourceStore>;
-}
-
-/** What one store instance is opened with besides the backend's options. */
-export interface InstanceOptions {
-  readonly onWriteStep?: (step: string) => void;
-  readonly maxInbox?: number;
+  open(options?: { onWriteStep?: (step: string) => void }): Promise<SourceStore>;
 }
 
 export interface BackendOptions {
   readonly clock: Clock;
   readonly claimTtlMs: number;
+  /** Messages waiting per source before accept counts them into an overflow item. */
+  readonly maxInbox?: number;
 }
 
 /** Creates a fresh, empty backend; all an implementation needs to run the suite. */
@@ -62,10 +58,10 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
       await Promise.all(opened.splice(0).map((store) => store.close()));
     });
 
-    async function setUp() {
+    async function setUp(limits: { maxInbox?: number } = {}) {
       const clock = testClock();
-      const backend = await createBackend({ clock, claimTtlMs: CLAIM_TTL_MS });
-      const open = async (options?: InstanceOptions) => {
+      const backend = await createBackend({ clock, claimTtlMs: CLAIM_TTL_MS, ...limits });
+      const open = async (options?: { onWriteStep?: (step: string) => void }) => {
         const store = await backend.open(options);
         opened.push(store);
         return store;
@@ -121,8 +117,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
 
     describe('a full inbox (docs/security.md, "A source\'s inbox")', () => {
       it('keeps maxInbox messages and counts the rest into one overflow item, losing none', async () => {
-        const { open } = await setUp();
-        const store = await open({ maxInbox: 10 });
+        const { store } = await setUp({ maxInbox: 10 });
         const sent = Array.from({ length: 150 }, (_, index) => message('U-a', `m${index}`));
         const quietOne = { ...message('U-a', 'aside'), quiet: true };
 
@@ -147,8 +142,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
       });
 
       it('always keeps unsend and forget, and keeps messages again once the inbox drains', async () => {
-        const { open, clock } = await setUp();
-        const store = await open({ maxInbox: 2 });
+        const { store, clock } = await setUp({ maxInbox: 2 });
         // Built in acceptance order: DynamoDB orders an inbox by the events' timestamps.
         const [one, two, three] = ['1', '2', '3'].map((text) => message('U-a', text));
         const forget = forgetEvent('U-a');
