@@ -12,10 +12,12 @@ export function createLambdaStore(
     endpoint: config.endpoint,
     ...limits,
   }),
+  options: { readonly maxInbox?: number } = {},
 ): DynamoDbStore {
   return new DynamoDbStore({
     client,
     tableName: config.table,
     conversationTtlMs: config.conversationTtlDays * 86_400_000,
+    ...options,
   });
 }

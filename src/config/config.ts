@@ -6,7 +6,7 @@ import type { QueuePolicy } from '../machines/index.js';
 import { ConfigError } from './config-error.js';
 import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
-import { readBotUserId, readStaleEventMs } from './webhook-checks-config.js';
+import { readBotUserId, readMaxInbox, readStaleEventMs } from './webhook-checks-config.js';
 import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
 
 export const STORE_KINDS = ['memory', 'sqlite', 'dynamodb'] as const;
@@ -35,6 +35,8 @@ export interface KaiwaConfig {
     readonly kind: StoreKind;
     readonly dataDir: string;
     readonly dynamodb: DynamoDbConfig;
+    /** `KAIWA_MAX_INBOX`: messages waiting per source before accept counts them instead. */
+    readonly maxInbox: number;
   };
   readonly logLevel: LogLevel;
   readonly conversation: {
@@ -141,6 +143,7 @@ export function loadConfig(
       kind: storeKind,
       dataDir: readString(env, 'DATA_DIR') ?? defaults.store.dataDir,
       dynamodb: readDynamoDbConfig(env, storeKind),
+      maxInbox: readMaxInbox(env),
     },
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, defaults.server.logLevel),
     conversation: {

@@ -153,6 +153,9 @@ const values = {
     dailyTokenBudget: 1_000_000,
     /** Sent instead of an answer when a limit is reached. */
     limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
+    /** Sent for messages a full inbox did not keep (`KAIWA_MAX_INBOX`): the user knows to send them again. */
+    inboxFullNotice:
+      'So many messages arrived while I was busy that I could not keep some of them. Please send again what you still need.',
     /** `KAIWA_TURN_DEADLINE_MS`: two full Gemini attempts; after it the user gets the apology. */
     turnDeadlineMs: 120_000,
   },
