@@ -147,7 +147,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         const [one, two, three] = ['1', '2', '3'].map((text) => message('U-a', text));
         const forget = forgetEvent('U-a');
         const four = message('U-a', '4');
-        for (const item of [one!, two!, three!, forget, four!]) await store.accept(item);
+        for (const item of [one!, two!, three!, forget, four]) await store.accept(item);
 
         let items = await store.inbox('U-a');
         expect(items.map(({ item }) => item.eventId)).toEqual([
@@ -155,7 +155,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
           two!.eventId,
           three!.eventId,
           forget.eventId,
-          four!.eventId,
+          four.eventId,
         ]);
         expect(items.map(({ item }) => ('overflow' in item ? item.overflow?.count : undefined))).toEqual([
           undefined,
@@ -172,7 +172,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         const five = message('U-a', '5');
         await store.accept(five);
         items = await store.inbox('U-a');
-        expect(items.map(({ item }) => item.eventId)).toEqual([four!.eventId, five.eventId]);
+        expect(items.map(({ item }) => item.eventId)).toEqual([four.eventId, five.eventId]);
         expect(items[1]!.item).toEqual(five);
       });
     });
