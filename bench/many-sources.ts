@@ -68,6 +68,7 @@ async function run(lineUrl: string, maxLiveSources: number, label: string): Prom
     BENCH_DATA_DIR: dataDir,
     KAIWA_MAX_LIVE_SOURCES: String(maxLiveSources),
   });
+  let sampler: NodeJS.Timeout | undefined;
   try {
     const { url: botUrl } = await nextMessage<{ url: string }>(bot, 'ready');
     const memory = async (): Promise<Memory> => {
@@ -80,11 +81,17 @@ async function run(lineUrl: string, maxLiveSources: number, label: string): Prom
     const repliesBefore = await replies();
     const start = await memory();
     let peakHeap = start.heapUsed;
-    const sampler = setInterval(() => {
-      memory().then(
-        (sample) => (peakHeap = Math.max(peakHeap, sample.heapUsed)),
-        () => {},
-      );
+    let sampling = false;
+    sampler = setInterval(() => {
+      // One sample at a time: a busy bot answers late, and the samples must not pile up.
+      if (sampling) return;
+      sampling = true;
+      memory()
+        .then(
+          (sample) => (peakHeap = Math.max(peakHeap, sample.heapUsed)),
+          () => {},
+        )
+        .finally(() => (sampling = false));
     }, 250);
     const started = performance.now();
     let next = 0;
@@ -97,7 +104,8 @@ async function run(lineUrl: string, maxLiveSources: number, label: string): Prom
             headers: { 'content-type': 'application/json', 'x-line-signature': signature },
             body,
           });
-          if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+          if (response.status !== 200)
+            throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
         }
       }),
     );
@@ -121,6 +129,7 @@ async function run(lineUrl: string, maxLiveSources: number, label: string): Prom
     console.log(figures);
     return figures;
   } finally {
+    clearInterval(sampler);
     await stop(bot);
     await rm(dataDir, { recursive: true, force: true });
   }
