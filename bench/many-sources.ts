@@ -61,6 +61,29 @@ function textWebhook(index: number): { body: string; signature: string } {
   return { body, signature: createHmac('sha256', 'bench-secret').update(body).digest('base64') };
 }
 
+/**
+ * Posts one source's webhook; a connection the bot reset is sent again, as LINE redelivers (the
+ * event id makes a second copy a duplicate).
+ */
+async function postWebhook(botUrl: string, index: number): Promise<void> {
+  const { body, signature } = textWebhook(index);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(`${botUrl}/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-line-signature': signature },
+        body,
+      });
+      if (response.status === 200) return;
+      throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      console.warn(`webhook ${index}, attempt ${attempt}: ${String(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
 async function run(lineUrl: string, maxLiveSources: number, label: string): Promise<Figures> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kaiwa-bench-sources-'));
   const bot = forkBench('sources-bot-process.ts', [], {
@@ -98,14 +121,9 @@ async function run(lineUrl: string, maxLiveSources: number, label: string): Prom
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < SOURCES) {
-          const { body, signature } = textWebhook(next++);
-          const response = await fetch(`${botUrl}/webhook`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-line-signature': signature },
-            body,
-          });
-          if (response.status !== 200)
-            throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
+          const index = next++;
+          await postWebhook(botUrl, index);
+          if ((index + 1) % 1000 === 0) console.log(`${label}: ${index + 1} webhooks accepted`);
         }
       }),
     );
