@@ -189,6 +189,8 @@ model, the fake LINE in another process; each is answered before the run ends. P
 kernel's high-water mark (\`process.resourceUsage().maxRSS\`); peak heap is V8's heap in use,
 sampled every 250 ms; "after idle" is ${idle} s after the last reply, well inside
 \`KAIWA_IDLE_EVICTION_MS\` (${(defaults.host.idleEvictionMs / 60_000).toFixed(0)} min), so without the cap every source is still in memory then.
+The wall time includes the webhooks' HTTP round trips on a shared two-core machine: it is not a
+throughput figure (the runtime section above has those).
 
 | | RSS at start | peak RSS | peak heap | RSS after the last reply | RSS after ${idle} s idle | heap after ${idle} s idle | wall time |
 |---|---|---|---|---|---|---|---|
