@@ -196,7 +196,8 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB store on DynamoDB Local', ()
     });
 
     it('consumes more inbox messages than one transaction holds (100 actions)', async () => {
-      const { store } = await freshStore();
+      // More messages wait than the default inbox cap keeps.
+      const { store } = await freshStore({ maxInbox: 1000 });
       const messages = Array.from({ length: 150 }, (_, index) => message('U1', `e${index}`, 1_000 + index));
       for (const item of messages) await store.accept(item);
       const kept = message('U1', 'kept', 5_000);
