@@ -34,7 +34,7 @@ export interface PlanRules {
  * left to run again (`replay`, first). Messages become turns by the queue policy: `queue` —
  * one message per turn, except that beyond `maxQueuedTurns` waiting the newest merge into the
  * last one (`mergeFrom` remembers where that merged turn starts, across reads); `merge` —
- * everything that waits, in one turn. A run of quiet messages (group talk not addressed to
+ * everything that waits, in one turn. The overflow item of a full inbox is always a turn alone. A run of quiet messages (group talk not addressed to
  * the bot) goes in one turn: it calls no model. Pure.
  */
 export function planInbox(
@@ -58,11 +58,13 @@ export function planInbox(
     return { plan: { kind: 'quarantine', key: first.key, message: first.item }, mergeFrom: undefined };
   }
 
-  // The messages that wait before the next unsend or forget.
+  // The messages that wait before the next unsend or forget. The overflow item of a full inbox
+  // is a turn of its own: it gets the inbox-full notice, never a model call (docs/security.md).
   const run: { key: string; message: InboundMessage }[] = [];
   for (const { key, item } of items) {
-    if (!isMessage(item)) break;
+    if (!isMessage(item) || (item.overflow && run.length > 0)) break;
     run.push({ key, message: item });
+    if (item.overflow) break;
   }
   const quiet = run.findIndex(({ message }) => !message.quiet);
   let take: number;

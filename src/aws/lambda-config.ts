@@ -2,7 +2,7 @@ import { ConfigError } from '../config/config-error.js';
 import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from '../config/dynamodb-config.js';
 import { readChoice, readInteger, readString, type Env } from '../config/env-readers.js';
-import { readStaleEventMs } from '../config/webhook-checks-config.js';
+import { readMaxInbox, readStaleEventMs } from '../config/webhook-checks-config.js';
 import { LOG_LEVELS, type LogLevel } from '../logging/index.js';
 
 // Settings of the Lambda functions. The webhook's reader must stay free of the Gemini SDK (its
@@ -24,6 +24,8 @@ export interface WebhookConfig {
   readonly acceptDeadlineMs: number;
   /** `KAIWA_STALE_EVENT_MS`: older messages are stored quiet, never answered. */
   readonly staleEventMs: number;
+  /** `KAIWA_MAX_INBOX`: messages waiting per source before accept counts them instead. */
+  readonly maxInbox: number;
 }
 
 export function readWebhookConfig(env: Env): WebhookConfig {
@@ -36,6 +38,7 @@ export function readWebhookConfig(env: Env): WebhookConfig {
     },
     acceptDeadlineMs: readInteger(env, 'KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS', 1500, { min: 100, max: 1900 }),
     staleEventMs: readStaleEventMs(env),
+    maxInbox: readMaxInbox(env),
   };
 }
 

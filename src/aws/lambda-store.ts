@@ -15,10 +15,12 @@ export function createLambdaStore(
     endpoint: config.endpoint,
     ...limits,
   }),
+  options: { readonly maxInbox?: number } = {},
 ): DynamoDbSourceStore {
   return new DynamoDbSourceStore({
     client,
     tableName: config.table,
     conversationTtlMs: config.conversationTtlDays * 86_400_000,
+    ...options,
   });
 }

@@ -104,11 +104,12 @@ export function webhookDependenciesFromEnv(
   }
   return {
     // Tight per-attempt limits: a stalled call is retried, and the whole answer stays inside 2 s.
-    store: createLambdaStore(config.dynamodb, {
-      maxAttempts: 3,
-      connectionTimeoutMs: 500,
-      requestTimeoutMs: 1000,
-    }),
+    store: createLambdaStore(
+      config.dynamodb,
+      { maxAttempts: 3, connectionTimeoutMs: 500, requestTimeoutMs: 1000 },
+      undefined,
+      { maxInbox: config.maxInbox },
+    ),
     channelSecret: async () =>
       (await withSecrets(env, secrets, ['LINE_CHANNEL_SECRET'])).LINE_CHANNEL_SECRET!,
     groupPolicy: config.groupPolicy,

@@ -19,9 +19,10 @@ export const SQLITE_FILE_NAME = 'kaiwa.db';
 export async function createStore(config: KaiwaConfig): Promise<SourceStore> {
   switch (config.store.kind) {
     case 'memory':
-      return new MemorySourceStore();
+      return new MemorySourceStore({ maxInbox: config.store.maxInbox });
     case 'sqlite':
       return openSqliteSourceStore({
+        maxInbox: config.store.maxInbox,
         file: path.join(config.store.dataDir, SQLITE_FILE_NAME),
         importFileStoreFrom: config.store.dataDir,
       });
@@ -31,6 +32,7 @@ export async function createStore(config: KaiwaConfig): Promise<SourceStore> {
         client: createDynamoDbClient({ region, endpoint }),
         tableName: table,
         conversationTtlMs: conversationTtlDays * 86_400_000,
+        maxInbox: config.store.maxInbox,
       });
     }
   }

@@ -6,8 +6,17 @@ import type { QueuePolicy } from '../machines/index.js';
 import { ConfigError } from './config-error.js';
 import { defaults } from '../defaults/index.js';
 import { readDynamoDbConfig, type DynamoDbConfig } from './dynamodb-config.js';
-import { readBotUserId, readStaleEventMs } from './webhook-checks-config.js';
-import { readBoolean, readChoice, readInteger, readString, readUrl, type Env } from './env-readers.js';
+import { readBotUserId, readMaxInbox, readStaleEventMs } from './webhook-checks-config.js';
+import {
+  readBoolean,
+  readChoice,
+  readInteger,
+  readIntegers,
+  readString,
+  readUrl,
+  type Env,
+  type IntegerSettings,
+} from './env-readers.js';
 
 export const STORE_KINDS = ['memory', 'sqlite', 'dynamodb'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
@@ -35,6 +44,8 @@ export interface KaiwaConfig {
     readonly kind: StoreKind;
     readonly dataDir: string;
     readonly dynamodb: DynamoDbConfig;
+    /** `KAIWA_MAX_INBOX`: messages waiting per source before accept counts them instead. */
+    readonly maxInbox: number;
   };
   readonly logLevel: LogLevel;
   readonly conversation: {
@@ -98,6 +109,156 @@ export interface KaiwaConfig {
   };
 }
 
+/** The runtime's bounded whole-number settings. */
+const RUNTIME_INTEGERS = {
+  port: { variable: 'PORT', fallback: defaults.server.port, min: 0, max: 65535 },
+  turnDeadlineMs: {
+    variable: 'KAIWA_TURN_DEADLINE_MS',
+    fallback: defaults.conversation.turnDeadlineMs,
+    min: 1000,
+    max: 3_600_000,
+  },
+  toolTimeoutMs: {
+    variable: 'KAIWA_TOOL_TIMEOUT_MS',
+    fallback: defaults.tools.timeoutMs,
+    min: 1,
+    max: 600_000,
+  },
+  idleEvictionMs: {
+    variable: 'KAIWA_IDLE_EVICTION_MS',
+    fallback: defaults.host.idleEvictionMs,
+    min: 1,
+    max: 86_400_000,
+  },
+  maxLiveSources: {
+    variable: 'KAIWA_MAX_LIVE_SOURCES',
+    fallback: defaults.host.maxLiveSources,
+    min: 1,
+    max: 1_000_000,
+  },
+  leaseMs: { variable: 'KAIWA_LEASE_MS', fallback: defaults.host.leaseMs, min: 1000, max: 600_000 },
+  shutdownDeadlineMs: {
+    variable: 'KAIWA_SHUTDOWN_DEADLINE_MS',
+    fallback: defaults.server.shutdownDeadlineMs,
+    min: 0,
+    max: 600_000,
+  },
+} as const satisfies IntegerSettings;
+
+/** The conversation's bounded whole-number settings. */
+const CONVERSATION_INTEGERS = {
+  maxModelCalls: {
+    variable: 'KAIWA_MAX_MODEL_CALLS',
+    fallback: defaults.conversation.maxModelCalls,
+    min: 1,
+    max: 100,
+  },
+  maxQueuedTurns: {
+    variable: 'KAIWA_MAX_QUEUED_TURNS',
+    fallback: defaults.conversation.maxQueuedTurns,
+    min: 1,
+    max: 1000,
+  },
+  maxHistoryEntries: {
+    variable: 'KAIWA_MAX_HISTORY_ENTRIES',
+    fallback: defaults.conversation.maxHistoryEntries,
+    min: 4,
+    max: 10_000,
+  },
+  maxHistoryBytes: {
+    variable: 'KAIWA_MAX_HISTORY_BYTES',
+    fallback: defaults.conversation.maxHistoryBytes,
+    min: 4096,
+    max: 256 * 1024,
+  },
+  maxModelCallsPerMinute: {
+    variable: 'KAIWA_MAX_MODEL_CALLS_PER_MINUTE',
+    fallback: defaults.conversation.maxModelCallsPerMinute,
+    min: 0,
+    max: 10_000,
+  },
+  dailyTokenBudget: {
+    variable: 'KAIWA_DAILY_TOKEN_BUDGET',
+    fallback: defaults.conversation.dailyTokenBudget,
+    min: 0,
+    max: 1_000_000_000,
+  },
+} as const satisfies IntegerSettings;
+
+/** How kaiwa talks to LINE: its bounded whole-number settings. */
+const LINE_BEHAVIOUR_INTEGERS = {
+  replyTokenTtlMs: {
+    variable: 'KAIWA_REPLY_TOKEN_TTL_MS',
+    fallback: defaults.line.replyTokenTtlMs,
+    min: 0,
+    max: 60_000,
+  },
+  loadingDelayMs: {
+    variable: 'KAIWA_LOADING_DELAY_MS',
+    fallback: defaults.line.loadingDelayMs,
+    min: 0,
+    max: 60_000,
+  },
+  requestTimeoutMs: {
+    variable: 'KAIWA_LINE_TIMEOUT_MS',
+    fallback: defaults.line.requestTimeoutMs,
+    min: 100,
+    max: 120_000,
+  },
+  webhookAcceptDeadlineMs: {
+    variable: 'KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS',
+    fallback: defaults.line.webhookAcceptDeadlineMs,
+    min: 100,
+    max: 1_900,
+  },
+  monthlyLimitRetryMs: {
+    variable: 'KAIWA_MONTHLY_LIMIT_RETRY_MS',
+    fallback: defaults.line.monthlyLimitRetryMs,
+    min: 0,
+    max: 3_600_000,
+  },
+  mediaMaxBytes: {
+    variable: 'KAIWA_MEDIA_MAX_BYTES',
+    fallback: defaults.line.mediaMaxBytes,
+    min: 1024,
+    max: 20 * 1024 * 1024,
+  },
+  mediaTimeoutMs: {
+    variable: 'KAIWA_MEDIA_TIMEOUT_MS',
+    fallback: defaults.line.mediaTimeoutMs,
+    min: 100,
+    max: 300_000,
+  },
+  mediaConcurrency: {
+    variable: 'KAIWA_MEDIA_CONCURRENCY',
+    fallback: defaults.line.mediaConcurrency,
+    min: 1,
+    max: 64,
+  },
+  mediaCacheBytes: {
+    variable: 'KAIWA_MEDIA_CACHE_BYTES',
+    fallback: defaults.line.mediaCacheBytes,
+    min: 0,
+    max: 1024 * 1024 * 1024,
+  },
+  mediaCacheTtlMs: {
+    variable: 'KAIWA_MEDIA_CACHE_TTL_MS',
+    fallback: defaults.line.mediaCacheTtlMs,
+    min: 1000,
+    max: 3_600_000,
+  },
+} as const satisfies IntegerSettings;
+
+/** The inspector's bounded whole-number settings. */
+const INSPECT_INTEGERS = {
+  sessionLifetimeMs: {
+    variable: 'KAIWA_INSPECT_SESSION_MS',
+    fallback: defaults.server.inspectSessionMs,
+    min: 60_000,
+    max: 30 * 86_400_000,
+  },
+} as const satisfies IntegerSettings;
+
 /**
  * Reads SPEC's fixed variables and kaiwa's own `KAIWA_*` settings. Throws a `ConfigError`
  * that names the variable; `npm start` prints it as one line and exits 1.
@@ -126,7 +287,7 @@ export function loadConfig(
   }
   const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
   return {
-    port: readInteger(env, 'PORT', defaults.server.port, { min: 0, max: 65535 }),
+    ...readIntegers(env, RUNTIME_INTEGERS),
     host: readHost(
       env,
       line.mode === 'emulator' ? defaults.server.emulatorHost : defaults.server.channelHost,
@@ -145,56 +306,20 @@ export function loadConfig(
       kind: storeKind,
       dataDir: readString(env, 'DATA_DIR') ?? defaults.store.dataDir,
       dynamodb: readDynamoDbConfig(env, storeKind),
+      maxInbox: readMaxInbox(env),
     },
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, defaults.server.logLevel),
     conversation: {
-      maxModelCalls: readInteger(env, 'KAIWA_MAX_MODEL_CALLS', defaults.conversation.maxModelCalls, {
-        min: 1,
-        max: 100,
-      }),
+      ...readIntegers(env, CONVERSATION_INTEGERS),
       queuePolicy: readChoice(
         env,
         'KAIWA_QUEUE_POLICY',
         ['queue', 'merge'] as const,
         defaults.conversation.queuePolicy,
       ),
-      maxQueuedTurns: readInteger(env, 'KAIWA_MAX_QUEUED_TURNS', defaults.conversation.maxQueuedTurns, {
-        min: 1,
-        max: 1000,
-      }),
-      maxHistoryEntries: readInteger(
-        env,
-        'KAIWA_MAX_HISTORY_ENTRIES',
-        defaults.conversation.maxHistoryEntries,
-        { min: 4, max: 10_000 },
-      ),
-      maxHistoryBytes: readInteger(env, 'KAIWA_MAX_HISTORY_BYTES', defaults.conversation.maxHistoryBytes, {
-        min: 4096,
-        max: 256 * 1024,
-      }),
-      maxModelCallsPerMinute: readInteger(
-        env,
-        'KAIWA_MAX_MODEL_CALLS_PER_MINUTE',
-        defaults.conversation.maxModelCallsPerMinute,
-        {
-          min: 0,
-          max: 10_000,
-        },
-      ),
-      dailyTokenBudget: readInteger(env, 'KAIWA_DAILY_TOKEN_BUDGET', defaults.conversation.dailyTokenBudget, {
-        min: 0,
-        max: 1_000_000_000,
-      }),
     },
     lineBehaviour: {
-      replyTokenTtlMs: readInteger(env, 'KAIWA_REPLY_TOKEN_TTL_MS', defaults.line.replyTokenTtlMs, {
-        min: 0,
-        max: 60_000,
-      }),
-      loadingDelayMs: readInteger(env, 'KAIWA_LOADING_DELAY_MS', defaults.line.loadingDelayMs, {
-        min: 0,
-        max: 60_000,
-      }),
+      ...readIntegers(env, LINE_BEHAVIOUR_INTEGERS),
       loadingSeconds: readLoadingSeconds(env),
       groupAnswer: readChoice(
         env,
@@ -203,45 +328,6 @@ export function loadConfig(
         defaults.line.groupAnswer,
       ),
       botName: readString(env, 'KAIWA_BOT_NAME') ?? defaults.line.botName,
-      requestTimeoutMs: readInteger(env, 'KAIWA_LINE_TIMEOUT_MS', defaults.line.requestTimeoutMs, {
-        min: 100,
-        max: 120_000,
-      }),
-      webhookAcceptDeadlineMs: readInteger(
-        env,
-        'KAIWA_WEBHOOK_ACCEPT_DEADLINE_MS',
-        defaults.line.webhookAcceptDeadlineMs,
-        { min: 100, max: 1_900 },
-      ),
-      monthlyLimitRetryMs: readInteger(
-        env,
-        'KAIWA_MONTHLY_LIMIT_RETRY_MS',
-        defaults.line.monthlyLimitRetryMs,
-        {
-          min: 0,
-          max: 3_600_000,
-        },
-      ),
-      mediaMaxBytes: readInteger(env, 'KAIWA_MEDIA_MAX_BYTES', defaults.line.mediaMaxBytes, {
-        min: 1024,
-        max: 20 * 1024 * 1024,
-      }),
-      mediaTimeoutMs: readInteger(env, 'KAIWA_MEDIA_TIMEOUT_MS', defaults.line.mediaTimeoutMs, {
-        min: 100,
-        max: 300_000,
-      }),
-      mediaConcurrency: readInteger(env, 'KAIWA_MEDIA_CONCURRENCY', defaults.line.mediaConcurrency, {
-        min: 1,
-        max: 64,
-      }),
-      mediaCacheBytes: readInteger(env, 'KAIWA_MEDIA_CACHE_BYTES', defaults.line.mediaCacheBytes, {
-        min: 0,
-        max: 1024 * 1024 * 1024,
-      }),
-      mediaCacheTtlMs: readInteger(env, 'KAIWA_MEDIA_CACHE_TTL_MS', defaults.line.mediaCacheTtlMs, {
-        min: 1000,
-        max: 3_600_000,
-      }),
       mediaTypes: readMediaTypes(env),
       forgetPolicy: readChoice(
         env,
@@ -252,33 +338,9 @@ export function loadConfig(
       staleEventMs: readStaleEventMs(env),
       botUserId: readBotUserId(env),
     },
-    turnDeadlineMs: readInteger(env, 'KAIWA_TURN_DEADLINE_MS', defaults.conversation.turnDeadlineMs, {
-      min: 1000,
-      max: 3_600_000,
-    }),
-    toolTimeoutMs: readInteger(env, 'KAIWA_TOOL_TIMEOUT_MS', defaults.tools.timeoutMs, {
-      min: 1,
-      max: 600_000,
-    }),
-    idleEvictionMs: readInteger(env, 'KAIWA_IDLE_EVICTION_MS', defaults.host.idleEvictionMs, {
-      min: 1,
-      max: 86_400_000,
-    }),
-    maxLiveSources: readInteger(env, 'KAIWA_MAX_LIVE_SOURCES', defaults.host.maxLiveSources, {
-      min: 1,
-      max: 1_000_000,
-    }),
-    leaseMs: readInteger(env, 'KAIWA_LEASE_MS', defaults.host.leaseMs, { min: 1000, max: 600_000 }),
-    shutdownDeadlineMs: readInteger(env, 'KAIWA_SHUTDOWN_DEADLINE_MS', defaults.server.shutdownDeadlineMs, {
-      min: 0,
-      max: 600_000,
-    }),
     inspect: {
+      ...readIntegers(env, INSPECT_INTEGERS),
       token: readInspectToken(env),
-      sessionLifetimeMs: readInteger(env, 'KAIWA_INSPECT_SESSION_MS', defaults.server.inspectSessionMs, {
-        min: 60_000,
-        max: 30 * 86_400_000,
-      }),
       stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', defaults.server.statelyInspect),
     },
   };

@@ -25,6 +25,31 @@ export function readInteger(
   return value;
 }
 
+/** A bounded whole-number setting: its variable, its default and the values it may take. */
+export interface IntegerSetting {
+  readonly variable: string;
+  readonly fallback: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** A table of bounded whole-number settings, by the field each one fills. */
+export type IntegerSettings = Readonly<Record<string, IntegerSetting>>;
+
+/**
+ * Reads every setting of a table with `readInteger` (the same checks and messages), in the
+ * table's order: one table replaces a reader call per variable.
+ * @example
+ * readIntegers(env, { leaseMs: { variable: 'KAIWA_LEASE_MS', fallback: 30_000, min: 1000, max: 600_000 } })
+ */
+export function readIntegers<T extends IntegerSettings>(env: Env, settings: T): { [K in keyof T]: number } {
+  const values: Record<string, number> = {};
+  for (const [field, { variable, fallback, min, max }] of Object.entries(settings)) {
+    values[field] = readInteger(env, variable, fallback, { min, max });
+  }
+  return values as { [K in keyof T]: number };
+}
+
 export function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
   const raw = readString(env, name);
   if (raw === undefined) return fallback;

@@ -13,6 +13,15 @@ export function readStaleEventMs(env: Env): number {
   });
 }
 
+/**
+ * `KAIWA_MAX_INBOX`: messages waiting per source before accept counts them into one overflow
+ * item (docs/security.md, "A source's inbox"). At least a whole burst LINE may send in one
+ * body; at most what a DynamoDB query of the inbox still reads in a few pages.
+ */
+export function readMaxInbox(env: Env): number {
+  return readInteger(env, 'KAIWA_MAX_INBOX', defaults.store.maxInbox, { min: 10, max: 10_000 });
+}
+
 /** `LINE_BOT_USER_ID`: the bot's own user id, as LINE puts it in `destination`. */
 export function readBotUserId(env: Env): string | undefined {
   const userId = readString(env, 'LINE_BOT_USER_ID');

@@ -37,6 +37,12 @@ const values = {
     conversationTtlDays: 30,
     /** `AWS_REGION` next to `DYNAMODB_ENDPOINT`: the SDK needs a region and DynamoDB Local takes any. */
     localRegion: 'us-east-1',
+    /**
+     * `KAIWA_MAX_INBOX`: messages waiting per source. A person types a few while a turn runs (at
+     * most two minutes); 100 is far beyond that and keeps a flood behind a stuck turn to about
+     * 100 KB per source. Beyond it messages are counted into one inbox-full notice (docs/security.md).
+     */
+    maxInbox: 100,
   },
 
   line: {
@@ -158,6 +164,9 @@ const values = {
     dailyTokenBudget: 1_000_000,
     /** Sent instead of an answer when a limit is reached. */
     limitNotice: 'I am getting a lot of messages right now. Please wait a little before the next one.',
+    /** Sent for messages a full inbox did not keep (`KAIWA_MAX_INBOX`): the user knows to send them again. */
+    inboxFullNotice:
+      'So many messages arrived while I was busy that I could not keep some of them. Please send again what you still need.',
     /** `KAIWA_TURN_DEADLINE_MS`: two full Gemini attempts; after it the user gets the apology. */
     turnDeadlineMs: 120_000,
   },

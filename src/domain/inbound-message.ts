@@ -42,6 +42,18 @@ export interface InboundMessage {
   readonly memberCount?: number;
   /** The group's name, when it was looked up for this event. */
   readonly chatTitle?: string;
+  /**
+   * Present on the one item that stands for the messages a full inbox did not keep
+   * (docs/security.md, "A source's inbox"): its turn sends the inbox-full notice, no model call.
+   */
+  readonly overflow?: InboxOverflow;
+}
+
+/** How many messages a full inbox did not keep, and how many of them were addressed to the bot. */
+export interface InboxOverflow {
+  readonly count: number;
+  /** Not quiet: when none was, no notice is sent (group talk not addressed to the bot). */
+  readonly addressed: number;
 }
 
 /** A message was taken back: it leaves history. */

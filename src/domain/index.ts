@@ -4,7 +4,14 @@ export type { JsonObject, JsonValue } from './json.js';
 export { isJsonObject, isJsonValue } from './json.js';
 export type { ObjectSchema, SchemaValue } from './json-schema.js';
 export type { Source, SourceKind } from './source.js';
-export type { ForgetEvent, InboundMessage, InboxItem, Sender, UnsendEvent } from './inbound-message.js';
+export type {
+  ForgetEvent,
+  InboundMessage,
+  InboxItem,
+  InboxOverflow,
+  Sender,
+  UnsendEvent,
+} from './inbound-message.js';
 export { isMessage } from './inbound-message.js';
 export { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './final-tools.js';
 export { isValidTimeZone } from './time-zone.js';

@@ -28,6 +28,7 @@ import {
   closeStep,
   currentTurn,
   finishTurn,
+  isInboxFullTurn,
   isQuietTurn,
   recordDelivery,
   recordModelResponse,
@@ -98,6 +99,7 @@ export const conversationMachine = setup({
   },
   guards: {
     turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
+    turnIsInboxFull: ({ context }) => isInboxFullTurn(context.turn),
     limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
     /**
@@ -162,6 +164,13 @@ export const conversationMachine = setup({
             })),
             assign({ turn: null }),
           ],
+        },
+        {
+          guard: 'turnIsInboxFull',
+          target: 'apologize',
+          actions: assign(({ context }) => ({
+            turn: { ...currentTurn(context), stopReason: 'inbox-full' as const },
+          })),
         },
         { target: 'generate' },
       ],
@@ -312,11 +321,7 @@ export const conversationMachine = setup({
           invoke: {
             src: 'reply',
             input: ({ context, event }) => ({
-              ...deliveryRequest(context, [
-                currentTurn(context).stopReason === 'limit-reached'
-                  ? context.settings.limitNotice
-                  : context.settings.apology,
-              ]),
+              ...deliveryRequest(context, [noticeFor(context)]),
               resumed: event.type === 'checkpoint.done' && event.resumed,
             }),
             onDone: '#conversation.done',
@@ -340,6 +345,18 @@ export const conversationMachine = setup({
 });
 
 export type ConversationMachine = typeof conversationMachine;
+
+/** What the user is told when a turn ends without the model's answer. */
+function noticeFor(context: ConversationContext): string {
+  switch (currentTurn(context).stopReason) {
+    case 'limit-reached':
+      return context.settings.limitNotice;
+    case 'inbox-full':
+      return context.settings.inboxFullNotice;
+    default:
+      return context.settings.apology;
+  }
+}
 
 /**
  * The reply token goes with the first delivery of a turn only: LINE accepts it once. The reply

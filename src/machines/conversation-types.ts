@@ -30,6 +30,8 @@ export interface ConversationSettings {
   readonly dailyTokenBudget: number;
   /** Sent instead of an answer when a limit is reached. */
   readonly limitNotice: string;
+  /** Sent, with no model call, for messages a full inbox did not keep (docs/security.md). */
+  readonly inboxFullNotice: string;
   /**
    * A turn's model calls, retries included, must be over this long after the turn started (ms).
    * The deadline is fixed when the turn starts and persisted with it: a resumed turn keeps it.
@@ -46,7 +48,9 @@ export type StopReason =
   | 'model-call-limit'
   | 'model-failed'
   /** A per-source rate or budget limit: the user got the limit notice. */
-  | 'limit-reached';
+  | 'limit-reached'
+  /** Messages a full inbox did not keep: the user got the inbox-full notice. */
+  | 'inbox-full';
 
 /**
  * The cost of the turns that started in one fixed period (a minute or a day, aligned to the
@@ -79,7 +83,7 @@ export interface StepCall {
  */
 export type TurnMessage = Pick<
   InboundMessage,
-  'eventId' | 'timestamp' | 'sender' | 'replyToken' | 'quoteToken' | 'attachment' | 'quiet'
+  'eventId' | 'timestamp' | 'sender' | 'replyToken' | 'quoteToken' | 'attachment' | 'quiet' | 'overflow'
 >;
 
 /** The turn in progress. Everything is JSON: it is persisted in the head at each checkpoint. */

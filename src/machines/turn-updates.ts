@@ -49,6 +49,14 @@ export function isQuietTurn(turn: Turn | null): boolean {
 }
 
 /**
+ * A turn for the messages a full inbox did not keep (docs/security.md, "A source's inbox"): the
+ * user gets the inbox-full notice, no model call.
+ */
+export function isInboxFullTurn(turn: Turn | null): boolean {
+  return !!turn && turn.messages.some((message) => message.overflow && !message.quiet);
+}
+
+/**
  * Starts a turn with the messages the host fed (one, or several merged): they go into history
  * before anything else happens, and what they tell about the chat is kept. The deadline is
  * fixed here, from the host's clock, and persisted with the turn.
@@ -101,6 +109,7 @@ function turnMessageOf(message: InboundMessage): TurnMessage {
     ...(message.quoteToken && { quoteToken: message.quoteToken }),
     ...(message.attachment && { attachment: message.attachment }),
     ...(message.quiet && { quiet: true }),
+    ...(message.overflow && { overflow: message.overflow }),
   };
 }
 

@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import type { InboxItem } from '../domain/index.js';
+import { DeleteCommand, QueryCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { isMessage, type InboxItem } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
 import { finishForget } from './dynamodb-forget.js';
 import { toEpochSeconds } from './dynamodb-items.js';
+import { admitToInbox } from './inbox-cap.js';
 import { inboxItemFromStored, inboxStoredItem } from './dynamodb-source-items.js';
 import {
   CLAIM_SORT_KEY,
@@ -22,7 +23,11 @@ import type { StoredInboxItem } from './source-store.js';
 
 /**
  * Claims the event id and puts the inbox item, in one transaction; false when the claim
- * exists and has not expired (a redelivery: nothing is written).
+ * exists and has not expired (a redelivery: nothing is written). At `maxInbox` waiting items a
+ * message is counted into the source's overflow item instead (`admitToInbox`): one query of at
+ * most `maxInbox` items says how many wait and which is the newest. When the overflow item was
+ * consumed meanwhile, the message starts a new one: nothing is lost, and at most one more item
+ * is kept per such race.
  */
 export async function acceptItem(
   table: TableClient,
@@ -31,10 +36,81 @@ export async function acceptItem(
     readonly now: number;
     readonly claimTtlMs: number;
     readonly sortKey: string;
+    readonly maxInbox: number;
     readonly steps: WriteSteps;
   },
 ): Promise<boolean> {
+  const tail = isMessage(item) ? await readInboxTail(table, item.source.id, options.maxInbox) : undefined;
+  const admission = admitToInbox(item, tail ?? { waiting: 0, last: undefined }, options.maxInbox);
+  if (admission.kind === 'replace') {
+    const replaced = await putInboxItem(table, item.eventId, admission.item, {
+      ...options,
+      sortKey: tail!.key!,
+    });
+    if (replaced !== 'overflow-gone') return replaced;
+    const fresh = admitToInbox(item, { waiting: options.maxInbox, last: undefined }, options.maxInbox);
+    return (await putInboxItem(table, item.eventId, fresh.item, options)) === true;
+  }
+  return (await putInboxItem(table, item.eventId, admission.item, options)) === true;
+}
+
+/**
+ * How many items wait (counted up to `maxInbox`: at most that many are read), and at the cap
+ * the newest of them with its key.
+ */
+export async function readInboxTail(
+  table: TableClient,
+  sourceId: string,
+  maxInbox: number,
+): Promise<{ waiting: number; last: InboxItem | undefined; key: string | undefined }> {
+  const answer = await table.documents.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :inboxEnd',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': sourceId, ':first': INBOX_PREFIX, ':inboxEnd': 'INBOX$' },
+      ScanIndexForward: false,
+      Select: 'COUNT',
+      Limit: Math.max(1, maxInbox),
+      ConsistentRead: true,
+    }),
+  );
+  const waiting = answer.Count ?? 0;
+  if (waiting < maxInbox) return { waiting, last: undefined, key: undefined };
+  const newest = await table.documents.send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :inboxEnd',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': sourceId, ':first': INBOX_PREFIX, ':inboxEnd': 'INBOX$' },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  const stored = newest.Items?.[0];
+  const last = stored ? inboxItemFromStored(stored) : undefined;
+  return { waiting, last: last?.item, key: last?.key };
+}
+
+/**
+ * Claims `eventId` and puts `stored` under `options.sortKey`. Replacing the overflow item
+ * (its own event id differs from the claimed one) requires it to be still there and not
+ * consumed by a committed checkpoint: otherwise `overflow-gone`.
+ */
+async function putInboxItem(
+  table: TableClient,
+  eventId: string,
+  stored: InboxItem,
+  options: {
+    readonly now: number;
+    readonly claimTtlMs: number;
+    readonly sortKey: string;
+    readonly steps: WriteSteps;
+  },
+): Promise<boolean | 'overflow-gone'> {
   const { now } = options;
+  const replacing = stored.eventId !== eventId;
   try {
     await options.steps.commit(() =>
       transactWrite(table.documents, {
@@ -43,7 +119,7 @@ export async function acceptItem(
             Put: {
               TableName: table.tableName,
               Item: {
-                pk: claimPartitionKey(item.eventId),
+                pk: claimPartitionKey(eventId),
                 sk: CLAIM_SORT_KEY,
                 claimedAt: now,
                 expiresAt: toEpochSeconds(now + options.claimTtlMs),
@@ -57,15 +133,33 @@ export async function acceptItem(
           {
             Put: {
               TableName: table.tableName,
-              Item: inboxStoredItem(item, { sortKey: options.sortKey, now }),
+              Item: inboxStoredItem(stored, { sortKey: options.sortKey, now }),
+              ...(replacing && {
+                ConditionExpression: 'attribute_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': 'pk' },
+              }),
             },
           },
+          ...(replacing
+            ? [
+                {
+                  ConditionCheck: {
+                    TableName: table.tableName,
+                    Key: { pk: stored.source.id, sk: CONSUMED_INBOX_SORT_KEY },
+                    ConditionExpression: 'attribute_not_exists(#keys) OR NOT contains(#keys, :sortKey)',
+                    ExpressionAttributeNames: { '#keys': 'keys' },
+                    ExpressionAttributeValues: { ':sortKey': options.sortKey },
+                  },
+                },
+              ]
+            : []),
         ],
       }),
     );
     return true;
   } catch (error) {
     if (failedCondition(error, 0)) return false;
+    if (replacing && (failedCondition(error, 1) || failedCondition(error, 2))) return 'overflow-gone';
     throw error;
   }
 }

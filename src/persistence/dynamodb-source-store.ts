@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { defaults } from '../defaults/index.js';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { HistoryWindowCollector, type Clock, type InboxItem } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
@@ -81,6 +82,7 @@ const MAX_REMEMBERED_HEADS = 10_000;
 export class DynamoDbSourceStore implements SourceStore {
   private readonly table: TableClient;
   private readonly claimTtlMs: number;
+  private readonly maxInbox: number;
   private readonly conversationTtlMs: number;
   private readonly maxItemBytes: number;
   private readonly limits: DynamoDbSourceStoreLimits;
@@ -93,6 +95,7 @@ export class DynamoDbSourceStore implements SourceStore {
   constructor(options: DynamoDbSourceStoreOptions) {
     this.table = { documents: DynamoDBDocumentClient.from(options.client), tableName: options.tableName };
     this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
+    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
     this.conversationTtlMs = options.conversationTtlMs ?? 0;
     this.maxItemBytes = options.maxItemBytes ?? MAX_ITEM_BYTES;
     this.limits = { ...defaultDynamoDbSourceStoreLimits, ...options.limits };
@@ -105,6 +108,7 @@ export class DynamoDbSourceStore implements SourceStore {
     return acceptItem(this.table, item, {
       now,
       claimTtlMs: this.claimTtlMs,
+      maxInbox: this.maxInbox,
       sortKey: inboxSortKey(item.timestamp, this.arrivalKey(now), item.eventId),
       steps: writeSteps(this.onWriteStep, 'accept'),
     });

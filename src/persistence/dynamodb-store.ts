@@ -7,10 +7,13 @@ import {
   paginateScan,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { InboundMessage } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
+import { isMessage, type InboundMessage, type InboxItem } from '../domain/index.js';
 import type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
 import { failedCondition } from './dynamodb-cancellation.js';
+import { readInboxTail } from './dynamodb-inbox.js';
 import { MAX_ITEM_BYTES, dynamoDbItemSize } from './dynamodb-item-size.js';
+import { admitToInbox } from './inbox-cap.js';
 import {
   claimItem,
   conversationFromItem,
@@ -46,6 +49,8 @@ export interface DynamoDbStoreOptions {
   /** Refuse conversation items larger than this (bytes); default 350 KB. */
   readonly maxItemBytes?: number;
   readonly now?: () => number;
+  /** Messages waiting per source before they are counted into an overflow item (`admitToInbox`). */
+  readonly maxInbox?: number;
 }
 
 /**
@@ -62,6 +67,7 @@ export class DynamoDbStore implements ConversationStore {
   private readonly conversationTtlMs: number;
   private readonly maxItemBytes: number;
   private readonly now: () => number;
+  private readonly maxInbox: number;
   private sequence = 0;
 
   constructor(options: DynamoDbStoreOptions) {
@@ -71,9 +77,38 @@ export class DynamoDbStore implements ConversationStore {
     this.conversationTtlMs = options.conversationTtlMs ?? 0;
     this.maxItemBytes = options.maxItemBytes ?? MAX_ITEM_BYTES;
     this.now = options.now ?? Date.now;
+    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
   }
 
-  async accept(message: InboundMessage): Promise<boolean> {
+  /**
+   * At `maxInbox` waiting items a message is counted into the source's overflow item instead
+   * (`admitToInbox`, docs/security.md "A source's inbox"); an overflow item consumed meanwhile
+   * is not brought back: the message starts a new one.
+   */
+  async accept(message: InboxItem): Promise<boolean> {
+    const tail = isMessage(message)
+      ? await readInboxTail(
+          { documents: this.documents, tableName: this.tableName },
+          message.source.id,
+          this.maxInbox,
+        )
+      : undefined;
+    const admission = admitToInbox(message, tail ?? { waiting: 0, last: undefined }, this.maxInbox);
+    if (admission.kind === 'replace') {
+      const replaced = await this.put(message.eventId, admission.item, tail!.key);
+      if (replaced !== 'overflow-gone') return replaced;
+      const fresh = admitToInbox(message, { waiting: this.maxInbox, last: undefined }, this.maxInbox);
+      return (await this.put(message.eventId, fresh.item, undefined)) === true;
+    }
+    return (await this.put(message.eventId, admission.item, undefined)) === true;
+  }
+
+  /** Claims `eventId` and puts the item, new or in place of the overflow item at `replacing`. */
+  private async put(
+    eventId: string,
+    message: InboxItem,
+    replacing: string | undefined,
+  ): Promise<boolean | 'overflow-gone'> {
     const now = this.now();
     try {
       await transactWrite(this.documents, {
@@ -81,7 +116,7 @@ export class DynamoDbStore implements ConversationStore {
           {
             Put: {
               TableName: this.tableName,
-              Item: claimItem(message.eventId, {
+              Item: claimItem(eventId, {
                 now,
                 expiresAtSeconds: toEpochSeconds(now + this.claimTtlMs),
               }),
@@ -94,7 +129,14 @@ export class DynamoDbStore implements ConversationStore {
           {
             Put: {
               TableName: this.tableName,
-              Item: inboxItem(message, { now, arrival: this.arrivalKey(now) }),
+              Item: {
+                ...inboxItem(message as InboundMessage, { now, arrival: this.arrivalKey(now) }),
+                ...(replacing !== undefined && { sk: replacing }),
+              },
+              ...(replacing !== undefined && {
+                ConditionExpression: 'attribute_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': 'pk' },
+              }),
             },
           },
         ],
@@ -102,6 +144,7 @@ export class DynamoDbStore implements ConversationStore {
       return true;
     } catch (error) {
       if (failedCondition(error, 0)) return false;
+      if (replacing !== undefined && failedCondition(error, 1)) return 'overflow-gone';
       throw error;
     }
   }

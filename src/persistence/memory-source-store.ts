@@ -5,6 +5,8 @@ import {
   type HistoryEntry,
   type InboxItem,
 } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
+import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
 import {
@@ -60,6 +62,7 @@ export class MemorySourceStore implements SourceStore {
   readonly tables: MemorySourceTables;
   private readonly clock: Clock;
   private readonly claimTtlMs: number;
+  private readonly maxInbox: number;
   private readonly onWriteStep: (step: string) => void;
   private acceptsSincePrune = 0;
 
@@ -67,6 +70,7 @@ export class MemorySourceStore implements SourceStore {
     this.tables = options.tables ?? new MemorySourceTables();
     this.clock = options.clock ?? systemClock;
     this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
+    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
     this.onWriteStep = options.onWriteStep ?? (() => {});
   }
 
@@ -75,12 +79,23 @@ export class MemorySourceStore implements SourceStore {
       const now = this.clock.now();
       const claimedUntil = this.tables.claims.get(item.eventId);
       if (claimedUntil !== undefined && claimedUntil > now) return false;
+      const waiting = this.tables.inbox.get(item.source.id) ?? new Map<number, InboxRow>();
+      const last = lastOf(waiting);
+      const admission = admitToInbox(
+        item,
+        { waiting: waiting.size, last: last && (JSON.parse(last[1].json) as InboxItem) },
+        this.maxInbox,
+      );
       const write = this.write('accept');
       write.step('claim', () => this.tables.claims.set(item.eventId, now + this.claimTtlMs));
-      const json = JSON.stringify(item);
+      const json = JSON.stringify(admission.item);
       write.step('inbox', () => {
-        const position = ++this.tables.lastPosition;
-        mapOf(this.tables.inbox, item.source.id).set(position, { eventId: item.eventId, json, attempts: 0 });
+        const position = admission.kind === 'replace' ? last![0] : ++this.tables.lastPosition;
+        mapOf(this.tables.inbox, item.source.id).set(position, {
+          eventId: admission.item.eventId,
+          json,
+          attempts: 0,
+        });
       });
       write.commit();
       this.pruneClaimsNowAndThen(now);
@@ -340,4 +355,11 @@ function mapOf<K, V>(maps: Map<string, Map<K, V>>, sourceId: string): Map<K, V> 
   let map = maps.get(sourceId);
   if (!map) maps.set(sourceId, (map = new Map<K, V>()));
   return map;
+}
+
+/** The newest entry of a map kept in insertion order (an inbox holds at most `maxInbox + 1`). */
+function lastOf<K, V>(map: Map<K, V>): [K, V] | undefined {
+  let last: [K, V] | undefined;
+  for (const entry of map) last = entry;
+  return last;
 }

@@ -1,4 +1,6 @@
 import type { InboxItem } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
+import { admitToInbox } from './inbox-cap.js';
 import type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
@@ -6,6 +8,8 @@ export interface MemoryStoreOptions {
   /** How long a claimed event id is remembered (ms). */
   claimTtlMs?: number;
   now?: () => number;
+  /** Messages waiting per source before they are counted into an overflow item (`admitToInbox`). */
+  maxInbox?: number;
 }
 
 /**
@@ -20,11 +24,13 @@ export class MemoryStore implements ConversationStore {
   private readonly claims = new Map<string, number>();
   private readonly claimTtlMs: number;
   private readonly now: () => number;
+  private readonly maxInbox: number;
   private acceptedSincePrune = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.claimTtlMs = options.claimTtlMs ?? 7 * 24 * 3600_000;
     this.now = options.now ?? Date.now;
+    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
   }
 
   accept(message: InboxItem): Promise<boolean> {
@@ -33,7 +39,15 @@ export class MemoryStore implements ConversationStore {
     if (expiresAt !== undefined && expiresAt > this.now()) return Promise.resolve(false);
     this.claims.set(message.eventId, this.now() + this.claimTtlMs);
     const inbox = this.inboxes.get(message.source.id) ?? [];
-    inbox.push({ eventId: message.eventId, json: JSON.stringify(message) });
+    const last = inbox.at(-1);
+    const admission = admitToInbox(
+      message,
+      { waiting: inbox.length, last: last && (JSON.parse(last.json) as InboxItem) },
+      this.maxInbox,
+    );
+    const stored = { eventId: admission.item.eventId, json: JSON.stringify(admission.item) };
+    if (admission.kind === 'replace') inbox[inbox.length - 1] = stored;
+    else inbox.push(stored);
     this.inboxes.set(message.source.id, inbox);
     return Promise.resolve(true);
   }

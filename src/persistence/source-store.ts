@@ -190,6 +190,11 @@ export interface SourceStoreOptions {
   /** How long a claimed event id is remembered (ms; default 7 days). */
   readonly claimTtlMs?: number;
   /**
+   * Messages waiting per source before accept stops keeping them and counts them into one
+   * overflow item instead (`admitToInbox`; default `defaults.store.maxInbox`).
+   */
+  readonly maxInbox?: number;
+  /**
    * Test seam for crash tests: called between the steps of every write (`accept:claim`,
    * `checkpoint:history`, … `checkpoint:commit`). Throwing aborts the write there; a child
    * process can kill itself there.

@@ -6,6 +6,8 @@ import {
   type HistoryEntry,
   type InboxItem,
 } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
+import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
   DEFAULT_CLAIM_TTL_MS,
@@ -36,6 +38,7 @@ import {
   type HeadRow,
   type HistoryRow,
   type InboxRow,
+  type InboxTailRow,
   type SqliteStatements,
 } from './sqlite-statements.js';
 import { importFileStore, type FileStoreImport } from './file-store-import.js';
@@ -79,6 +82,7 @@ export class SqliteSourceStore implements SourceStore {
   private readonly statements: SqliteStatements;
   private readonly clock: Clock;
   private readonly claimTtlMs: number;
+  private readonly maxInbox: number;
   private readonly claimPruneIntervalMs: number;
   private readonly onWriteStep: (step: string) => void;
   private lastClaimPrune = 0;
@@ -92,6 +96,7 @@ export class SqliteSourceStore implements SourceStore {
     this.statements = prepareStatements(database);
     this.clock = options.clock ?? systemClock;
     this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
+    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
     this.claimPruneIntervalMs = options.claimPruneIntervalMs ?? 3_600_000;
     this.onWriteStep = options.onWriteStep ?? (() => {});
   }
@@ -144,7 +149,16 @@ export class SqliteSourceStore implements SourceStore {
         const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
         if (!claimed) return false;
         step('claim');
-        this.statements.insertInbox.run(item.source.id, item.eventId, JSON.stringify(item));
+        const tail = this.statements.inboxTail.get(item.source.id) as InboxTailRow | undefined;
+        const admission = admitToInbox(
+          item,
+          { waiting: tail?.waiting ?? 0, last: tail && (JSON.parse(tail.item) as InboxItem) },
+          this.maxInbox,
+        );
+        const json = JSON.stringify(admission.item);
+        if (admission.kind === 'replace')
+          this.statements.replaceInboxItem.run(json, item.source.id, tail!.position);
+        else this.statements.insertInbox.run(item.source.id, admission.item.eventId, json);
         step('inbox');
         return true;
       });

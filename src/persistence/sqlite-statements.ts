@@ -24,6 +24,13 @@ export interface HeadRow {
 export const HEAD_COLUMNS =
   'source_id, version, fence, owner_id, owner_host, owner_pid, heartbeat_at, lease_ms, machine_version, snapshot, last_seq, busy, updated_at';
 
+/** The newest inbox item of a source and how many wait. */
+export interface InboxTailRow {
+  readonly position: number;
+  readonly item: string;
+  readonly waiting: number;
+}
+
 export interface InboxRow {
   position: number;
   item: string;
@@ -74,6 +81,12 @@ export function prepareStatements(database: DatabaseSync) {
     ),
     pruneClaims: prepare('DELETE FROM claims WHERE expires_at <= ?'),
     insertInbox: prepare('INSERT INTO inbox (source_id, event_id, item) VALUES (?, ?, ?)'),
+    // What accept decides the cap on: the newest item and how many wait (at most the cap + 1).
+    inboxTail: prepare(
+      `SELECT position, item, (SELECT count(*) FROM inbox WHERE source_id = ?1) AS waiting
+       FROM inbox WHERE source_id = ?1 ORDER BY position DESC LIMIT 1`,
+    ),
+    replaceInboxItem: prepare('UPDATE inbox SET item = ?, attempts = 0 WHERE source_id = ? AND position = ?'),
     inbox: prepare(
       'SELECT position, item, attempts FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
     ),

@@ -136,6 +136,33 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
     expect((await handler(signedWebhookEvent(body, SECRET))).statusCode).toBe(500);
   });
 
+  it("caps a source's inbox: beyond KAIWA_MAX_INBOX messages are counted into one overflow item, none lost", async () => {
+    const store = new MemoryStore({ maxInbox: 10 });
+    const events = Array.from({ length: 30 }, (_, index) =>
+      textEvent('Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', `m${index}`, { timestamp: Date.now() + index }),
+    );
+    const response = await webhookOn(store)(signedWebhookEvent(JSON.stringify(webhookBody(events)), SECRET));
+
+    expect(response.statusCode).toBe(200);
+    const waiting = await store.inbox('Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa');
+    expect(waiting.map((item) => (item as { text: string }).text).slice(0, 10)).toEqual(
+      events.slice(0, 10).map((_, index) => `m${index}`),
+    );
+    expect(waiting).toHaveLength(11);
+    expect(waiting[10]).toMatchObject({ overflow: { count: 20, addressed: 20 } });
+    expect(
+      webhookDependenciesFromEnv(
+        {
+          DYNAMODB_TABLE: 'kaiwa-test',
+          AWS_REGION: 'us-east-1',
+          LINE_CHANNEL_SECRET: SECRET,
+          KAIWA_MAX_INBOX: '25',
+        },
+        { read: () => Promise.reject(new Error('no SSM here')) },
+      ).store,
+    ).toMatchObject({ maxInbox: 25 });
+  });
+
   it('keeps each source in order and accepts different sources side by side', async () => {
     const accepted: string[] = [];
     const store = new MemoryStore();

@@ -67,6 +67,7 @@ const configurable: Record<string, string | number> = {
   DATA_DIR: defaults.store.dataDir,
   DYNAMODB_TABLE: defaults.store.dynamodbTable,
   KAIWA_CONVERSATION_TTL_DAYS: defaults.store.conversationTtlDays,
+  KAIWA_MAX_INBOX: defaults.store.maxInbox,
   KAIWA_MAX_MODEL_CALLS: defaults.conversation.maxModelCalls,
   KAIWA_QUEUE_POLICY: defaults.conversation.queuePolicy,
   KAIWA_MAX_QUEUED_TURNS: defaults.conversation.maxQueuedTurns,

@@ -64,6 +64,28 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB store on DynamoDB Local', ()
   conversationStoreConformance('dynamodb', async () => (await freshStore()).store);
 
   describe('dynamodb store specifics', () => {
+    it('keeps maxInbox messages of a source and counts the rest into one overflow item (the Lambda webhook)', async () => {
+      const { store } = await freshStore({ maxInbox: 10 });
+      const sent = Array.from({ length: 40 }, (_, index) =>
+        message('U1', `e${index}`, 1_000 + index, `m${index}`),
+      );
+      for (const item of sent) expect(await store.accept(item)).toBe(true);
+      expect(await store.accept(sent[39]!)).toBe(false);
+
+      const waiting = await store.inbox('U1');
+      expect(waiting).toHaveLength(11);
+      expect(waiting.slice(0, 10)).toEqual(sent.slice(0, 10));
+      expect(waiting[10]).toMatchObject({
+        eventId: 'e10',
+        timestamp: 1_039,
+        overflow: { count: 30, addressed: 30 },
+      });
+      // Consumed by the worker's save like any item; then messages are kept again.
+      await store.save(saveRequest({ consumedEventIds: waiting.map(({ eventId }) => eventId) }));
+      expect(await store.accept(message('U1', 'later', 2_000))).toBe(true);
+      expect((await store.inbox('U1')).map(({ eventId }) => eventId)).toEqual(['later']);
+    });
+
     it('gives a claim a TTL attribute, and accepts the event again once the claim expired', async () => {
       const now = 1_700_000_000_000;
       const { tableName, store } = await freshStore({ claimTtlMs: 60_000, now: () => now });
@@ -174,7 +196,8 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB store on DynamoDB Local', ()
     });
 
     it('consumes more inbox messages than one transaction holds (100 actions)', async () => {
-      const { store } = await freshStore();
+      // More messages wait than the default inbox cap keeps.
+      const { store } = await freshStore({ maxInbox: 1000 });
       const messages = Array.from({ length: 150 }, (_, index) => message('U1', `e${index}`, 1_000 + index));
       for (const item of messages) await store.accept(item);
       const kept = message('U1', 'kept', 5_000);

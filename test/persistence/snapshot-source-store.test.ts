@@ -7,7 +7,11 @@ import { sourceStoreConformance } from './source-store.conformance.js';
 // by the given clock, sources with only inbox items missing from `listSources`, and on files
 // ids that look like paths.)
 sourceStoreConformance('snapshot (over the first-wave memory store)', (options) => {
-  const inner = new MemoryStore({ claimTtlMs: options.claimTtlMs, now: () => options.clock.now() });
+  const inner = new MemoryStore({
+    claimTtlMs: options.claimTtlMs,
+    now: () => options.clock.now(),
+    ...(options.maxInbox !== undefined && { maxInbox: options.maxInbox }),
+  });
   return Promise.resolve({
     open: (instance) =>
       Promise.resolve(new SnapshotSourceStore(inner, { now: () => options.clock.now(), ...instance })),

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { boundHistory, type Clock, type HistoryEntry, type UserEntry } from '../../src/domain/index.js';
+import {
+  boundHistory,
+  isMessage,
+  type Clock,
+  type HistoryEntry,
+  type UserEntry,
+} from '../../src/domain/index.js';
 import {
   OwnershipLostError,
   VersionConflictError,
@@ -33,6 +39,8 @@ export interface SourceStoreBackend {
 export interface BackendOptions {
   readonly clock: Clock;
   readonly claimTtlMs: number;
+  /** Messages waiting per source before accept counts them into an overflow item. */
+  readonly maxInbox?: number;
 }
 
 /** Creates a fresh, empty backend; all an implementation needs to run the suite. */
@@ -50,9 +58,9 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
       await Promise.all(opened.splice(0).map((store) => store.close()));
     });
 
-    async function setUp() {
+    async function setUp(limits: { maxInbox?: number } = {}) {
       const clock = testClock();
-      const backend = await createBackend({ clock, claimTtlMs: CLAIM_TTL_MS });
+      const backend = await createBackend({ clock, claimTtlMs: CLAIM_TTL_MS, ...limits });
       const open = async (options?: { onWriteStep?: (step: string) => void }) => {
         const store = await backend.open(options);
         opened.push(store);
@@ -104,6 +112,68 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
           expect((await store.inbox(sourceId)).map(({ item }) => item.source.id)).toEqual([sourceId]);
         }
         expect((await store.sourcesWithWork()).sort()).toEqual([...odd].sort());
+      });
+    });
+
+    describe('a full inbox (docs/security.md, "A source\'s inbox")', () => {
+      it('keeps maxInbox messages and counts the rest into one overflow item, losing none', async () => {
+        const { store } = await setUp({ maxInbox: 10 });
+        const sent = Array.from({ length: 150 }, (_, index) => message('U-a', `m${index}`));
+        const quietOne = { ...message('U-a', 'aside'), quiet: true };
+
+        for (const item of [...sent.slice(0, 75), quietOne, ...sent.slice(75)])
+          expect(await store.accept(item)).toBe(true);
+        // A redelivery of a message that was only counted is still a duplicate.
+        expect(await store.accept(sent[149]!)).toBe(false);
+
+        const items = (await store.inbox('U-a')).map(({ item }) => item);
+        expect(items).toHaveLength(11);
+        expect(items.slice(0, 10)).toEqual(sent.slice(0, 10));
+        expect(items[10]).toMatchObject({
+          eventId: sent[10]!.eventId,
+          timestamp: sent[149]!.timestamp,
+          text: '[141 messages were not kept: the inbox was full]',
+          overflow: { count: 141, addressed: 140 },
+        });
+        // Every message is accounted for: kept, or counted in the overflow item.
+        const overflow = isMessage(items[10]!) ? items[10].overflow : undefined;
+        expect(10 + overflow!.count).toBe(sent.length + 1);
+        expect((await store.listSources()).find(({ sourceId }) => sourceId === 'U-a')?.inboxSize).toBe(11);
+      });
+
+      it('always keeps unsend and forget, and keeps messages again once the inbox drains', async () => {
+        const { store, clock } = await setUp({ maxInbox: 2 });
+        // Built in acceptance order: DynamoDB orders an inbox by the events' timestamps.
+        const [one, two, three] = ['1', '2', '3'].map((text) => message('U-a', text));
+        const forget = forgetEvent('U-a');
+        const four = message('U-a', '4');
+        for (const item of [one!, two!, three!, forget, four]) await store.accept(item);
+
+        let items = await store.inbox('U-a');
+        expect(items.map(({ item }) => item.eventId)).toEqual([
+          one!.eventId,
+          two!.eventId,
+          three!.eventId,
+          forget.eventId,
+          four.eventId,
+        ]);
+        expect(items.map(({ item }) => ('overflow' in item ? item.overflow?.count : undefined))).toEqual([
+          undefined,
+          undefined,
+          1,
+          undefined,
+          1,
+        ]);
+
+        const ownership = (await store.acquire('U-a', owner('alice', clock), neverGone))!;
+        await store.checkpoint(
+          checkpointOf(ownership, { consumedKeys: items.slice(0, 4).map(({ key }) => key) }),
+        );
+        const five = message('U-a', '5');
+        await store.accept(five);
+        items = await store.inbox('U-a');
+        expect(items.map(({ item }) => item.eventId)).toEqual([four.eventId, five.eventId]);
+        expect(items[1]!.item).toEqual(five);
       });
     });
 

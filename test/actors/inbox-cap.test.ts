@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { defaults } from '../../src/defaults/index.js';
+import type { HistoryEntry } from '../../src/domain/index.js';
+import { callReply, type ModelPort, type ModelRequest, type ModelResponse } from '../../src/model/index.js';
+import { MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
+import { createTestHost, messageFor, storedHistory, userSourceNumber } from '../support/host-harness.js';
+import { until } from '../support/until.js';
+
+/** Answers every turn; the first one only once `release` is called (a stuck turn). */
+class StuckFirstModel implements ModelPort {
+  readonly name = 'stuck-first';
+  readonly seen = new Set<string>();
+  calls = 0;
+  release!: () => void;
+  private readonly released = new Promise<void>((resolve) => (this.release = resolve));
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    this.calls++;
+    const texts = userTextsAtEnd(request.history);
+    for (const text of texts) this.seen.add(text);
+    if (this.calls === 1) await this.released;
+    return callReply(`re: ${texts.join('+')}`);
+  }
+}
+
+function userTextsAtEnd(history: readonly HistoryEntry[]): string[] {
+  const texts: string[] = [];
+  for (let index = history.length - 1; index >= 0 && history[index]!.role === 'user'; index--)
+    texts.unshift((history[index] as { text: string }).text);
+  return texts;
+}
+
+/** Counts how many items each inbox read asked for and got. */
+function countingReads(store: SourceStore) {
+  const reads: { limit: number | undefined; returned: number }[] = [];
+  const counting = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'inbox') return Reflect.get(target, property, receiver) as unknown;
+      return async (sourceId: string, limit?: number) => {
+        const items = await target.inbox(sourceId, limit);
+        reads.push({ limit, returned: items.length });
+        return items;
+      };
+    },
+  });
+  return { store: counting, reads };
+}
+
+describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox")', () => {
+  it('4,000 messages behind a stuck turn: bounded inbox and reads, every message answered, merged or noticed', async () => {
+    const memory = new MemorySourceStore({ maxInbox: 100 });
+    const { store, reads } = countingReads(memory);
+    const model = new StuckFirstModel();
+    const { host, delivery } = createTestHost({ model, store });
+    const source = userSourceNumber(7);
+
+    await host.accept([messageFor(source, 'first')]);
+    await until(() => model.calls === 1);
+    const flood = Array.from({ length: 4000 }, (_, index) => messageFor(source, `m${index}`));
+    for (let start = 0; start < flood.length; start += 50) {
+      expect(await host.accept(flood.slice(start, start + 50))).toMatchObject({
+        accepted: 50,
+        duplicates: 0,
+      });
+    }
+
+    // Stored: 100 messages (the stuck turn's own is one of them until its turn ends) and one
+    // overflow item that counts the other 3,901.
+    expect(memory.tables.inbox.get(source.id)?.size).toBe(101);
+    const waiting = await memory.inbox(source.id);
+    expect(waiting.at(-1)?.item).toMatchObject({ overflow: { count: 3901, addressed: 3901 } });
+    const readsWhileStuck = reads.length;
+
+    model.release();
+    await host.whenSettled();
+
+    // Every read of the pump is a bounded page, whatever waited.
+    for (const read of reads) expect(read.returned).toBeLessThanOrEqual(100);
+    expect(reads.every((read) => read.limit !== undefined && read.limit <= 100)).toBe(true);
+    expect(readsWhileStuck).toBeLessThan(10);
+    // Answered or merged: the model saw the first message and each of the 99 kept.
+    expect(model.seen).toEqual(new Set(['first', ...flood.slice(0, 99).map((message) => message.text)]));
+    // Noticed: the other 3,901 are counted in history, and the user was told, with no model call.
+    const history = await storedHistory(memory, source.id);
+    expect(
+      history.some((entry) => entry.role === 'user' && entry.text.startsWith('[3901 messages were not kept')),
+    ).toBe(true);
+    expect(delivery.texts.at(-1)).toBe(defaults.conversation.inboxFullNotice);
+    expect(model.seen.has('[3901 messages were not kept: the inbox was full]')).toBe(false);
+    expect(await memory.inbox(source.id)).toEqual([]);
+  });
+});
