@@ -26,6 +26,11 @@ export interface ActorHostOptions {
   readonly maxLiveSources?: number;
   /** How long an ownership lasts without a heartbeat (ms); heartbeats come three times as often. */
   readonly leaseMs?: number;
+  /**
+   * The longest a side effect's own call may take (ms; default the LINE call timeout): a side
+   * effect starts only while the lease stays ours at least this long. Must be below `leaseMs`.
+   */
+  readonly sideEffectTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
   readonly logger?: Logger;
   readonly clock: Clock;
@@ -86,11 +91,18 @@ export class ActorHost {
       ...(options.turnDeadlineMs !== undefined && { turnDeadlineMs: options.turnDeadlineMs }),
     };
     this.owner = ownerIdentity(options.leaseMs ?? defaults.host.leaseMs, options.ownerId);
+    const sideEffectMarginMs = options.sideEffectTimeoutMs ?? defaults.line.requestTimeoutMs;
+    if (sideEffectMarginMs >= this.owner.leaseMs) {
+      throw new RangeError(
+        `the lease (${this.owner.leaseMs} ms) must be longer than a side effect's timeout (${sideEffectMarginMs} ms): docs/runtime.md, "Ownership"`,
+      );
+    }
     this.machine = provideSourceServices({
       store: options.store,
       conversation: provideConversationServices(options.services),
       settings: this.settings,
       owner: this.owner,
+      sideEffectMarginMs,
       isOwnerGone: options.isOwnerGone ?? ownerProcessIsGone,
       backoff: options.backoff ?? defaultBackoff,
       idleEvictionMs: options.idleEvictionMs ?? defaults.host.idleEvictionMs,

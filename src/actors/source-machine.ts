@@ -61,6 +61,12 @@ export interface CheckpointRequest {
   readonly release: boolean;
 }
 
+/** A source taken: its ownership, and the heartbeat time the take wrote (its lease starts there). */
+export interface AcquiredSource {
+  readonly ownership: Ownership;
+  readonly leaseFrom: number;
+}
+
 export interface CheckpointResult {
   readonly version: number;
   readonly savedSeq: number;
@@ -76,6 +82,11 @@ export interface SourceContext {
   readonly conversation: ConversationActor | undefined;
   /** Present while this process owns the source: every write carries its fence. */
   readonly ownership: Ownership | undefined;
+  /**
+   * The heartbeat time of our last successful acquire or renew (this host's clock): the lease
+   * is ours until `leaseFrom + leaseMs`, as the store judges it.
+   */
+  readonly leaseFrom: number;
   /** The head version the conversation was last durable at. */
   readonly version: number;
   /** The highest `seq` durable in the store. */
@@ -104,6 +115,8 @@ export type SourceEvent =
   /** The process stops: stop the conversation (no further side effect) and release the source. */
   | { type: 'shutdown' }
   | { type: 'ownership.lost'; error: unknown }
+  /** A heartbeat renewed the lease: it runs from `at`. */
+  | { type: 'lease.renewed'; at: number }
   | { type: 'conversation.turnStarted'; turnId: string }
   | { type: 'conversation.turnEnded'; turnId: string; outcome: StopReason | 'quiet' }
   | { type: 'conversation.checkpointNeeded'; turnId: string; reason: 'tool' | 'delivery' }
@@ -133,7 +146,9 @@ export const sourceMachine = setup({
   },
   actors: {
     /** Takes the source when its owner is gone (or it has none); undefined when a live owner has it. */
-    acquire: fromPromise<Ownership | undefined, { sourceId: string }>(notProvided('acquire')),
+    acquire: fromPromise<AcquiredSource | undefined, { sourceId: string }>(notProvided('acquire')),
+    /** Renews the lease under our fence; resolves with the heartbeat time it wrote. */
+    renew: fromPromise<number, { ownership: Ownership }>(notProvided('renew')),
     /** Head, history window and profiles; the conversation actor restored from them (not started). */
     load: fromPromise<LoadedConversation, { sourceId: string }>(notProvided('load')),
     readInbox: fromPromise<StoredInboxItem[], { sourceId: string; limit: number }>(notProvided('readInbox')),
@@ -197,6 +212,11 @@ export const sourceMachine = setup({
       context.conversation?.getSnapshot().matches('idle') !== false,
     /** A new turn's deadline still fits in the host's time (a Lambda invocation's); always, by default. */
     turnFits: () => true,
+    /**
+     * The lease stays ours, as the store judges it, for at least the side effect's own timeout
+     * from now (`leaseFrom + leaseMs - margin > now`); provided by the host, which knows both.
+     */
+    leaseCoversSideEffect: (_context: { context: SourceContext }) => true,
   },
   actions: {
     startConversation: ({ context }) => context.conversation?.start(),
@@ -226,6 +246,7 @@ export const sourceMachine = setup({
     forgetPolicy: input.forgetPolicy,
     conversation: undefined,
     ownership: undefined,
+    leaseFrom: 0,
     version: 0,
     savedSeq: 0,
     consumedKeys: [],
@@ -254,14 +275,17 @@ export const sourceMachine = setup({
         onDone: [
           {
             // Taken again and nobody wrote meanwhile: the conversation in memory is current.
-            guard: { type: 'loadedAndCurrent', params: ({ event }) => ({ ownership: event.output }) },
+            guard: {
+              type: 'loadedAndCurrent',
+              params: ({ event }) => ({ ownership: event.output?.ownership }),
+            },
             target: 'owned.active',
-            actions: assign({ ownership: ({ event }) => event.output, failures: 0 }),
+            actions: assign(({ event }) => ({ ...event.output!, failures: 0 })),
           },
           {
-            guard: { type: 'acquired', params: ({ event }) => ({ ownership: event.output }) },
+            guard: { type: 'acquired', params: ({ event }) => ({ ownership: event.output?.ownership }) },
             target: 'owned',
-            actions: assign({ ownership: ({ event }) => event.output, failures: 0 }),
+            actions: assign(({ event }) => ({ ...event.output!, failures: 0 })),
           },
           { target: 'standingBy', actions: assign({ failures: 0 }) },
         ],
@@ -281,7 +305,12 @@ export const sourceMachine = setup({
     },
     owned: {
       invoke: { src: 'heartbeat', input: ({ context }) => ({ ownership: context.ownership! }) },
-      on: { 'ownership.lost': '.lost' },
+      on: {
+        'ownership.lost': '.lost',
+        'lease.renewed': {
+          actions: assign({ leaseFrom: ({ context, event }) => Math.max(context.leaseFrom, event.at) }),
+        },
+      },
       initial: 'loading',
       states: {
         loading: {
@@ -335,14 +364,88 @@ export const sourceMachine = setup({
             // is durable (it was loaded), so the side effect goes on — as resumed.
             resuming: {
               always: [
-                {
-                  guard: 'awaitsCheckpoint',
-                  target: 'turn',
-                  actions: { type: 'answerCheckpoint', params: { resumed: true } },
-                },
+                { guard: 'awaitsCheckpoint', target: 'securingResumed' },
                 { guard: 'conversationIdle', target: 'reading' },
                 { target: 'turn' },
               ],
+            },
+            // The intent is durable (docs/runtime.md, "Ownership"); the side effect starts only while
+            // the lease stays ours for its whole timeout. A lease with less room left (a slow intent
+            // write, starved heartbeats) is renewed first under our fence; a renew refused because
+            // the fence moved on means another process owns the source and may be delivering this
+            // very intent: this one stops.
+            securing: {
+              initial: 'checking',
+              states: {
+                checking: {
+                  always: [
+                    {
+                      guard: 'leaseCoversSideEffect',
+                      target: '#source.owned.active.turn',
+                      actions: { type: 'answerCheckpoint', params: { resumed: false } },
+                    },
+                    { target: 'renewing' },
+                  ],
+                },
+                renewing: {
+                  invoke: {
+                    src: 'renew',
+                    input: ({ context }) => ({ ownership: context.ownership! }),
+                    onDone: {
+                      target: 'checking',
+                      actions: assign(({ event }) => ({ leaseFrom: event.output, failures: 0 })),
+                    },
+                    onError: [
+                      {
+                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.lost',
+                      },
+                      {
+                        target: 'waiting',
+                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                      },
+                    ],
+                  },
+                },
+                waiting: { after: { retry: 'renewing' } },
+              },
+            },
+            // The same for an intent that was loaded (resumed), not written.
+            securingResumed: {
+              initial: 'checking',
+              states: {
+                checking: {
+                  always: [
+                    {
+                      guard: 'leaseCoversSideEffect',
+                      target: '#source.owned.active.turn',
+                      actions: { type: 'answerCheckpoint', params: { resumed: true } },
+                    },
+                    { target: 'renewing' },
+                  ],
+                },
+                renewing: {
+                  invoke: {
+                    src: 'renew',
+                    input: ({ context }) => ({ ownership: context.ownership! }),
+                    onDone: {
+                      target: 'checking',
+                      actions: assign(({ event }) => ({ leaseFrom: event.output, failures: 0 })),
+                    },
+                    onError: [
+                      {
+                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.lost',
+                      },
+                      {
+                        target: 'waiting',
+                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                      },
+                    ],
+                  },
+                },
+                waiting: { after: { retry: 'renewing' } },
+              },
             },
             reading: {
               initial: 'fetching',
@@ -541,13 +644,10 @@ export const sourceMachine = setup({
                     input: ({ context }) => checkpointRequest(context),
                     onDone: [
                       {
-                        // The side effect that waited may go now.
+                        // The side effect that waited may go once the lease covers it.
                         guard: 'awaitsCheckpoint',
-                        target: '#source.owned.active.turn',
-                        actions: [
-                          assign(({ context, event }) => afterCheckpoint(context, event.output)),
-                          { type: 'answerCheckpoint', params: { resumed: false } },
-                        ],
+                        target: '#source.owned.active.securing',
+                        actions: assign(({ context, event }) => afterCheckpoint(context, event.output)),
                       },
                       {
                         target: '#source.owned.active.reading',

@@ -53,6 +53,11 @@ export interface SourceServices {
   readonly settings: Partial<ConversationSettings>;
   /** This process as an owner of sources. */
   readonly owner: OwnerIdentity;
+  /**
+   * How long the lease must still be ours when a side effect starts (ms): the longest a side
+   * effect's own call may take (the LINE call timeout). Less than `owner.leaseMs`.
+   */
+  readonly sideEffectMarginMs: number;
   /** Whether an owner's process is known to be dead (same host, PID gone). */
   readonly isOwnerGone: (owner: SourceOwner) => boolean;
   readonly backoff: BackoffOptions;
@@ -89,9 +94,32 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
 
   return sourceMachine.provide({
     actors: {
-      acquire: fromPromise(({ input }: { input: { sourceId: string } }) =>
-        store.acquire(input.sourceId, ownerAt(services.owner, clock.now()), services.isOwnerGone),
-      ),
+      acquire: fromPromise(async ({ input }: { input: { sourceId: string } }) => {
+        const leaseFrom = clock.now();
+        const ownership = await store.acquire(
+          input.sourceId,
+          ownerAt(services.owner, leaseFrom),
+          services.isOwnerGone,
+        );
+        if (!ownership) return undefined;
+        if (ownership.previousOwner) {
+          loggerFor(input.sourceId).info('source taken over', {
+            previousOwner: ownership.previousOwner.ownerId,
+            previousFence: ownership.fence - 1,
+            previousHeartbeatAt: ownership.previousOwner.heartbeatAt,
+            fence: ownership.fence,
+          });
+        }
+        return { ownership, leaseFrom };
+      }),
+      renew: fromPromise(async ({ input }: { input: { ownership: Ownership } }) => {
+        const heartbeatAt = clock.now();
+        await store.renew(input.ownership, heartbeatAt);
+        loggerFor(input.ownership.sourceId).debug('lease renewed before a side effect', {
+          fence: input.ownership.fence,
+        });
+        return heartbeatAt;
+      }),
       load: fromPromise(async ({ input }: { input: { sourceId: string } }): Promise<LoadedConversation> => {
         const [loaded, profiles] = await Promise.all([
           store.load(input.sourceId, window),
@@ -215,8 +243,12 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         let timer: NodeJS.Timeout | undefined;
         const beat = () => {
           timer = setTimeout(() => {
+            const heartbeatAt = clock.now();
             store
-              .renew(input.ownership, clock.now())
+              .renew(input.ownership, heartbeatAt)
+              .then(() => {
+                if (!stopped.signal.aborted) sendBack({ type: 'lease.renewed', at: heartbeatAt });
+              })
               .catch((error: unknown) => {
                 if (OwnershipLostError.isInstance(error)) sendBack({ type: 'ownership.lost', error });
                 else loggerFor(input.ownership.sourceId).warn('renewing the lease failed', { error });
@@ -291,6 +323,9 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
     },
     guards: {
       turnFits: () => services.turnFits?.() ?? true,
+      // The store judges the lease by the heartbeat we wrote; clocks are assumed in step.
+      leaseCoversSideEffect: ({ context }) =>
+        clock.now() < context.leaseFrom + services.owner.leaseMs - services.sideEffectMarginMs,
     },
     delays: {
       retry: ({ context }: { context: SourceContext }) => backoffDelay(context.failures, services.backoff),

@@ -1,6 +1,6 @@
 import type { InspectionEvent } from 'xstate';
 import { ActorHost, type BackoffOptions } from '../actors/index.js';
-import type { KaiwaConfig } from '../config/index.js';
+import { sideEffectTimeoutMs, type KaiwaConfig } from '../config/index.js';
 import type { Clock } from '../domain/index.js';
 import { createLineChannel, type LineEndpoints } from '../line/line-channel.js';
 import type { Logger } from '../logging/index.js';
@@ -108,6 +108,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
         idleEvictionMs: config.idleEvictionMs,
         maxLiveSources: config.maxLiveSources,
         leaseMs: config.leaseMs,
+        sideEffectTimeoutMs: sideEffectTimeoutMs(config),
         enrich: line.directory.enrich,
         turnActivity: line.loading,
         forgetPolicy: config.lineBehaviour.forgetPolicy,

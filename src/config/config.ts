@@ -286,7 +286,7 @@ export function loadConfig(
     );
   }
   const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
-  return {
+  const config: KaiwaConfig = {
     ...readIntegers(env, RUNTIME_INTEGERS),
     host: readHost(
       env,
@@ -344,6 +344,27 @@ export function loadConfig(
       stately: readBoolean(env, 'KAIWA_STATELY_INSPECT', defaults.server.statelyInspect),
     },
   };
+  checkLeaseCoversSideEffects(config);
+  return config;
+}
+
+/**
+ * A side effect starts only while the lease stays ours for its whole timeout (docs/runtime.md,
+ * "Ownership"): a lease no longer than that timeout could never be shown to cover one.
+ */
+function checkLeaseCoversSideEffects(config: KaiwaConfig): void {
+  const timeoutMs = sideEffectTimeoutMs(config);
+  if (config.leaseMs <= timeoutMs) {
+    throw new ConfigError(
+      'KAIWA_LEASE_MS',
+      `must be longer than the longest side effect's timeout, KAIWA_LINE_TIMEOUT_MS or KAIWA_TOOL_TIMEOUT_MS (got ${config.leaseMs} ≤ ${timeoutMs})`,
+    );
+  }
+}
+
+/** The longest a side effect's own call may take: a LINE call or a tool (ms). */
+export function sideEffectTimeoutMs(config: Pick<KaiwaConfig, 'lineBehaviour' | 'toolTimeoutMs'>): number {
+  return Math.max(config.lineBehaviour.requestTimeoutMs, config.toolTimeoutMs);
 }
 
 /** An IP address (`0.0.0.0`, `::`, `127.0.0.1`, `::1`, an interface's) or `localhost`. */

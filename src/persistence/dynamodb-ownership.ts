@@ -89,16 +89,19 @@ async function takeHead(
           ':createdAt': now,
           ...guard.values,
         },
-        ReturnValues: 'ALL_NEW',
+        // The head as it was: its owner, when another one, is logged as taken over.
+        ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
   );
+  const previousOwner = ownerOfReturnedItem(Attributes);
   return {
     sourceId,
     ownerId: owner.ownerId,
-    fence: Number(Attributes?.fence),
-    version: Number(Attributes?.version),
+    fence: (returnedNumber(Attributes, 'fence') ?? 0) + 1,
+    version: returnedNumber(Attributes, 'version') ?? 0,
+    ...(previousOwner && previousOwner.ownerId !== owner.ownerId && { previousOwner }),
   };
 }
 

@@ -144,7 +144,13 @@ export class MemorySourceStore implements SourceStore {
       const write = this.write('acquire');
       write.step('head', () => this.putHead({ ...head, fence, owner }));
       write.commit();
-      return { sourceId, ownerId: owner.ownerId, fence, version: head.version };
+      return {
+        sourceId,
+        ownerId: owner.ownerId,
+        fence,
+        version: head.version,
+        ...(current && current.ownerId !== owner.ownerId && { previousOwner: current }),
+      };
     });
   }
 

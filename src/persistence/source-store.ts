@@ -79,6 +79,11 @@ export interface Ownership {
   readonly fence: number;
   /** The head's version at the time of the claim (0 for a new source). */
   readonly version: number;
+  /**
+   * Set by `acquire` when it took the source over from another owner (its lease ran out or its
+   * process is gone): that owner, whose fence was `fence - 1`. Logged as a takeover.
+   */
+  readonly previousOwner?: SourceOwner;
 }
 
 /**

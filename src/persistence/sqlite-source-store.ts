@@ -217,7 +217,13 @@ export class SqliteSourceStore implements SourceStore {
           sourceId,
         );
         step('head');
-        return { sourceId, ownerId: owner.ownerId, fence, version: row?.version ?? 0 };
+        return {
+          sourceId,
+          ownerId: owner.ownerId,
+          fence,
+          version: row?.version ?? 0,
+          ...(current && current.ownerId !== owner.ownerId && { previousOwner: current }),
+        };
       }),
     );
   }

@@ -253,12 +253,12 @@ describe('actor host', () => {
     const a = createTestHost({
       model: echoModel(),
       store: new MemorySourceStore({ tables }),
-      host: { leaseMs: 300 },
+      host: { leaseMs: 300, sideEffectTimeoutMs: 100 },
     });
     const b = createTestHost({
       model: echoModel(),
       store: new MemorySourceStore({ tables }),
-      host: { leaseMs: 300 },
+      host: { leaseMs: 300, sideEffectTimeoutMs: 100 },
     });
     const messages = Array.from({ length: 6 }, (_, index) => messageFor(source, `m${index}`));
 

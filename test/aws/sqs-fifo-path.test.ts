@@ -70,6 +70,9 @@ function environment(table: string, overrides: Record<string, string> = {}): Rec
     KAIWA_WORKER_PERSIST_MARGIN_MS: '2000',
     // Short, for the test: a dead worker's lease lapses before its message comes back.
     KAIWA_LEASE_MS: '3000',
+    // A side effect starts only while the lease covers its timeout (docs/runtime.md, "Ownership").
+    KAIWA_LINE_TIMEOUT_MS: '1000',
+    KAIWA_TOOL_TIMEOUT_MS: '1000',
     KAIWA_TURN_DEADLINE_MS: '20000',
     ...overrides,
   };

@@ -93,6 +93,13 @@ describe('configuration', () => {
     [{ KAIWA_MEDIA_TYPES: ' , ' }, 'KAIWA_MEDIA_TYPES', 'must list types from'],
     [{ KAIWA_MEDIA_CONCURRENCY: '0' }, 'KAIWA_MEDIA_CONCURRENCY', 'between 1 and 64'],
     [{ KAIWA_LINE_TIMEOUT_MS: '10' }, 'KAIWA_LINE_TIMEOUT_MS', 'between 100 and 120000'],
+    // A side effect starts only while the lease covers its timeout (docs/runtime.md).
+    [{ KAIWA_LEASE_MS: '3000' }, 'KAIWA_LEASE_MS', 'longer than the longest side effect'],
+    [
+      { KAIWA_LEASE_MS: '5000', KAIWA_LINE_TIMEOUT_MS: '1000', KAIWA_TOOL_TIMEOUT_MS: '5000' },
+      'KAIWA_LEASE_MS',
+      '5000 ≤ 5000',
+    ],
   ])('rejects %o naming %s', (env, variable, reason) => {
     let error: unknown;
     try {

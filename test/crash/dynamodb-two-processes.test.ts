@@ -73,7 +73,12 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
         KAIWA_REPLY_TOKEN_TTL_MS: String(REPLY_TOKEN_TTL_MS),
         LOG_LEVEL: 'info',
         // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
-        ...(process.env.CRASH_LEASE_MS && { KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS }),
+        // A side effect starts only while the lease covers its timeout: fake LINE answers at once.
+        ...(process.env.CRASH_LEASE_MS && {
+          KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS,
+          KAIWA_LINE_TIMEOUT_MS: '1000',
+          KAIWA_TOOL_TIMEOUT_MS: '1000',
+        }),
       });
       const survivor = await KaiwaProcess.create('A', environment('A'));
       const victim = await KaiwaProcess.create('B', environment('B'));

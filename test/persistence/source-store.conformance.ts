@@ -230,15 +230,22 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         expect(await store.acquire('U-a', owner('bob', clock), neverGone)).toBeUndefined();
       });
 
-      it('takes a source over when the lease ran out, with a higher fence', async () => {
+      it('takes a source over when the lease ran out, with a higher fence, naming the previous owner', async () => {
         const { store, clock } = await setUp();
-        await store.acquire('U-a', owner('alice', clock), neverGone);
+        const alice = owner('alice', clock);
+        await store.acquire('U-a', alice, neverGone);
 
         clock.advance(LEASE_MS + 1);
         const bob = owner('bob', clock);
         const ownership = await store.acquire('U-a', bob, neverGone);
 
-        expect(ownership).toMatchObject({ ownerId: bob.ownerId, fence: 2 });
+        expect(ownership).toEqual({
+          sourceId: 'U-a',
+          ownerId: bob.ownerId,
+          fence: 2,
+          version: 0,
+          previousOwner: alice,
+        });
         expect((await store.load('U-a', WIDE)).head?.owner).toEqual(bob);
       });
 
@@ -254,6 +261,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         });
 
         expect(ownership?.fence).toBe(2);
+        expect(ownership?.previousOwner).toEqual(alice);
         expect(asked).toEqual([alice]);
       });
 
@@ -265,6 +273,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         const second = await store.acquire('U-a', alice, neverGone);
 
         expect(second?.fence).toBe(2);
+        expect(second?.previousOwner).toBeUndefined(); // not a takeover
         await expect(store.checkpoint(checkpointOf(first))).rejects.toBeInstanceOf(OwnershipLostError);
       });
 
