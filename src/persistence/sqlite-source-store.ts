@@ -39,6 +39,7 @@ import {
   type HistoryRow,
   type InboxRow,
   type InboxTailRow,
+  type OwnerRow,
   type SqliteStatements,
 } from './sqlite-statements.js';
 import { importFileStore, type FileStoreImport } from './file-store-import.js';
@@ -197,7 +198,7 @@ export class SqliteSourceStore implements SourceStore {
     return this.run(() =>
       this.transaction('acquire', (step) => {
         const now = this.clock.now();
-        const row = this.statements.head.get(sourceId) as HeadRow | undefined;
+        const row = this.statements.ownerHead.get(sourceId) as OwnerRow | undefined;
         const current = row && ownerOf(row);
         const free =
           !current ||
@@ -249,7 +250,7 @@ export class SqliteSourceStore implements SourceStore {
   load(sourceId: string, window: HistoryWindow): Promise<LoadedSource> {
     return this.run(() => {
       // One read transaction: the head and the entries are of the same moment.
-      this.database.exec('BEGIN');
+      this.statements.begin.run();
       try {
         const row = this.statements.head.get(sourceId) as HeadRow | undefined;
         const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
@@ -260,7 +261,7 @@ export class SqliteSourceStore implements SourceStore {
         ).map(({ seq, entry }): HistoryRecord => ({ seq, entry }));
         return { head: row && headOf(row), history };
       } finally {
-        this.database.exec('COMMIT');
+        this.statements.commit.run();
       }
     });
   }
@@ -388,12 +389,12 @@ export class SqliteSourceStore implements SourceStore {
    */
   private transaction<T>(operation: string, body: (step: (name: string) => void) => T): T {
     const step = (name: string) => this.onWriteStep(`${operation}:${name}`);
-    this.database.exec('BEGIN IMMEDIATE');
+    this.statements.beginImmediate.run();
     let result: T;
     try {
       result = body(step);
       step('commit');
-      this.database.exec('COMMIT');
+      this.statements.commit.run();
     } catch (error) {
       rollBack(this.database);
       throw error;
@@ -403,8 +404,8 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   /** The head row, if `ownership` still holds it; otherwise `OwnershipLostError`. */
-  private ownedHead(ownership: Ownership): HeadRow {
-    const row = this.statements.head.get(ownership.sourceId) as HeadRow | undefined;
+  private ownedHead(ownership: Ownership): OwnerRow {
+    const row = this.statements.ownerHead.get(ownership.sourceId) as OwnerRow | undefined;
     if (!row || row.fence !== ownership.fence || row.owner_id !== ownership.ownerId) {
       throw new OwnershipLostError(
         ownership.sourceId,
@@ -417,7 +418,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   private ownershipLost(ownership: Ownership): OwnershipLostError {
-    const row = this.statements.head.get(ownership.sourceId) as HeadRow | undefined;
+    const row = this.statements.ownerHead.get(ownership.sourceId) as OwnerRow | undefined;
     return new OwnershipLostError(
       ownership.sourceId,
       ownership.fence,
