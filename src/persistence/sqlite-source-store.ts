@@ -11,6 +11,7 @@ import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
   DEFAULT_CLAIM_TTL_MS,
+  type AcceptedAndAcquired,
   type Checkpoint,
   type HistoryRecord,
   type HistoryWindow,
@@ -146,25 +147,22 @@ export class SqliteSourceStore implements SourceStore {
   accept(item: InboxItem): Promise<boolean> {
     return this.run(() => {
       const now = this.clock.now();
-      const accepted = this.transaction('accept', (step) => {
-        const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
-        if (!claimed) return false;
-        step('claim');
-        const tail = this.statements.inboxTail.get(item.source.id) as InboxTailRow | undefined;
-        const admission = admitToInbox(
-          item,
-          { waiting: tail?.waiting ?? 0, last: tail && (JSON.parse(tail.item) as InboxItem) },
-          this.maxInbox,
-        );
-        const json = JSON.stringify(admission.item);
-        if (admission.kind === 'replace')
-          this.statements.replaceInboxItem.run(json, item.source.id, tail!.position);
-        else this.statements.insertInbox.run(item.source.id, admission.item.eventId, json);
-        step('inbox');
-        return true;
-      });
+      const accepted = this.transaction('accept', (step) => this.acceptWithin(item, now, step));
       if (accepted) this.pruneClaimsNowAndThen(now);
       return accepted;
+    });
+  }
+
+  acceptAndAcquire(item: InboxItem, owner: SourceOwner): Promise<AcceptedAndAcquired> {
+    return this.run(() => {
+      const now = this.clock.now();
+      const result = this.transaction('accept', (step): AcceptedAndAcquired => {
+        if (!this.acceptWithin(item, now, step)) return { accepted: false, ownership: undefined };
+        const ownership = this.takeWithin(item.source.id, owner, (row) => !row?.owner_id, step);
+        return { accepted: true, ownership };
+      });
+      if (result.accepted) this.pruneClaimsNowAndThen(now);
+      return result;
     });
   }
 
@@ -198,27 +196,20 @@ export class SqliteSourceStore implements SourceStore {
     return this.run(() =>
       this.transaction('acquire', (step) => {
         const now = this.clock.now();
-        const row = this.statements.ownerHead.get(sourceId) as OwnerRow | undefined;
-        const current = row && ownerOf(row);
-        const free =
-          !current ||
-          current.ownerId === owner.ownerId ||
-          current.heartbeatAt + current.leaseMs < now ||
-          isGone(current);
-        if (!free) return undefined;
-        if (!row) this.statements.insertHead.run(sourceId, now);
-        const fence = (row?.fence ?? 0) + 1;
-        this.statements.takeOwnership.run(
-          fence,
-          owner.ownerId,
-          owner.host,
-          owner.pid,
-          owner.heartbeatAt,
-          owner.leaseMs,
+        return this.takeWithin(
           sourceId,
+          owner,
+          (row) => {
+            const current = row && ownerOf(row);
+            return (
+              !current ||
+              current.ownerId === owner.ownerId ||
+              current.heartbeatAt + current.leaseMs < now ||
+              isGone(current)
+            );
+          },
+          step,
         );
-        step('head');
-        return { sourceId, ownerId: owner.ownerId, fence, version: row?.version ?? 0 };
       }),
     );
   }
@@ -401,6 +392,49 @@ export class SqliteSourceStore implements SourceStore {
     }
     step('committed');
     return result;
+  }
+
+  /** Claim and inbox item of `accept`, inside a transaction; false for a redelivery. */
+  private acceptWithin(item: InboxItem, now: number, step: (name: string) => void): boolean {
+    const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
+    if (!claimed) return false;
+    step('claim');
+    const tail = this.statements.inboxTail.get(item.source.id) as InboxTailRow | undefined;
+    const admission = admitToInbox(
+      item,
+      { waiting: tail?.waiting ?? 0, last: tail && (JSON.parse(tail.item) as InboxItem) },
+      this.maxInbox,
+    );
+    const json = JSON.stringify(admission.item);
+    if (admission.kind === 'replace')
+      this.statements.replaceInboxItem.run(json, item.source.id, tail!.position);
+    else this.statements.insertInbox.run(item.source.id, admission.item.eventId, json);
+    step('inbox');
+    return true;
+  }
+
+  /** Takes the source for `owner` when `isFree` says so, inside a transaction: the fence moves on. */
+  private takeWithin(
+    sourceId: string,
+    owner: SourceOwner,
+    isFree: (row: OwnerRow | undefined) => boolean,
+    step: (name: string) => void,
+  ): Ownership | undefined {
+    const row = this.statements.ownerHead.get(sourceId) as OwnerRow | undefined;
+    if (!isFree(row)) return undefined;
+    if (!row) this.statements.insertHead.run(sourceId, this.clock.now());
+    const fence = (row?.fence ?? 0) + 1;
+    this.statements.takeOwnership.run(
+      fence,
+      owner.ownerId,
+      owner.host,
+      owner.pid,
+      owner.heartbeatAt,
+      owner.leaseMs,
+      sourceId,
+    );
+    step('head');
+    return { sourceId, ownerId: owner.ownerId, fence, version: row?.version ?? 0 };
   }
 
   /** The head row, if `ownership` still holds it; otherwise `OwnershipLostError`. */
