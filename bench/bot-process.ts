@@ -34,6 +34,8 @@ export interface BotSample {
 /** kaiwa's write methods: every call is one write (one transaction) of the store. */
 const kaiwaWrites = [
   'accept',
+  // SQLite only: accept and acquire in one transaction, counted as one write.
+  'acceptAndAcquire',
   'countAttempt',
   'acquire',
   'renew',
@@ -75,7 +77,11 @@ async function start(): Promise<string> {
     KAIWA_MAX_MODEL_CALLS_PER_MINUTE: '0',
   });
   // The store the configuration selects, as `npm start` builds it, its writes counted.
-  const store = countWrites(await createStore(config), kaiwaWrites);
+  const created = await createStore(config);
+  const store = countWrites(
+    created,
+    kaiwaWrites.filter((name) => typeof created[name] === 'function'),
+  );
   counted = store;
   const runtime = await startKaiwa(config, { model, store: store.store });
   return runtime.url;

@@ -8,10 +8,16 @@ import {
   type ConversationServices,
   type ConversationSettings,
 } from '../machines/index.js';
-import { acceptEvents, type AcceptResult, type SourceOwner, type SourceStore } from '../persistence/index.js';
+import {
+  acceptEvents,
+  type AcceptResult,
+  type Ownership,
+  type SourceOwner,
+  type SourceStore,
+} from '../persistence/index.js';
 import { defaultBackoff, type BackoffOptions } from './backoff.js';
 import { SETTLED_TAG, type SourceMachine } from './source-machine.js';
-import { ownerIdentity, ownerProcessIsGone, type OwnerIdentity } from './source-owner.js';
+import { ownerAt, ownerIdentity, ownerProcessIsGone, type OwnerIdentity } from './source-owner.js';
 import { provideSourceServices, type MessageEnricher, type TurnActivityListener } from './source-services.js';
 
 export interface ActorHostOptions {
@@ -65,6 +71,11 @@ export interface ActorHostOptions {
 
 type SourceActor = Actor<SourceMachine>;
 
+/** A source the accept took for this process, and when its lease started. */
+interface TakenSource {
+  readonly ownership: Ownership;
+  readonly leaseFrom: number;
+}
 /**
  * Runs LINE sources in this process: one source machine per source (docs/runtime.md), each
  * owning its conversation actor while it has work. Messages enter through the store's inbox
@@ -127,15 +138,23 @@ export class ActorHost {
    */
   async accept(messages: readonly InboxItem[]): Promise<AcceptResult> {
     if (this.closed) throw new Error('the actor host is shut down');
-    const { accepted, duplicates, sources } = await acceptEvents(this.options.store, messages, this.logger);
-    for (const sourceId of sources) this.notify(sourceId);
+    const taken = new Map<string, TakenSource>();
+    const { accepted, duplicates, sources } = await acceptEvents(
+      this.acceptingStore(taken),
+      messages,
+      this.logger,
+    );
+    for (const sourceId of sources) this.notify(sourceId, taken.get(sourceId));
     return { accepted, duplicates };
   }
 
-  /** "Source X has work": the inbox says what. */
-  notify(sourceId: string): void {
+  /**
+   * "Source X has work": the inbox says what. `taken`: the accept took the source for this
+   * process already, its lease counted from `leaseFrom`.
+   */
+  notify(sourceId: string, taken?: TakenSource): void {
     if (this.closed) return;
-    this.sourceFor(sourceId).send({ type: 'work.available' });
+    this.sourceFor(sourceId).send({ type: 'work.available', ...taken });
     this.evictBeyondCap();
   }
 
@@ -198,6 +217,29 @@ export class ActorHost {
     if (!(await withinMs(Promise.all(stopped), Math.max(1000, deadlineMs))))
       this.logger.warn('releasing sources did not finish; their leases lapse by themselves');
     this.sources.clear();
+  }
+
+  /**
+   * The store as `acceptEvents` sees it. A store that can take a source in its accept
+   * (SQLite: one process per file) does so for a source idle here or not in memory, so its
+   * turn starts without an `acquire` write; a source taken by this process already, or owned
+   * at all, is only accepted (docs/runtime.md).
+   */
+  private acceptingStore(taken: Map<string, TakenSource>): Pick<SourceStore, 'accept'> {
+    const store = this.options.store;
+    if (!store.acceptAndAcquire) return store;
+    return {
+      accept: async (item) => {
+        const sourceId = item.source.id;
+        const live = this.sources.get(sourceId);
+        if (taken.has(sourceId) || (live && !live.getSnapshot().matches('idle'))) return store.accept(item);
+        // The lease counts from before the write: never later than the store's own judgement.
+        const leaseFrom = this.options.clock.now();
+        const result = await store.acceptAndAcquire!(item, ownerAt(this.owner, leaseFrom));
+        if (result.ownership) taken.set(sourceId, { ownership: result.ownership, leaseFrom });
+        return result.accepted;
+      },
+    };
   }
 
   private sourceFor(sourceId: string): SourceActor {

@@ -108,8 +108,11 @@ export interface SourceContext {
 }
 
 export type SourceEvent =
-  /** "This source has work": the inbox says what. */
-  | { type: 'work.available' }
+  /**
+   * "This source has work": the inbox says what. With `ownership` when the accept itself took
+   * the idle source (`acceptAndAcquire`): no `acquire` write follows.
+   */
+  | { type: 'work.available'; ownership?: Ownership; leaseFrom?: number }
   /** Drop the idle source from memory (its state is durable). */
   | { type: 'evict' }
   /** The process stops: stop the conversation (no further side effect) and release the source. */
@@ -265,7 +268,30 @@ export const sourceMachine = setup({
     // Not owned here; the conversation, if loaded, is idle and durable.
     idle: {
       tags: [SETTLED_TAG],
-      on: { 'work.available': 'acquiring', evict: 'evicted' },
+      on: {
+        'work.available': [
+          {
+            guard: { type: 'loadedAndCurrent', params: ({ event }) => ({ ownership: event.ownership }) },
+            target: 'owned.active',
+            actions: assign({
+              ownership: ({ event }) => event.ownership,
+              leaseFrom: ({ event }) => event.leaseFrom ?? 0,
+              failures: 0,
+            }),
+          },
+          {
+            guard: { type: 'acquired', params: ({ event }) => ({ ownership: event.ownership }) },
+            target: 'owned',
+            actions: assign({
+              ownership: ({ event }) => event.ownership,
+              leaseFrom: ({ event }) => event.leaseFrom ?? 0,
+              failures: 0,
+            }),
+          },
+          { target: 'acquiring' },
+        ],
+        evict: 'evicted',
+      },
       after: { idleEviction: 'evicted' },
     },
     acquiring: {

@@ -36,6 +36,7 @@ export type {
   SourceSummary,
   StoredInboxItem,
   StoredProfile,
+  AcceptedAndAcquired,
 } from './source-store.js';
 export { DEFAULT_CLAIM_TTL_MS } from './source-store.js';
 export { OwnershipLostError } from './ownership-lost-error.js';

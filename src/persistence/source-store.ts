@@ -127,6 +127,13 @@ export interface SourceSummary {
   readonly updatedAt: number;
 }
 
+/** What `acceptAndAcquire` did: the item was new (not a redelivery), and the ownership it took. */
+export interface AcceptedAndAcquired {
+  readonly accepted: boolean;
+  /** Undefined for a redelivery, or when the source had an owner. */
+  readonly ownership: Ownership | undefined;
+}
+
 /**
  * The persistence port of the source runtime. Memory, SQLite and DynamoDB implement it; one
  * conformance suite checks them all, including two writers and a crash at every write.
@@ -137,6 +144,14 @@ export interface SourceStore {
    * before the webhook answers. False when the id was claimed before (a redelivery).
    */
   accept(item: InboxItem): Promise<boolean>;
+  /**
+   * `accept`, and in the same write take the source for `owner` when nobody owns it (no owner
+   * at all: a lapsed or dead owner is left to `acquire`). For a store only one process can
+   * open (SQLite, docs/persistence.md): that process is the source's only possible owner, so
+   * the turn that follows needs no `acquire` write of its own. Optional; hosts fall back to
+   * `accept` then `acquire`.
+   */
+  acceptAndAcquire?(item: InboxItem, owner: SourceOwner): Promise<AcceptedAndAcquired>;
   /** The source's waiting items, oldest first (at most `limit`). */
   inbox(sourceId: string, limit?: number): Promise<StoredInboxItem[]>;
   /** Counts one more drain attempt on an inbox item (poison detection). */

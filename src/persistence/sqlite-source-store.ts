@@ -11,6 +11,7 @@ import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
   DEFAULT_CLAIM_TTL_MS,
+  type AcceptedAndAcquired,
   type Checkpoint,
   type HistoryRecord,
   type HistoryWindow,
@@ -39,6 +40,7 @@ import {
   type HistoryRow,
   type InboxRow,
   type InboxTailRow,
+  type OwnerRow,
   type SqliteStatements,
 } from './sqlite-statements.js';
 import { importFileStore, type FileStoreImport } from './file-store-import.js';
@@ -145,25 +147,22 @@ export class SqliteSourceStore implements SourceStore {
   accept(item: InboxItem): Promise<boolean> {
     return this.run(() => {
       const now = this.clock.now();
-      const accepted = this.transaction('accept', (step) => {
-        const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
-        if (!claimed) return false;
-        step('claim');
-        const tail = this.statements.inboxTail.get(item.source.id) as InboxTailRow | undefined;
-        const admission = admitToInbox(
-          item,
-          { waiting: tail?.waiting ?? 0, last: tail && (JSON.parse(tail.item) as InboxItem) },
-          this.maxInbox,
-        );
-        const json = JSON.stringify(admission.item);
-        if (admission.kind === 'replace')
-          this.statements.replaceInboxItem.run(json, item.source.id, tail!.position);
-        else this.statements.insertInbox.run(item.source.id, admission.item.eventId, json);
-        step('inbox');
-        return true;
-      });
+      const accepted = this.transaction('accept', (step) => this.acceptWithin(item, now, step));
       if (accepted) this.pruneClaimsNowAndThen(now);
       return accepted;
+    });
+  }
+
+  acceptAndAcquire(item: InboxItem, owner: SourceOwner): Promise<AcceptedAndAcquired> {
+    return this.run(() => {
+      const now = this.clock.now();
+      const result = this.transaction('accept', (step): AcceptedAndAcquired => {
+        if (!this.acceptWithin(item, now, step)) return { accepted: false, ownership: undefined };
+        const ownership = this.takeWithin(item.source.id, owner, (row) => !row?.owner_id, step);
+        return { accepted: true, ownership };
+      });
+      if (result.accepted) this.pruneClaimsNowAndThen(now);
+      return result;
     });
   }
 
@@ -197,33 +196,20 @@ export class SqliteSourceStore implements SourceStore {
     return this.run(() =>
       this.transaction('acquire', (step) => {
         const now = this.clock.now();
-        const row = this.statements.head.get(sourceId) as HeadRow | undefined;
-        const current = row && ownerOf(row);
-        const free =
-          !current ||
-          current.ownerId === owner.ownerId ||
-          current.heartbeatAt + current.leaseMs < now ||
-          isGone(current);
-        if (!free) return undefined;
-        if (!row) this.statements.insertHead.run(sourceId, now);
-        const fence = (row?.fence ?? 0) + 1;
-        this.statements.takeOwnership.run(
-          fence,
-          owner.ownerId,
-          owner.host,
-          owner.pid,
-          owner.heartbeatAt,
-          owner.leaseMs,
+        return this.takeWithin(
           sourceId,
+          owner,
+          (row) => {
+            const current = row && ownerOf(row);
+            return (
+              !current ||
+              current.ownerId === owner.ownerId ||
+              current.heartbeatAt + current.leaseMs < now ||
+              isGone(current)
+            );
+          },
+          step,
         );
-        step('head');
-        return {
-          sourceId,
-          ownerId: owner.ownerId,
-          fence,
-          version: row?.version ?? 0,
-          ...(current && current.ownerId !== owner.ownerId && { previousOwner: current }),
-        };
       }),
     );
   }
@@ -255,7 +241,7 @@ export class SqliteSourceStore implements SourceStore {
   load(sourceId: string, window: HistoryWindow): Promise<LoadedSource> {
     return this.run(() => {
       // One read transaction: the head and the entries are of the same moment.
-      this.database.exec('BEGIN');
+      this.statements.begin.run();
       try {
         const row = this.statements.head.get(sourceId) as HeadRow | undefined;
         const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
@@ -266,7 +252,7 @@ export class SqliteSourceStore implements SourceStore {
         ).map(({ seq, entry }): HistoryRecord => ({ seq, entry }));
         return { head: row && headOf(row), history };
       } finally {
-        this.database.exec('COMMIT');
+        this.statements.commit.run();
       }
     });
   }
@@ -394,12 +380,12 @@ export class SqliteSourceStore implements SourceStore {
    */
   private transaction<T>(operation: string, body: (step: (name: string) => void) => T): T {
     const step = (name: string) => this.onWriteStep(`${operation}:${name}`);
-    this.database.exec('BEGIN IMMEDIATE');
+    this.statements.beginImmediate.run();
     let result: T;
     try {
       result = body(step);
       step('commit');
-      this.database.exec('COMMIT');
+      this.statements.commit.run();
     } catch (error) {
       rollBack(this.database);
       throw error;
@@ -408,9 +394,59 @@ export class SqliteSourceStore implements SourceStore {
     return result;
   }
 
+  /** Claim and inbox item of `accept`, inside a transaction; false for a redelivery. */
+  private acceptWithin(item: InboxItem, now: number, step: (name: string) => void): boolean {
+    const claimed = this.statements.claim.run(item.eventId, now + this.claimTtlMs, now).changes > 0;
+    if (!claimed) return false;
+    step('claim');
+    const tail = this.statements.inboxTail.get(item.source.id) as InboxTailRow | undefined;
+    const admission = admitToInbox(
+      item,
+      { waiting: tail?.waiting ?? 0, last: tail && (JSON.parse(tail.item) as InboxItem) },
+      this.maxInbox,
+    );
+    const json = JSON.stringify(admission.item);
+    if (admission.kind === 'replace')
+      this.statements.replaceInboxItem.run(json, item.source.id, tail!.position);
+    else this.statements.insertInbox.run(item.source.id, admission.item.eventId, json);
+    step('inbox');
+    return true;
+  }
+
+  /** Takes the source for `owner` when `isFree` says so, inside a transaction: the fence moves on. */
+  private takeWithin(
+    sourceId: string,
+    owner: SourceOwner,
+    isFree: (row: OwnerRow | undefined) => boolean,
+    step: (name: string) => void,
+  ): Ownership | undefined {
+    const row = this.statements.ownerHead.get(sourceId) as OwnerRow | undefined;
+    if (!isFree(row)) return undefined;
+    if (!row) this.statements.insertHead.run(sourceId, this.clock.now());
+    const fence = (row?.fence ?? 0) + 1;
+    this.statements.takeOwnership.run(
+      fence,
+      owner.ownerId,
+      owner.host,
+      owner.pid,
+      owner.heartbeatAt,
+      owner.leaseMs,
+      sourceId,
+    );
+    step('head');
+    const current = row && ownerOf(row);
+    return {
+      sourceId,
+      ownerId: owner.ownerId,
+      fence,
+      version: row?.version ?? 0,
+      ...(current && current.ownerId !== owner.ownerId && { previousOwner: current }),
+    };
+  }
+
   /** The head row, if `ownership` still holds it; otherwise `OwnershipLostError`. */
-  private ownedHead(ownership: Ownership): HeadRow {
-    const row = this.statements.head.get(ownership.sourceId) as HeadRow | undefined;
+  private ownedHead(ownership: Ownership): OwnerRow {
+    const row = this.statements.ownerHead.get(ownership.sourceId) as OwnerRow | undefined;
     if (!row || row.fence !== ownership.fence || row.owner_id !== ownership.ownerId) {
       throw new OwnershipLostError(
         ownership.sourceId,
@@ -423,7 +459,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   private ownershipLost(ownership: Ownership): OwnershipLostError {
-    const row = this.statements.head.get(ownership.sourceId) as HeadRow | undefined;
+    const row = this.statements.ownerHead.get(ownership.sourceId) as OwnerRow | undefined;
     return new OwnershipLostError(
       ownership.sourceId,
       ownership.fence,

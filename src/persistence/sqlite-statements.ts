@@ -21,6 +21,20 @@ export interface HeadRow {
   updated_at: number;
 }
 
+/** What the fence checks read of a head: everything but the snapshot, which spans pages of its own. */
+export type OwnerRow = Pick<
+  HeadRow,
+  | 'source_id'
+  | 'version'
+  | 'fence'
+  | 'owner_id'
+  | 'owner_host'
+  | 'owner_pid'
+  | 'heartbeat_at'
+  | 'lease_ms'
+  | 'last_seq'
+>;
+
 export const HEAD_COLUMNS =
   'source_id, version, fence, owner_id, owner_host, owner_pid, heartbeat_at, lease_ms, machine_version, snapshot, last_seq, busy, updated_at';
 
@@ -42,7 +56,7 @@ export interface HistoryRow {
   entry: string;
 }
 
-export function ownerOf(row: HeadRow): SourceOwner | undefined {
+export function ownerOf(row: OwnerRow): SourceOwner | undefined {
   if (row.owner_id === null) return undefined;
   return {
     ownerId: row.owner_id,
@@ -94,6 +108,16 @@ export function prepareStatements(database: DatabaseSync) {
     deleteInboxItem: prepare('DELETE FROM inbox WHERE source_id = ? AND position = ?'),
     deleteInboxThrough: prepare('DELETE FROM inbox WHERE source_id = ? AND position <= ?'),
     head: prepare(`SELECT ${HEAD_COLUMNS} FROM heads WHERE source_id = ?`),
+    // The fence checks of every write: without the snapshot, whose overflow pages a check
+    // would otherwise read on every acquire and checkpoint (docs/PERFORMANCE.md).
+    ownerHead: prepare(
+      `SELECT source_id, version, fence, owner_id, owner_host, owner_pid, heartbeat_at, lease_ms, last_seq
+       FROM heads WHERE source_id = ?`,
+    ),
+    // Prepared once: `exec` would parse them again for every transaction.
+    begin: prepare('BEGIN'),
+    beginImmediate: prepare('BEGIN IMMEDIATE'),
+    commit: prepare('COMMIT'),
     insertHead: prepare(
       `INSERT INTO heads (source_id, version, fence, machine_version, last_seq, busy, updated_at)
        VALUES (?, 0, 0, 0, 0, 0, ?)`,

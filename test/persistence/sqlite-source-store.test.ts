@@ -149,6 +149,41 @@ describe('sqlite source store: a SIGKILL at every write step', () => {
 });
 
 describe('sqlite source store specifics', () => {
+  it('acceptAndAcquire takes a source nobody owns in the accept itself, and only such a source', async () => {
+    const clock = testClock();
+    const store = await openSqliteSourceStore({ file: await freshFile(), clock });
+    const first = message('U-take', 'first');
+
+    const taken = await store.acceptAndAcquire(first, owner('a', clock));
+    expect(taken).toEqual({
+      accepted: true,
+      ownership: { sourceId: 'U-take', ownerId: 'a-owner', fence: 1, version: 0 },
+    });
+    expect((await store.inbox('U-take')).map((stored) => stored.item.eventId)).toEqual([first.eventId]);
+    // The take is durable: another owner cannot acquire while the lease runs, and the fence checks pass.
+    expect(await store.acquire('U-take', owner('b', clock), neverGone)).toBeUndefined();
+    await store.renew(taken.ownership!, clock.now());
+
+    // Owned (even by the same owner): accepted only, the fence stays where it is.
+    expect(await store.acceptAndAcquire(message('U-take', 'second'), owner('a', clock))).toEqual({
+      accepted: true,
+      ownership: undefined,
+    });
+    // A redelivery: neither accepted nor taken.
+    await store.release(taken.ownership!);
+    expect(await store.acceptAndAcquire(first, owner('a', clock))).toEqual({
+      accepted: false,
+      ownership: undefined,
+    });
+    expect((await store.load('U-take', WIDE)).head?.owner).toBeUndefined();
+    // Released: taken again, under the next fence.
+    expect(
+      (await store.acceptAndAcquire(message('U-take', 'third'), owner('a', clock))).ownership?.fence,
+    ).toBe(2);
+    expect(await store.inbox('U-take')).toHaveLength(3);
+    await store.close();
+  });
+
   it('keeps ids as data: odd source ids create no files', async () => {
     const directory = await freshDirectory();
     const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });

@@ -11,7 +11,15 @@ import type {
 /** One call that writes, as the store saw it. */
 export interface RecordedWrite {
   readonly kind:
-    'accept' | 'acquire' | 'renew' | 'release' | 'checkpoint' | 'forget' | 'saveProfile' | 'countAttempt';
+    | 'accept'
+    | 'acceptAndAcquire'
+    | 'acquire'
+    | 'renew'
+    | 'release'
+    | 'checkpoint'
+    | 'forget'
+    | 'saveProfile'
+    | 'countAttempt';
   readonly sourceId: string;
   /** The JSON bytes of what the caller asked to write (a checkpoint's head and entries). */
   readonly bytes: number;
@@ -30,7 +38,19 @@ export class WatchedSourceStore implements SourceStore {
   private checkpoints = 0;
   private dead = false;
 
-  constructor(readonly inner: SourceStore) {}
+  /** Present when the inner store has it (SQLite), recorded as one write. */
+  readonly acceptAndAcquire?: SourceStore['acceptAndAcquire'];
+
+  constructor(readonly inner: SourceStore) {
+    if (inner.acceptAndAcquire) {
+      this.acceptAndAcquire = (item, owner) =>
+        this.call(() => inner.acceptAndAcquire!(item, owner), {
+          kind: 'acceptAndAcquire',
+          sourceId: item.source.id,
+          bytes: size(item),
+        });
+    }
+  }
 
   /** From now on every call hangs, as in a process that was killed. */
   die(): void {
