@@ -103,6 +103,7 @@ export class SnapshotSourceStore implements SourceStore {
         ownerId: owner.ownerId,
         fence,
         version: document.head.version,
+        ...(current && current.ownerId !== owner.ownerId && { previousOwner: current }),
       };
       return { document: { ...document, head: { ...document.head, fence, owner } }, result: ownership };
     });

@@ -262,8 +262,16 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB store on DynamoDB Local', ()
       // alive keeps its source (a lapsed lease would let the other resume its delivery).
       const storeFor = () =>
         new SnapshotSourceStore(new DynamoDbStore({ client: local.createClient(), tableName }));
-      const a = createTestHost({ model: echoModel(), store: storeFor(), host: { leaseMs: 10_000 } });
-      const b = createTestHost({ model: echoModel(), store: storeFor(), host: { leaseMs: 10_000 } });
+      const a = createTestHost({
+        model: echoModel(),
+        store: storeFor(),
+        host: { leaseMs: 10_000, sideEffectTimeoutMs: 1_000 },
+      });
+      const b = createTestHost({
+        model: echoModel(),
+        store: storeFor(),
+        host: { leaseMs: 10_000, sideEffectTimeoutMs: 1_000 },
+      });
       const source = userSourceNumber(1);
       const base = Date.now();
       const messages = Array.from({ length: 6 }, (_, index) => ({
