@@ -10,7 +10,7 @@ import { pageKeysBelow, readNewestHistory } from './dynamodb-history-reader.js';
 import { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
 import { toEpochSeconds } from './dynamodb-items.js';
 import { migrateLegacyConversation } from './dynamodb-legacy-migration.js';
-import { acquireHead, releaseHead, renewHead } from './dynamodb-ownership.js';
+import { acquireHead, ownedBy, releaseHead, renewHead } from './dynamodb-ownership.js';
 import { lostOwnership } from './dynamodb-returned-item.js';
 import {
   defaultDynamoDbSourceStoreLimits,
@@ -209,9 +209,7 @@ export class DynamoDbSourceStore implements SourceStore {
               ConditionCheck: {
                 TableName: this.table.tableName,
                 Key: headKey(ownership.sourceId),
-                ConditionExpression: '#fence = :fence AND #ownerId = :ownerId',
-                ExpressionAttributeNames: { '#fence': 'fence', '#ownerId': 'ownerId' },
-                ExpressionAttributeValues: { ':fence': ownership.fence, ':ownerId': ownership.ownerId },
+                ...ownedBy(ownership, {}),
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
