@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { defaults } from '../defaults/index.js';
+import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { HistoryWindowCollector, type Clock, type InboxItem } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
@@ -36,7 +36,6 @@ import { writeSteps } from './dynamodb-write-steps.js';
 import { batchDelete, transactWrite, type TableClient } from './dynamodb-writes.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
-  DEFAULT_CLAIM_TTL_MS,
   type Checkpoint,
   type HistoryRecord,
   type HistoryWindow,
@@ -44,7 +43,6 @@ import {
   type Ownership,
   type SourceOwner,
   type SourceStore,
-  type SourceStoreOptions,
   type SourceSummary,
   type StoredInboxItem,
   type StoredProfile,
@@ -94,13 +92,15 @@ export class DynamoDbSourceStore implements SourceStore {
 
   constructor(options: DynamoDbSourceStoreOptions) {
     this.table = { documents: DynamoDBDocumentClient.from(options.client), tableName: options.tableName };
-    this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
-    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
+    ({
+      clock: this.clock,
+      claimTtlMs: this.claimTtlMs,
+      maxInbox: this.maxInbox,
+      onWriteStep: this.onWriteStep,
+    } = resolveSourceStoreOptions(options));
     this.conversationTtlMs = options.conversationTtlMs ?? 0;
     this.maxItemBytes = options.maxItemBytes ?? MAX_ITEM_BYTES;
     this.limits = { ...defaultDynamoDbSourceStoreLimits, ...options.limits };
-    this.clock = options.clock ?? { now: Date.now };
-    this.onWriteStep = options.onWriteStep ?? (() => {});
   }
 
   accept(item: InboxItem): Promise<boolean> {
