@@ -70,6 +70,22 @@ function notProvided(name: string) {
  * conversation (a tool that has one, a delivery) waits in a `securing` state until its host
  * has made the snapshot durable: the durable intent (docs/runtime.md, "Checkpoints").
  */
+/**
+ * The wait before a reply goes out: the texts to send are announced as a checkpoint, and the
+ * reply is sent only once the host answers `checkpoint.done` (docs/runtime.md). Shared by the
+ * tool-call delivery and the apology.
+ */
+const securingDelivery = {
+  tags: [AWAITING_CHECKPOINT_TAG],
+  entry: { type: 'announceCheckpoint', params: { reason: 'delivery' } },
+  on: { 'checkpoint.done': 'sending' },
+} as const;
+
+/** Whether the checkpoint that let a reply go out was a resumed one (the host restarted). */
+function resumedAfterCheckpoint(event: { type: string; resumed?: boolean }): boolean {
+  return event.type === 'checkpoint.done' && event.resumed === true;
+}
+
 export const conversationMachine = setup({
   types: {
     context: {} as ConversationContext,
@@ -260,17 +276,13 @@ export const conversationMachine = setup({
           initial: 'securing',
           states: {
             // The intent: the texts to send are in the step's outcomes, durable before sending.
-            securing: {
-              tags: [AWAITING_CHECKPOINT_TAG],
-              entry: { type: 'announceCheckpoint', params: { reason: 'delivery' } },
-              on: { 'checkpoint.done': 'sending' },
-            },
+            securing: securingDelivery,
             sending: {
               invoke: {
                 src: 'reply',
                 input: ({ context, event }) => ({
                   ...deliveryRequest(context, textsToDeliver(context.turn)),
-                  resumed: event.type === 'checkpoint.done' && event.resumed,
+                  resumed: resumedAfterCheckpoint(event),
                 }),
                 onDone: {
                   target: '#conversation.toolCall.deciding',
@@ -312,17 +324,13 @@ export const conversationMachine = setup({
       })),
       initial: 'securing',
       states: {
-        securing: {
-          tags: [AWAITING_CHECKPOINT_TAG],
-          entry: { type: 'announceCheckpoint', params: { reason: 'delivery' } },
-          on: { 'checkpoint.done': 'sending' },
-        },
+        securing: securingDelivery,
         sending: {
           invoke: {
             src: 'reply',
             input: ({ context, event }) => ({
               ...deliveryRequest(context, [noticeFor(context)]),
-              resumed: event.type === 'checkpoint.done' && event.resumed,
+              resumed: resumedAfterCheckpoint(event),
             }),
             onDone: '#conversation.done',
             onError: '#conversation.done',

@@ -119,16 +119,11 @@ export async function renewHead(
           TableName: table.tableName,
           Key: headKey(ownership.sourceId),
           UpdateExpression: 'SET #heartbeatAt = :heartbeatAt, #leaseUntil = :heartbeatAt + #leaseMs',
-          ...ownedBy(ownership, {
-            '#heartbeatAt': 'heartbeatAt',
-            '#leaseUntil': 'leaseUntil',
-            '#leaseMs': 'leaseMs',
-          }),
-          ExpressionAttributeValues: {
-            ':fence': ownership.fence,
-            ':ownerId': ownership.ownerId,
-            ':heartbeatAt': heartbeatAt,
-          },
+          ...ownedBy(
+            ownership,
+            { '#heartbeatAt': 'heartbeatAt', '#leaseUntil': 'leaseUntil', '#leaseMs': 'leaseMs' },
+            { ':heartbeatAt': heartbeatAt },
+          ),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
@@ -158,7 +153,6 @@ export async function releaseHead(
           Key: headKey(ownership.sourceId),
           UpdateExpression: `REMOVE ${OWNER_ATTRIBUTES.map((name) => `#${name}`).join(', ')}`,
           ...ownedBy(ownership, Object.fromEntries(OWNER_ATTRIBUTES.map((name) => [`#${name}`, name]))),
-          ExpressionAttributeValues: { ':fence': ownership.fence, ':ownerId': ownership.ownerId },
         }),
       ),
     );
@@ -167,11 +161,19 @@ export async function releaseHead(
   }
 }
 
-/** The condition every owner-only write of the head carries. */
-function ownedBy(ownership: Ownership, names: Record<string, string>) {
+/**
+ * The condition every owner-only write of the head carries, with its names and values merged
+ * into the write's own.
+ */
+export function ownedBy(
+  ownership: Ownership,
+  names: Record<string, string>,
+  values: Record<string, unknown> = {},
+) {
   return {
     ConditionExpression: '#fence = :fence AND #ownerId = :ownerId',
     ExpressionAttributeNames: { ...names, '#fence': 'fence', '#ownerId': 'ownerId' },
+    ExpressionAttributeValues: { ...values, ':fence': ownership.fence, ':ownerId': ownership.ownerId },
   };
 }
 

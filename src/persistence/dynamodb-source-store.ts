@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { defaults } from '../defaults/index.js';
+import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { HistoryWindowCollector, type Clock, type InboxItem } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
@@ -10,7 +10,7 @@ import { pageKeysBelow, readNewestHistory } from './dynamodb-history-reader.js';
 import { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
 import { toEpochSeconds } from './dynamodb-items.js';
 import { migrateLegacyConversation } from './dynamodb-legacy-migration.js';
-import { acquireHead, releaseHead, renewHead } from './dynamodb-ownership.js';
+import { acquireHead, ownedBy, releaseHead, renewHead } from './dynamodb-ownership.js';
 import { lostOwnership } from './dynamodb-returned-item.js';
 import {
   defaultDynamoDbSourceStoreLimits,
@@ -36,7 +36,6 @@ import { writeSteps } from './dynamodb-write-steps.js';
 import { batchDelete, transactWrite, type TableClient } from './dynamodb-writes.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
-  DEFAULT_CLAIM_TTL_MS,
   type Checkpoint,
   type HistoryRecord,
   type HistoryWindow,
@@ -44,7 +43,6 @@ import {
   type Ownership,
   type SourceOwner,
   type SourceStore,
-  type SourceStoreOptions,
   type SourceSummary,
   type StoredInboxItem,
   type StoredProfile,
@@ -94,13 +92,15 @@ export class DynamoDbSourceStore implements SourceStore {
 
   constructor(options: DynamoDbSourceStoreOptions) {
     this.table = { documents: DynamoDBDocumentClient.from(options.client), tableName: options.tableName };
-    this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
-    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
+    ({
+      clock: this.clock,
+      claimTtlMs: this.claimTtlMs,
+      maxInbox: this.maxInbox,
+      onWriteStep: this.onWriteStep,
+    } = resolveSourceStoreOptions(options));
     this.conversationTtlMs = options.conversationTtlMs ?? 0;
     this.maxItemBytes = options.maxItemBytes ?? MAX_ITEM_BYTES;
     this.limits = { ...defaultDynamoDbSourceStoreLimits, ...options.limits };
-    this.clock = options.clock ?? { now: Date.now };
-    this.onWriteStep = options.onWriteStep ?? (() => {});
   }
 
   accept(item: InboxItem): Promise<boolean> {
@@ -209,9 +209,7 @@ export class DynamoDbSourceStore implements SourceStore {
               ConditionCheck: {
                 TableName: this.table.tableName,
                 Key: headKey(ownership.sourceId),
-                ConditionExpression: '#fence = :fence AND #ownerId = :ownerId',
-                ExpressionAttributeNames: { '#fence': 'fence', '#ownerId': 'ownerId' },
-                ExpressionAttributeValues: { ':fence': ownership.fence, ':ownerId': ownership.ownerId },
+                ...ownedBy(ownership, {}),
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },

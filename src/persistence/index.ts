@@ -32,13 +32,13 @@ export type {
   SourceHead,
   SourceOwner,
   SourceStore,
-  SourceStoreOptions,
   SourceSummary,
   StoredInboxItem,
   StoredProfile,
   AcceptedAndAcquired,
 } from './source-store.js';
-export { DEFAULT_CLAIM_TTL_MS } from './source-store.js';
+export { DEFAULT_CLAIM_TTL_MS, resolveSourceStoreOptions } from './source-store-options.js';
+export type { ResolvedSourceStoreOptions, SourceStoreOptions } from './source-store-options.js';
 export { OwnershipLostError } from './ownership-lost-error.js';
 export { MemorySourceStore, MemorySourceTables } from './memory-source-store.js';
 export type { MemorySourceStoreOptions } from './memory-source-store.js';

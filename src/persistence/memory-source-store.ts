@@ -1,16 +1,9 @@
-import {
-  collectHistoryWindow,
-  systemClock,
-  type Clock,
-  type HistoryEntry,
-  type InboxItem,
-} from '../domain/index.js';
-import { defaults } from '../defaults/index.js';
+import { collectHistoryWindow, type Clock, type HistoryEntry, type InboxItem } from '../domain/index.js';
+import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
 import {
-  DEFAULT_CLAIM_TTL_MS,
   type Checkpoint,
   type HistoryRecord,
   type HistoryWindow,
@@ -19,7 +12,6 @@ import {
   type SourceHead,
   type SourceOwner,
   type SourceStore,
-  type SourceStoreOptions,
   type SourceSummary,
   type StoredInboxItem,
   type StoredProfile,
@@ -68,10 +60,12 @@ export class MemorySourceStore implements SourceStore {
 
   constructor(options: MemorySourceStoreOptions = {}) {
     this.tables = options.tables ?? new MemorySourceTables();
-    this.clock = options.clock ?? systemClock;
-    this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
-    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
-    this.onWriteStep = options.onWriteStep ?? (() => {});
+    ({
+      clock: this.clock,
+      claimTtlMs: this.claimTtlMs,
+      maxInbox: this.maxInbox,
+      onWriteStep: this.onWriteStep,
+    } = resolveSourceStoreOptions(options));
   }
 
   accept(item: InboxItem): Promise<boolean> {

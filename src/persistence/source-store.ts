@@ -1,4 +1,4 @@
-import type { Clock, HistoryEntry, HistoryLimits, InboxItem, JsonObject } from '../domain/index.js';
+import type { HistoryEntry, HistoryLimits, InboxItem, JsonObject } from '../domain/index.js';
 
 // The store port of the source runtime v2 (docs/persistence.md): a source is a small head,
 // history entries appended as records of their own, an inbox, and one owner at a time.
@@ -202,25 +202,3 @@ export interface SourceStore {
   /** Releases connections and file handles. */
   close(): Promise<void>;
 }
-
-/** What every SourceStore adapter takes besides its connection. */
-export interface SourceStoreOptions {
-  /** The store's clock: lease expiry, claim expiry, `updatedAt`. */
-  readonly clock?: Clock;
-  /** How long a claimed event id is remembered (ms; default 7 days). */
-  readonly claimTtlMs?: number;
-  /**
-   * Messages waiting per source before accept stops keeping them and counts them into one
-   * overflow item instead (`admitToInbox`; default `defaults.store.maxInbox`).
-   */
-  readonly maxInbox?: number;
-  /**
-   * Test seam for crash tests: called between the steps of every write (`accept:claim`,
-   * `checkpoint:history`, … `checkpoint:commit`). Throwing aborts the write there; a child
-   * process can kill itself there.
-   */
-  readonly onWriteStep?: (step: string) => void;
-}
-
-/** The default time an event id stays claimed: LINE redelivers within days, not weeks. */
-export const DEFAULT_CLAIM_TTL_MS = 7 * 24 * 3600_000;

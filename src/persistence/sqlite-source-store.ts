@@ -1,16 +1,9 @@
 import { DatabaseSync } from 'node:sqlite';
-import {
-  collectHistoryWindow,
-  systemClock,
-  type Clock,
-  type HistoryEntry,
-  type InboxItem,
-} from '../domain/index.js';
-import { defaults } from '../defaults/index.js';
+import { collectHistoryWindow, type Clock, type HistoryEntry, type InboxItem } from '../domain/index.js';
+import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
-  DEFAULT_CLAIM_TTL_MS,
   type AcceptedAndAcquired,
   type Checkpoint,
   type HistoryRecord,
@@ -19,7 +12,6 @@ import {
   type Ownership,
   type SourceOwner,
   type SourceStore,
-  type SourceStoreOptions,
   type SourceSummary,
   type StoredInboxItem,
   type StoredProfile,
@@ -96,11 +88,13 @@ export class SqliteSourceStore implements SourceStore {
     options: SqliteSourceStoreOptions,
   ) {
     this.statements = prepareStatements(database);
-    this.clock = options.clock ?? systemClock;
-    this.claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
-    this.maxInbox = options.maxInbox ?? defaults.store.maxInbox;
+    ({
+      clock: this.clock,
+      claimTtlMs: this.claimTtlMs,
+      maxInbox: this.maxInbox,
+      onWriteStep: this.onWriteStep,
+    } = resolveSourceStoreOptions(options));
     this.claimPruneIntervalMs = options.claimPruneIntervalMs ?? 3_600_000;
-    this.onWriteStep = options.onWriteStep ?? (() => {});
   }
 
   /**
