@@ -5,7 +5,8 @@ import { DynamoDbSourceStore } from '../persistence/dynamodb-source-store.js';
 
 /**
  * The source store the Lambda functions share, from `DYNAMODB_*`: the same native DynamoDB
- * adapter `npm start` uses with `STORE=dynamodb` (docs/persistence.md).
+ * adapter `npm start` uses with `STORE=dynamodb` (docs/persistence.md), without the work index:
+ * on Lambda the work queue says which source has work (docs/aws.md, "Cost per million turns").
  */
 export function createLambdaStore(
   config: DynamoDbConfig,
@@ -21,6 +22,7 @@ export function createLambdaStore(
     client,
     tableName: config.table,
     conversationTtlMs: config.conversationTtlDays * 86_400_000,
+    workIndex: false,
     ...options,
   });
 }

@@ -39,6 +39,8 @@ export interface CheckpointWriteOptions {
   readonly expiresAt: number | undefined;
   readonly limits: DynamoDbSourceStoreLimits;
   readonly maxItemBytes: number;
+  /** Write the sparse work index's key while busy (docs/persistence.md, "The work index"). */
+  readonly workIndex: boolean;
   readonly steps: WriteSteps;
 }
 
@@ -204,13 +206,13 @@ function headUpdate(
     ...(options.expiresAt !== undefined && { expiresAt: options.expiresAt }),
     ...(head.tail.length > 0 && { tail: compressJson(head.tail) }),
     // Only while busy: the sparse work index then lists the source for recovery.
-    ...(checkpoint.busy && { work: workShard(sourceId) }),
+    ...(checkpoint.busy && options.workIndex && { work: workShard(sourceId) }),
   };
   const size = dynamoDbItemSize({ ...headKey(sourceId), ...(set as ScalarItem) });
   if (size > options.maxItemBytes) throw new ItemTooLargeError(sourceId, size, options.maxItemBytes);
   const removed = [
     ...(head.tail.length > 0 ? [] : ['tail']),
-    ...(checkpoint.busy ? [] : ['work']),
+    ...(checkpoint.busy || !options.workIndex ? [] : ['work']),
     // Released in the same write: the head keeps no owner (as `releaseHead` leaves it).
     ...(checkpoint.release ? OWNER_ATTRIBUTES : []),
   ];

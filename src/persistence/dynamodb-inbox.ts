@@ -37,6 +37,8 @@ export async function acceptItem(
     readonly claimTtlMs: number;
     readonly sortKey: string;
     readonly maxInbox: number;
+    /** Write the sparse work index's key (docs/persistence.md, "The work index"). */
+    readonly workIndex: boolean;
     readonly steps: WriteSteps;
   },
 ): Promise<boolean> {
@@ -106,6 +108,7 @@ async function putInboxItem(
     readonly now: number;
     readonly claimTtlMs: number;
     readonly sortKey: string;
+    readonly workIndex: boolean;
     readonly steps: WriteSteps;
   },
 ): Promise<boolean | 'overflow-gone'> {
@@ -133,7 +136,7 @@ async function putInboxItem(
           {
             Put: {
               TableName: table.tableName,
-              Item: inboxStoredItem(stored, { sortKey: options.sortKey, now }),
+              Item: inboxStoredItem(stored, { sortKey: options.sortKey, now, workIndex: options.workIndex }),
               ...(replacing && {
                 ConditionExpression: 'attribute_exists(#pk)',
                 ExpressionAttributeNames: { '#pk': 'pk' },

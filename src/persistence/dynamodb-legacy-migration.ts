@@ -33,6 +33,7 @@ export async function migrateLegacyConversation(
     readonly expiresAt: number | undefined;
     readonly pageJsonBytes: number;
     readonly transactionActions: number;
+    readonly workIndex: boolean;
   },
 ): Promise<boolean> {
   const split = splitConversation(conversationFromItem(legacy));
@@ -60,6 +61,7 @@ export async function migrateLegacyConversation(
       // Before anything that arrived at the same timestamp, and the same on every attempt.
       sortKey: inboxSortKey(item.timestamp, `${padNumber(0, 15)}.${padNumber(index, 6)}`, item.eventId),
       now: split.updatedAt,
+      workIndex: options.workIndex,
     }),
   );
   const room = options.transactionActions - 2 - pages.length;
@@ -76,7 +78,7 @@ export async function migrateLegacyConversation(
     busy: split.busy,
     updatedAt: split.updatedAt,
     ...(expiresAt !== undefined && { expiresAt }),
-    ...(split.busy && { work: workShard(sourceId) }),
+    ...(split.busy && options.workIndex && { work: workShard(sourceId) }),
   };
   try {
     await transactWrite(table.documents, {

@@ -122,14 +122,17 @@ export function inboxItemFromStored(item: StoredItem): StoredInboxItem {
   };
 }
 
-export function inboxStoredItem(item: InboxItem, options: { sortKey: string; now: number }): StoredItem {
+export function inboxStoredItem(
+  item: InboxItem,
+  options: { sortKey: string; now: number; workIndex: boolean },
+): StoredItem {
   return {
     pk: item.source.id,
     sk: options.sortKey,
     eventId: item.eventId,
     message: JSON.stringify(item),
     acceptedAt: options.now,
-    work: workShard(item.source.id),
+    ...(options.workIndex && { work: workShard(item.source.id) }),
   };
 }
 

@@ -61,6 +61,13 @@ export interface DynamoDbSourceStoreOptions extends SourceStoreOptions {
   readonly maxItemBytes?: number;
   /** Overrides of DynamoDB's and kaiwa's limits, so tests reach them with small data. */
   readonly limits?: Partial<DynamoDbSourceStoreLimits>;
+  /**
+   * Keep the sparse work index that `sourcesWithWork` reads (default true): the long-running
+   * host's recovery needs it. Off on Lambda, where the work queue says which source has work
+   * and every index entry written or removed would bill a write unit (docs/persistence.md,
+   * "The work index").
+   */
+  readonly workIndex?: boolean;
 }
 
 /** Heads remembered for the next checkpoint; older ones are read again when needed. */
@@ -86,6 +93,7 @@ export class DynamoDbSourceStore implements SourceStore {
   private readonly limits: DynamoDbSourceStoreLimits;
   private readonly clock: Clock;
   private readonly onWriteStep: (step: string) => void;
+  private readonly workIndex: boolean;
   /** What the last load or checkpoint of each source left, so the next checkpoint reads nothing. */
   private readonly heads = new Map<string, CheckpointBase>();
   private sequence = 0;
@@ -101,6 +109,7 @@ export class DynamoDbSourceStore implements SourceStore {
     this.conversationTtlMs = options.conversationTtlMs ?? 0;
     this.maxItemBytes = options.maxItemBytes ?? MAX_ITEM_BYTES;
     this.limits = { ...defaultDynamoDbSourceStoreLimits, ...options.limits };
+    this.workIndex = options.workIndex ?? true;
   }
 
   accept(item: InboxItem): Promise<boolean> {
@@ -110,6 +119,7 @@ export class DynamoDbSourceStore implements SourceStore {
       claimTtlMs: this.claimTtlMs,
       maxInbox: this.maxInbox,
       sortKey: inboxSortKey(item.timestamp, this.arrivalKey(now), item.eventId),
+      workIndex: this.workIndex,
       steps: writeSteps(this.onWriteStep, 'accept'),
     });
   }
@@ -159,6 +169,7 @@ export class DynamoDbSourceStore implements SourceStore {
       expiresAt: this.expiresAt(),
       limits: this.limits,
       maxItemBytes: this.maxItemBytes,
+      workIndex: this.workIndex,
       steps,
     });
     this.heads.set(sourceId, written.base);
@@ -252,6 +263,11 @@ export class DynamoDbSourceStore implements SourceStore {
   }
 
   sourcesWithWork(): Promise<string[]> {
+    if (!this.workIndex) {
+      return Promise.reject(
+        new Error('this store keeps no work index (workIndex: false): it cannot list sources with work'),
+      );
+    }
     return sourcesWithWork(this.table);
   }
 
@@ -294,6 +310,7 @@ export class DynamoDbSourceStore implements SourceStore {
         expiresAt: this.expiresAt(),
         pageJsonBytes: this.limits.pageJsonBytes,
         transactionActions: this.limits.transactionActions,
+        workIndex: this.workIndex,
       });
       if (!migrated && attempt >= 3)
         throw new Error(`source ${sourceId}: its first-wave conversation keeps changing`);

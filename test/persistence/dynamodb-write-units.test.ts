@@ -2,6 +2,7 @@ import {
   BatchWriteItemCommand,
   DeleteItemCommand,
   PutItemCommand,
+  ScanCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   type DynamoDBClient,
@@ -25,6 +26,8 @@ interface TurnUnits {
   readonly sent: number;
   /** `accept` and the two checkpoints: the figure SPEC targets. */
   readonly turnTotal: number;
+  /** Of those, the work index's entries written or removed. */
+  readonly indexUnits: number;
   /** Once per drain (a drain may take several turns): taking and giving up ownership. */
   readonly acquire: number;
   readonly release: number;
@@ -117,17 +120,76 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB write units, counted as Dyna
   });
 
   it('a simple reply turn writes at most 20 WCU with accept, the same at turns 1, 40 and 200', async () => {
+    const { rows, sourceId, tableName } = await measureTurns({
+      lastTurn: 200,
+      measured: [1, 2, 40, 199, 200],
+    });
+
+    proxy.reset();
+    const loaded = await new DynamoDbSourceStore({ client: metered, tableName }).load(sourceId, {
+      maxEntries: 200,
+      maxBytes: 128 * 1024,
+    });
+    if (process.env.KAIWA_PRINT_UNITS) {
+      console.table([
+        ...rows,
+        { turn: 'load', readUnits: proxy.readUnits(), entries: loaded.history.length },
+      ]);
+    }
+
+    expect(rows.map((row) => row.turn)).toEqual([1, 2, 40, 199, 200]);
+    for (const row of rows) expect(row.turnTotal).toBeLessThanOrEqual(20);
+    const totals = rows.map((row) => row.turnTotal);
+    expect(Math.max(...totals) - Math.min(...totals)).toBeLessThanOrEqual(2);
+  }, 300_000);
+
+  it('without the work index (the Lambda store) a turn writes 4 WCU less: no index entry is written or removed', async () => {
+    const withIndex = await measureTurns({ lastTurn: 40, measured: [1, 40] });
+    const lambda = await measureTurns({ lastTurn: 40, measured: [1, 40], workIndex: false });
+    if (process.env.KAIWA_PRINT_UNITS) console.table(lambda.rows);
+
+    for (const [index, row] of lambda.rows.entries()) {
+      const indexed = withIndex.rows[index]!;
+      expect(row.indexUnits).toBe(0);
+      expect(indexed.indexUnits).toBe(4);
+      expect(row.turnTotal).toBe(indexed.turnTotal - 4);
+      expect(row.turnTotal).toBeLessThanOrEqual(13);
+    }
+    // What the Lambda store writes has no `work` key: nothing for an index to list.
+    const scanned = await local.client.send(new ScanCommand({ TableName: lambda.tableName }));
+    expect(scanned.Items?.some((item) => item.work !== undefined)).toBe(false);
+    await expect(
+      new DynamoDbSourceStore({
+        client: local.client,
+        tableName: lambda.tableName,
+        workIndex: false,
+      }).sourcesWithWork(),
+    ).rejects.toThrow(/no work index/);
+  }, 300_000);
+
+  /**
+   * Plays `lastTurn` simple reply turns on one source; the `measured` ones go through the proxy
+   * (the others straight to DynamoDB Local, faster) and give a row each.
+   */
+  async function measureTurns(options: {
+    lastTurn: number;
+    measured: readonly number[];
+    workIndex?: boolean;
+  }): Promise<{ rows: TurnUnits[]; sourceId: string; tableName: string }> {
     const tableName = await local.createTable();
-    const options = { tableName, conversationTtlMs: 30 * 86_400_000 };
-    // Turns in between go straight to DynamoDB Local (faster); the measured ones through the proxy.
-    const direct = new DynamoDbSourceStore({ client: local.client, ...options });
-    const counted = new DynamoDbSourceStore({ client: metered, ...options });
+    const storeOptions = {
+      tableName,
+      conversationTtlMs: 30 * 86_400_000,
+      ...(options.workIndex !== undefined && { workIndex: options.workIndex }),
+    };
+    const direct = new DynamoDbSourceStore({ client: local.client, ...storeOptions });
+    const counted = new DynamoDbSourceStore({ client: metered, ...storeOptions });
     const sourceId = lineUserId();
-    const measuredTurns = new Set([1, 2, 40, 199, 200]);
+    const measuredTurns = new Set(options.measured);
     const rows: TurnUnits[] = [];
     let version = 0;
 
-    for (let turn = 1; turn <= 200; turn++) {
+    for (let turn = 1; turn <= options.lastTurn; turn++) {
       const store = measuredTurns.has(turn) ? counted : direct;
       const { message, intent, sent } = replyTurn({
         sourceId,
@@ -172,27 +234,21 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB write units, counted as Dyna
             consumedKeys: [],
           })),
       );
+      const indexUnits = proxy.requests.reduce((total, request) => total + request.indexUnits, 0);
       const release = await units(() => store.release(ownership!));
       const turnTotal = accept + intentUnits + sentUnits;
       if (measuredTurns.has(turn))
-        rows.push({ turn, accept, intent: intentUnits, sent: sentUnits, turnTotal, acquire, release });
+        rows.push({
+          turn,
+          accept,
+          intent: intentUnits,
+          sent: sentUnits,
+          turnTotal,
+          indexUnits,
+          acquire,
+          release,
+        });
     }
-
-    proxy.reset();
-    const loaded = await new DynamoDbSourceStore({ client: metered, tableName }).load(sourceId, {
-      maxEntries: 200,
-      maxBytes: 128 * 1024,
-    });
-    if (process.env.KAIWA_PRINT_UNITS) {
-      console.table([
-        ...rows,
-        { turn: 'load', readUnits: proxy.readUnits(), entries: loaded.history.length },
-      ]);
-    }
-
-    expect(rows.map((row) => row.turn)).toEqual([...measuredTurns]);
-    for (const row of rows) expect(row.turnTotal).toBeLessThanOrEqual(20);
-    const totals = rows.map((row) => row.turnTotal);
-    expect(Math.max(...totals) - Math.min(...totals)).toBeLessThanOrEqual(2);
-  }, 300_000);
+    return { rows, sourceId, tableName };
+  }
 });
