@@ -53,7 +53,8 @@ export async function drainSource(sourceId: string, options: DrainOptions): Prom
   }
   const [waiting, loaded] = await Promise.all([
     options.store.inbox(sourceId),
-    options.store.load(sourceId, { maxEntries: 1, maxBytes: 1 }),
+    // The head alone (an empty window reads no history).
+    options.store.load(sourceId, { maxEntries: 0, maxBytes: 0 }),
   ]);
   return { waiting: new Set(waiting.map((stored) => stored.key)), busy: loaded.head?.busy === true, ended };
 }

@@ -136,7 +136,8 @@ export interface SizedEntry {
  * The window `boundHistory` would keep of a stored history, found while reading it newest
  * first: it stops as soon as no older record can belong to the window — one record past the
  * limits, or further only to keep the newest exchange whole. Breaking out of `newestFirst`
- * closes it (a database cursor). Returns the window's records, oldest first.
+ * closes it (a database cursor). Returns the window's records, oldest first. A window of no
+ * entries (`maxEntries: 0`, a caller after the head alone) reads nothing.
  *
  * @example
  * const window = collectHistoryWindow(rowsNewestFirst, (row) => ({ entry: JSON.parse(row.json), bytes: row.bytes }), limits);
@@ -146,6 +147,7 @@ export function collectHistoryWindow<T>(
   measure: (record: T) => SizedEntry,
   limits: HistoryLimits,
 ): T[] {
+  if (limits.maxEntries <= 0) return [];
   const collector = new HistoryWindowCollector<T>(limits);
   for (const record of newestFirst) {
     const { entry, bytes } = measure(record);
@@ -172,6 +174,7 @@ export class HistoryWindowCollector<T> {
 
   /** Takes the next older record; false once no older record can be in the window. */
   add(record: T, entry: HistoryEntry, bytes: number): boolean {
+    if (this.limits.maxEntries <= 0) return false;
     this.records.push(record);
     this.entries.push(entry);
     this.sizes.push(bytes);
@@ -191,6 +194,7 @@ export class HistoryWindowCollector<T> {
 
   /** The window, oldest first. */
   window(): T[] {
+    if (this.limits.maxEntries <= 0) return [];
     const start = historyWindowStart(this.entries.toReversed(), this.limits, this.sizes.toReversed());
     return this.records.slice(0, this.records.length - start).reverse();
   }

@@ -26,6 +26,8 @@ export async function readNewestHistory(
   window: HistoryWindow,
   nowSeconds: number,
 ): Promise<void> {
+  // A window of no entries (a caller after the head alone) reads no page.
+  if (window.maxEntries <= 0) return;
   const take = (record: HistoryRecord) =>
     collector.add(record, record.entry, Buffer.byteLength(JSON.stringify(record.entry), 'utf8'));
   for (let index = stored.tail.length - 1; index >= 0; index--) if (!take(stored.tail[index]!)) return;

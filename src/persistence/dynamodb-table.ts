@@ -88,32 +88,39 @@ export function allWorkShards(): string[] {
 }
 
 /**
- * The table: on-demand capacity, the sparse work index, and a keys-only stream on which an
+ * The table: on-demand capacity, the sparse work index (unless `workIndex: false`: the Lambda
+ * stack, where the work queue says which source has work), and a keys-only stream on which an
  * inbox insert tells the Lambda worker "this source has work".
  */
-export function conversationTableDefinition(tableName: string): CreateTableCommandInput {
+export function conversationTableDefinition(
+  tableName: string,
+  options: { readonly workIndex?: boolean } = {},
+): CreateTableCommandInput {
+  const workIndex = options.workIndex ?? true;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
     AttributeDefinitions: [
       { AttributeName: dynamoDbKeys.partition, AttributeType: 'S' },
       { AttributeName: dynamoDbKeys.sort, AttributeType: 'S' },
-      { AttributeName: dynamoDbKeys.work, AttributeType: 'S' },
+      ...(workIndex ? [{ AttributeName: dynamoDbKeys.work, AttributeType: 'S' as const }] : []),
     ],
     KeySchema: [
       { AttributeName: dynamoDbKeys.partition, KeyType: 'HASH' },
       { AttributeName: dynamoDbKeys.sort, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: WORK_INDEX,
-        KeySchema: [
-          { AttributeName: dynamoDbKeys.work, KeyType: 'HASH' },
-          { AttributeName: dynamoDbKeys.partition, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'KEYS_ONLY' },
-      },
-    ],
+    ...(workIndex && {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: WORK_INDEX,
+          KeySchema: [
+            { AttributeName: dynamoDbKeys.work, KeyType: 'HASH' },
+            { AttributeName: dynamoDbKeys.partition, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    }),
     StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
   };
 }

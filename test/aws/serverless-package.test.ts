@@ -157,12 +157,12 @@ describe('npm run package: the CloudFormation template', () => {
 
   it('the table is the one the store defines, with its stream, TTL and point-in-time recovery', () => {
     const table = resources.ConversationTable!;
-    const definition = conversationTableDefinition('ignored');
+    // Without the work index: on Lambda the work queue says which source has work.
+    const definition = conversationTableDefinition('ignored', { workIndex: false });
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.Properties).toMatchObject({
       BillingMode: definition.BillingMode,
       KeySchema: definition.KeySchema,
-      GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes,
       StreamSpecification: { StreamViewType: definition.StreamSpecification!.StreamViewType },
       TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
@@ -171,6 +171,7 @@ describe('npm run package: the CloudFormation template', () => {
       expect.arrayContaining(definition.AttributeDefinitions!),
     );
     expect(table.Properties.AttributeDefinitions).toHaveLength(definition.AttributeDefinitions!.length);
+    expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   it('the pipe hands inbox inserts from the stream to the FIFO work queue, one message group per source', () => {
@@ -318,6 +319,12 @@ describe('npm run package: the CloudFormation template', () => {
         // ListSchedules has no resource-level permissions: the one wildcard resource.
         if (statement.Resource === '*') expect(statement.Action).toBe('scheduler:ListSchedules');
       }
+    }
+  });
+
+  it('logs at warn by default: the metrics still count every turn (docs/aws.md, "Cost per million turns")', () => {
+    for (const name of ['Webhook', 'Worker', 'Reminder'] as const) {
+      expect(fn(name).Environment.Variables.LOG_LEVEL).toBe('warn');
     }
   });
 

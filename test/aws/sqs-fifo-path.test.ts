@@ -5,9 +5,10 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLambdaObservability, observedHandler } from '../../src/aws/observability/index.js';
 import {
   createWebhookHandler,
   createWorkerHandler,
@@ -17,8 +18,9 @@ import {
 import { OfflineModel, type ModelPort } from '../../src/model/index.js';
 import { DynamoDbSourceStore } from '../../src/persistence/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { startCapacityProxy } from '../support/dynamodb-capacity-proxy.js';
 import { startFakeLine } from '../support/fake-line-server.js';
-import { storedHistory, userTexts } from '../support/host-harness.js';
+import { storedHead, storedHistory, userTexts } from '../support/host-harness.js';
 import { until } from '../support/until.js';
 import { startHoldingProxy } from './support/holding-proxy.js';
 import { lambdaContext, signedWebhookEvent, textEvent } from './support/lambda-events.js';
@@ -142,6 +144,30 @@ async function lambdaPath(options: { env?: Record<string, string> } = {}) {
 
 function inProcessWorker(env: Record<string, string>, model: ModelPort = new OfflineModel()) {
   return createWorkerHandler(workerRuntimeProvider(env, { model }));
+}
+
+async function sourceReleased(store: DynamoDbSourceStore, sourceId: string): Promise<boolean> {
+  const head = await storedHead(store, sourceId);
+  return head !== undefined && head.owner === undefined && head.busy === false;
+}
+
+/** A whole Lambda context, as Powertools reads it. */
+function fullLambdaContext(functionName: string, remainingMs: number): Context {
+  const { getRemainingTimeInMillis, awsRequestId } = lambdaContext(remainingMs);
+  return {
+    awsRequestId,
+    getRemainingTimeInMillis,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:ap-northeast-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '256',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'stream',
+    callbackWaitsForEmptyEventLoop: false,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
 }
 
 function botTexts(chatId: string): string[] {
@@ -288,6 +314,107 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
       expect.stringContaining('You said: “second”'),
     ]);
   });
+
+  it('what a turn costs in DynamoDB on the Lambda path, webhook and worker through a capacity proxy (figures for docs/aws.md)', async () => {
+    const proxy = await startCapacityProxy({ upstream: local.endpoint, reader: local.createClient() });
+    closers.push(() => proxy.close());
+    const path = await lambdaPath({ env: { DYNAMODB_ENDPOINT: proxy.endpoint } });
+    const userId = user(20);
+    const worker = inProcessWorker(path.env);
+    path.poll((event) => worker(event, lambdaContext(30_000)));
+    const perTurn: { turn: number; writeUnits: number; readUnits: number }[] = [];
+    for (let turn = 1; turn <= 40; turn++) {
+      proxy.reset();
+      await path.post(
+        textEvent(userId, `turn ${turn}`, { replyToken: line.emulator.issueReplyToken(userId) }),
+      );
+      await until(() => botTexts(userId).length === turn, 15_000);
+      // The drain ends after the reply: its closing checkpoint and last reads belong to this turn.
+      await until(
+        async () =>
+          (await path.store.inbox(userId)).length === 0 && (await sourceReleased(path.store, userId)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      perTurn.push({ turn, writeUnits: proxy.writeUnits(), readUnits: proxy.readUnits() });
+    }
+    if (process.env.KAIWA_PRINT_UNITS)
+      console.table(perTurn.filter((row) => [1, 2, 20, 40].includes(row.turn)));
+
+    // accept 4 (claim and inbox item, in a transaction) + acquire 1 + the inbox item's attempt 1 +
+    // intent 6 (head, page, inbox delete, in a transaction) + sent marker with the release 1; the
+    // work index is off on Lambda (docs/aws.md, "Cost per million turns").
+    // A source's first turn also writes its head and the sender's profile.
+    expect(perTurn[0]!.writeUnits).toBeLessThanOrEqual(17);
+    for (const row of perTurn.slice(1)) expect(row.writeUnits).toBe(13);
+    // Every read counted as strongly consistent, at least 1 unit per request (an upper bound).
+    for (const row of perTurn) expect(row.readUnits).toBeLessThanOrEqual(12);
+  }, 120_000);
+
+  it('what a turn logs on the Lambda path, webhook and worker through Powertools, at info and at warn (figures for docs/aws.md)', async () => {
+    const bytesPerTurn = async (level: 'info' | 'warn') => {
+      const path = await lambdaPath();
+      const userId = user(level === 'info' ? 21 : 22);
+      const webhookObservability = createLambdaObservability({ level });
+      const workerObservability = createLambdaObservability({ level });
+      const webhook = observedHandler(
+        webhookObservability,
+        createWebhookHandler(
+          () => Promise.resolve(webhookDependenciesFromEnv(path.env, undefined, webhookObservability.logger)),
+          webhookObservability.logger,
+        ),
+      );
+      const drain = createWorkerHandler(
+        workerRuntimeProvider(path.env, { model: new OfflineModel(), logger: workerObservability.logger }),
+      );
+      // As the worker's entry point wraps it (src/aws/worker-handler.ts).
+      const worker = observedHandler(workerObservability, (event: SQSEvent, context?: Context) =>
+        drain(event, context!),
+      );
+      path.poll((event) => worker(event, fullLambdaContext('kaiwa-dev-worker', 30_000)));
+      const turns = 10;
+      let bytes = 0;
+      const counting = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        bytes += Buffer.byteLength(chunk);
+        return true;
+      });
+      const countingErrors = vi
+        .spyOn(process.stderr, 'write')
+        .mockImplementation((chunk: string | Uint8Array) => {
+          bytes += Buffer.byteLength(chunk);
+          return true;
+        });
+      try {
+        for (let turn = 1; turn <= turns; turn++) {
+          const body = JSON.stringify({
+            destination: line.emulator.botUserId,
+            events: [
+              textEvent(userId, `turn ${turn}`, { replyToken: line.emulator.issueReplyToken(userId) }),
+            ],
+          });
+          const response = await webhook(
+            signedWebhookEvent(body, line.emulator.channelSecret),
+            fullLambdaContext('kaiwa-dev-webhook', 3_000),
+          );
+          expect(response.statusCode).toBe(200);
+          await until(() => botTexts(userId).length === turn, 15_000);
+        }
+        await until(async () => sourceReleased(path.store, userId));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      } finally {
+        counting.mockRestore();
+        countingErrors.mockRestore();
+      }
+      return bytes / turns;
+    };
+    const info = await bytesPerTurn('info');
+    const warn = await bytesPerTurn('warn');
+    if (process.env.KAIWA_PRINT_UNITS) console.table({ info, warn });
+    // The info lines (webhook accepted, model call, reply sent, turn finished) and the EMF blobs of
+    // two invocations; at warn only the EMF blobs are left.
+    expect(warn).toBeLessThan(info);
+    expect(info).toBeLessThanOrEqual(3_500);
+    expect(warn).toBeLessThanOrEqual(1_500);
+  }, 120_000);
 
   it('a drain starts no turn whose deadline would not fit: the message comes back, the inbox keeps it', async () => {
     const path = await lambdaPath({ env: { KAIWA_TURN_DEADLINE_MS: '10000' } });

@@ -505,6 +505,15 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
           expect(loaded[0]?.entry.role).toBe('user');
         }
       });
+
+      it('a window of no entries returns the head alone (a caller after its state)', async () => {
+        const store = await storeWith([1, 2].map((n) => exchange(n)).flat());
+
+        const { head, history } = await store.load('U-a', { maxEntries: 0, maxBytes: 0 });
+
+        expect(head?.lastSeq).toBe(6);
+        expect(history).toEqual([]);
+      });
     });
 
     describe('forget', () => {
