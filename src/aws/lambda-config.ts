@@ -52,6 +52,8 @@ export interface WorkerSettings {
    * lease must lapse at least 30 s before a message comes back (docs/aws.md, "Timeouts").
    */
   readonly visibilityTimeoutMs: number | undefined;
+  /** `KAIWA_WORK_QUEUE_URL`: where messages go back early when an invocation runs out of time. */
+  readonly workQueueUrl: string | undefined;
   readonly scheduler: {
     readonly reminderGroup: string;
     /** The role EventBridge Scheduler assumes to invoke the targets. */
@@ -72,6 +74,7 @@ export function readWorkerSettings(env: Env): WorkerSettings {
       visibilityTimeoutS === undefined
         ? undefined
         : readInteger(env, 'KAIWA_WORKER_VISIBILITY_TIMEOUT_S', 0, { min: 1, max: 43_200 }) * 1000,
+    workQueueUrl: readString(env, 'KAIWA_WORK_QUEUE_URL'),
     scheduler: {
       reminderGroup: required(env, 'KAIWA_REMINDER_SCHEDULE_GROUP'),
       roleArn: required(env, 'KAIWA_SCHEDULER_ROLE_ARN'),

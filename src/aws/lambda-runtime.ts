@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 // Leaf modules of composition/ and persistence/, not their barrels: the Lambda bundles never
 // load the local stores.
 import { composeConversations } from '../composition/compose-conversations.js';
@@ -16,6 +17,7 @@ import { SECRET_PARAMETERS, readWorkerSettings, type WorkerSettings } from './la
 import { createLambdaStore } from './lambda-store.js';
 import { drainSource, type DrainOutcome } from './source-drain.js';
 import { SsmSecrets, withSecrets, type SecretReader } from './ssm-secrets.js';
+import { sqsClientWithTimeouts, workQueueReturns, type WorkQueueReturns } from './work-queue-visibility.js';
 
 /** How long before a message comes back the ownership lease must have lapsed (docs/aws.md, "Timeouts"). */
 export const LEASE_BEFORE_VISIBILITY_MS = 30_000;
@@ -27,6 +29,8 @@ export interface WorkerRuntime {
   readonly store: SourceStore;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Hands work messages back before their visibility timeout (an invocation out of time). */
+  readonly workQueue: WorkQueueReturns;
   /**
    * Drains one source with a fresh actor host owned by this invocation, until it settles or
    * `deadlineAt`; no turn starts that could not end by then.
@@ -38,6 +42,7 @@ export interface WorkerRuntime {
 export interface WorkerRuntimeOverrides {
   readonly secrets?: SecretReader;
   readonly scheduler?: SchedulerClient;
+  readonly sqs?: SQSClient;
   readonly model?: ModelPort;
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -127,6 +132,11 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     store,
     clock,
     logger,
+    workQueue: workQueueReturns({
+      client: overrides.sqs ?? sqsClientWithTimeouts(),
+      queueUrl: settings.workQueueUrl,
+      logger,
+    }),
     drain: (sourceId, deadlineAt, invocationId) =>
       drainSource(sourceId, {
         store,

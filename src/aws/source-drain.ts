@@ -9,8 +9,11 @@ export interface DrainOutcome {
   readonly waiting: ReadonlySet<string>;
   /** A turn is still in progress (cut off, or another owner's): the source is not done. */
   readonly busy: boolean;
-  /** Why the drain ended: its host settled, or the invocation's time ran out. */
-  readonly ended: 'settled' | 'deadline';
+  /**
+   * Why the drain ended: its host settled; or the time ran out — for a whole turn (`outOfTime`:
+   * the source was released with its inbox waiting) or in the middle of one (`deadline`).
+   */
+  readonly ended: 'settled' | 'outOfTime' | 'deadline';
 }
 
 export interface DrainOptions {
@@ -44,6 +47,7 @@ export async function drainSource(sourceId: string, options: DrainOptions): Prom
     }),
   ]);
   clearTimeout(timer);
+  const yielded = ended === 'settled' && host.lifecycleOf(sourceId)?.value === 'outOfTime';
   // Out of time, a delivery in flight gets a moment to finish (its marker saved) rather than be
   // resumed later; the rest of the margin is for persisting and releasing.
   const graceMs = ended === 'deadline' ? Math.floor(options.persistMarginMs / 4) : 0;
@@ -56,7 +60,11 @@ export async function drainSource(sourceId: string, options: DrainOptions): Prom
     // The head alone (an empty window reads no history).
     options.store.load(sourceId, { maxEntries: 0, maxBytes: 0 }),
   ]);
-  return { waiting: new Set(waiting.map((stored) => stored.key)), busy: loaded.head?.busy === true, ended };
+  return {
+    waiting: new Set(waiting.map((stored) => stored.key)),
+    busy: loaded.head?.busy === true,
+    ended: yielded ? 'outOfTime' : ended,
+  };
 }
 
 async function withinMs(work: Promise<void>, ms: number): Promise<boolean> {

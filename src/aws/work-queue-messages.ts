@@ -3,6 +3,8 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 /** One work-queue message: "this source has work", for one inbox item. */
 export interface WorkMessage {
   readonly messageId: string;
+  /** What SQS needs to change the message's visibility. */
+  readonly receiptHandle: string;
   /**
    * The inbox item's key (its sort key, ending with the event id), which the Pipe sets as the
    * deduplication id; undefined for a message sent by hand.
@@ -33,7 +35,11 @@ export function workGroups(event: SQSEvent): { groups: WorkGroup[]; malformed: S
       continue;
     }
     const messages = groups.get(sourceId) ?? [];
-    messages.push({ messageId: record.messageId, inboxKey: inboxKeyOf(record) });
+    messages.push({
+      messageId: record.messageId,
+      receiptHandle: record.receiptHandle,
+      inboxKey: inboxKeyOf(record),
+    });
     groups.set(sourceId, messages);
   }
   return {

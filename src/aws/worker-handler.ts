@@ -2,7 +2,7 @@ import { createLambdaObservability, lambdaLogLevel, observedHandler } from './ob
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { workerRuntimeProvider, type WorkerRuntime } from './lambda-runtime.js';
 import type { DrainOutcome } from './source-drain.js';
-import { workGroups, type WorkGroup } from './work-queue-messages.js';
+import { workGroups, type WorkGroup, type WorkMessage } from './work-queue-messages.js';
 
 /** The parts of Lambda's context the worker uses. */
 export type WorkerContext = Pick<Context, 'getRemainingTimeInMillis' | 'awsRequestId'>;
@@ -43,14 +43,22 @@ export function createWorkerHandler(runtime: () => Promise<WorkerRuntime>) {
           return undefined;
         });
       const failed = failedMessages(group, outcome);
-      if (failed.length > 0) {
-        current.logger.warn('source unfinished; its messages come back after the visibility timeout', {
+      if (failed.length === 0) return [];
+      // Only the time ran out: the next invocation takes the source at once (it was released).
+      // Anything else waits out the visibility timeout, a backoff before the next try.
+      const outOfTime = outcome !== undefined && outcome.ended !== 'settled';
+      current.logger.warn(
+        outOfTime
+          ? 'source unfinished at the end of the invocation; its messages come back at once'
+          : 'source unfinished; its messages come back after the visibility timeout',
+        {
           sourceId: group.sourceId,
           failed: failed.length,
           ...(outcome && { ended: outcome.ended, busy: outcome.busy, waiting: outcome.waiting.size }),
-        });
-      }
-      return failed;
+        },
+      );
+      if (outOfTime) await current.workQueue.returnNow(failed);
+      return failed.map((message) => message.messageId);
     });
     return { batchItemFailures: failures.flat().map((itemIdentifier) => ({ itemIdentifier })) };
   };
@@ -60,13 +68,12 @@ export function createWorkerHandler(runtime: () => Promise<WorkerRuntime>) {
  * The group's messages that failed: from the first whose inbox item still waits on (order
  * holds), or all of them while a turn is still in progress or the drain itself failed.
  */
-function failedMessages(group: WorkGroup, outcome: DrainOutcome | undefined): string[] {
-  const ids = group.messages.map((message) => message.messageId);
-  if (!outcome || outcome.busy) return ids;
+function failedMessages(group: WorkGroup, outcome: DrainOutcome | undefined): readonly WorkMessage[] {
+  if (!outcome || outcome.busy) return group.messages;
   const first = group.messages.findIndex(
     (message) => message.inboxKey !== undefined && outcome.waiting.has(message.inboxKey),
   );
-  return first === -1 ? [] : ids.slice(first);
+  return first === -1 ? [] : group.messages.slice(first);
 }
 
 /** Runs `work` on every item, at most `limit` at once; results in input order. */

@@ -322,6 +322,14 @@ describe('npm run package: the CloudFormation template', () => {
     }
   });
 
+  it('the worker knows its queue, to hand back at once what an invocation had no time for', () => {
+    expect(fn('Worker').Environment.Variables.KAIWA_WORK_QUEUE_URL).toEqual({ Ref: 'WorkQueue' });
+    const changes = statementsOf('WorkerRole').filter((statement) =>
+      [statement.Action].flat().includes('sqs:ChangeMessageVisibility'),
+    );
+    expect(changes.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': ['WorkQueue', 'Arn'] }]);
+  });
+
   it('logs at warn by default: the metrics still count every turn (docs/aws.md, "Cost per million turns")', () => {
     for (const name of ['Webhook', 'Worker', 'Reminder'] as const) {
       expect(fn(name).Environment.Variables.LOG_LEVEL).toBe('warn');

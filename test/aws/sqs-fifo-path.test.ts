@@ -110,8 +110,8 @@ async function queueArn(url: string): Promise<string> {
 /** A table, its stream read by the pipe stand-in into a fresh work queue, and the webhook. */
 async function lambdaPath(options: { env?: Record<string, string> } = {}) {
   const table = await local.createTable();
-  const env = environment(table, options.env);
   const queue = await workQueue();
+  const env = environment(table, { KAIWA_WORK_QUEUE_URL: queue.url, ...options.env });
   const reader = StreamReader.forLocal(local.endpoint, table);
   await reader.open();
   const pipe = new PipeStandIn(reader, sqs, queue.url, pipeDefinition);
@@ -143,7 +143,7 @@ async function lambdaPath(options: { env?: Record<string, string> } = {}) {
 }
 
 function inProcessWorker(env: Record<string, string>, model: ModelPort = new OfflineModel()) {
-  return createWorkerHandler(workerRuntimeProvider(env, { model }));
+  return createWorkerHandler(workerRuntimeProvider(env, { model, sqs }));
 }
 
 async function sourceReleased(store: DynamoDbSourceStore, sourceId: string): Promise<boolean> {
@@ -442,6 +442,30 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
       batchItemFailures: [],
     });
     expect(botTexts(userId)).toEqual([expect.stringContaining('You said: “not now”')]);
+  });
+
+  it('an invocation out of time hands its messages back at once, not after the visibility timeout', async () => {
+    const path = await lambdaPath({ env: { KAIWA_TURN_DEADLINE_MS: '10000' } });
+    const userId = user(23);
+    const worker = inProcessWorker(path.env);
+    // The first invocation has 6 s left (2 s kept for persisting): a 10 s turn does not fit.
+    let invocations = 0;
+    const returnedAt: number[] = [];
+    const [poller] = path.poll(async (event) => {
+      const remainingMs = ++invocations === 1 ? 6_000 : 30_000;
+      const response = await worker(event, lambdaContext(remainingMs));
+      returnedAt.push(Date.now());
+      return response;
+    });
+    await path.post(textEvent(userId, 'in time', { replyToken: line.emulator.issueReplyToken(userId) }));
+
+    await until(() => botTexts(userId).length === 1, 15_000);
+    const [first, second] = await until(() => poller!.batches.length >= 2 && poller!.batches);
+    expect(first!.response!.batchItemFailures).toHaveLength(1);
+    expect(second!.records[0]!.attributes.ApproximateReceiveCount).toBe('2');
+    // Back well inside the queue's 4 s visibility timeout.
+    expect(returnedAt[1]! - returnedAt[0]!).toBeLessThan((VISIBILITY_TIMEOUT_S * 1000) / 2);
+    expect(botTexts(userId)).toEqual([expect.stringContaining('You said: “in time”')]);
   });
 
   it('a group that keeps failing ends in the dead-letter queue by the redrive policy; other groups go on', async () => {
