@@ -146,10 +146,30 @@ process.exit(0);
  */
 export async function runBundle(
   bundlePath: string,
-  options: { env?: Record<string, string>; event?: unknown; events?: unknown[]; remainingMs?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    event?: unknown;
+    events?: unknown[];
+    remainingMs?: number;
+    /** Control groups (v1, `cpu` and `memory`) to run the process in: a Lambda-sized envelope. */
+    cgroup?: string;
+  } = {},
 ): Promise<BundleRun> {
   const events = options.events ?? (options.event !== undefined ? [options.event] : []);
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RUNNER], {
+  const nodeArgs = ['--input-type=module', '-e', RUNNER];
+  // The shell joins the groups before it becomes Node.js: the import is measured inside them too.
+  const [command, args] = options.cgroup
+    ? [
+        'sh',
+        [
+          '-c',
+          `echo $$ > /sys/fs/cgroup/cpu/${options.cgroup}/cgroup.procs && echo $$ > /sys/fs/cgroup/memory/${options.cgroup}/cgroup.procs && exec "$0" "$@"`,
+          process.execPath,
+          ...nodeArgs,
+        ],
+      ]
+    : [process.execPath, nodeArgs];
+  const { stdout } = await run(command, args, {
     cwd: ROOT,
     timeout: 120_000,
     maxBuffer: 16 * 1024 * 1024,
