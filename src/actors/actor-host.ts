@@ -60,7 +60,8 @@ export interface ActorHostOptions {
   /**
    * Count an attempt on the inbox items of every turn before it starts, and set a message
    * aside once its turns started this many times without finishing (the Lambda worker: a
-   * message that kills its invocation comes back). Unset: no counting, no extra write per turn.
+   * message that kills its invocation comes back); likewise a turn resumed this many times after
+   * its process died is set aside with a notice. Unset: no counting, no extra write per turn.
    */
   readonly maxInboxAttempts?: number;
   /** This host's owner id (default: host name, process id and a random part). */
@@ -125,6 +126,8 @@ export class ActorHost {
       ...(options.inspect && { inspect: options.inspect }),
       quarantineNotice: (message) => this.sendQuarantineNotice(message),
       countInboxAttempts: options.maxInboxAttempts !== undefined,
+      // The same limit for a turn resumed after its process died (docs/runtime.md, "Poison").
+      ...(options.maxInboxAttempts !== undefined && { maxTurnResumes: options.maxInboxAttempts }),
       ...(options.turnsUntil !== undefined && {
         turnFits: () => options.clock.now() + this.settings.turnDeadlineMs <= options.turnsUntil!,
       }),

@@ -153,7 +153,8 @@ export const sourceMachine = setup({
     /** Renews the lease under our fence; resolves with the heartbeat time it wrote. */
     renew: fromPromise<number, { ownership: Ownership }>(notProvided('renew')),
     /** Head, history window and profiles; the conversation actor restored from them (not started). */
-    load: fromPromise<LoadedConversation, { sourceId: string }>(notProvided('load')),
+    /** With `ownership`: a turn its process left in progress is counted (durably) before it goes on. */
+    load: fromPromise<LoadedConversation, { sourceId: string; ownership?: Ownership }>(notProvided('load')),
     readInbox: fromPromise<StoredInboxItem[], { sourceId: string; limit: number }>(notProvided('readInbox')),
     /** Completes the turn's messages (display names, looked up and cached when unknown). */
     prepareTurn: fromPromise<
@@ -345,7 +346,7 @@ export const sourceMachine = setup({
             reading: {
               invoke: {
                 src: 'load',
-                input: ({ context }) => ({ sourceId: context.sourceId }),
+                input: ({ context }) => ({ sourceId: context.sourceId, ownership: context.ownership! }),
                 onDone: {
                   target: '#source.owned.active',
                   actions: [
@@ -363,10 +364,17 @@ export const sourceMachine = setup({
                     'startConversation',
                   ],
                 },
-                onError: {
-                  target: 'waiting',
-                  actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
-                },
+                onError: [
+                  {
+                    // Its count of a resumed turn was refused: another owner has the source.
+                    guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                    target: '#source.owned.lost',
+                  },
+                  {
+                    target: 'waiting',
+                    actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                  },
+                ],
               },
             },
             waiting: { after: { retry: 'reading' } },

@@ -1,5 +1,5 @@
 import { fromCallback, fromPromise, type EventObject, type InspectionEvent } from 'xstate';
-import type { Clock, InboundMessage, Source } from '../domain/index.js';
+import type { Clock, InboundMessage, JsonObject, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import {
   CONVERSATION_MACHINE_VERSION,
@@ -7,6 +7,7 @@ import {
   type ConversationMachine,
   type ConversationSettings,
   type KnownProfile,
+  type Turn,
 } from '../machines/index.js';
 import {
   OwnershipLostError,
@@ -16,7 +17,7 @@ import {
   type SourceStore,
 } from '../persistence/index.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import { restoreConversation } from './snapshot-codec.js';
+import { encodeConversation, restoreConversation } from './snapshot-codec.js';
 import {
   sourceMachine,
   type CheckpointRequest,
@@ -77,6 +78,12 @@ export interface SourceServices {
   readonly countInboxAttempts?: boolean;
   /** Tells the user a message of theirs was set aside (quarantined); default: nobody is told. */
   readonly quarantineNotice?: (message: InboundMessage) => Promise<void>;
+  /**
+   * Count each resumption of a turn that was in progress when its process died, durably before
+   * it goes on, and set the turn aside once it was resumed more often than this (a turn whose
+   * resumption kills its process every time must not block the chat); default: not counted.
+   */
+  readonly maxTurnResumes?: number;
 }
 
 /**
@@ -120,38 +127,78 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         });
         return heartbeatAt;
       }),
-      load: fromPromise(async ({ input }: { input: { sourceId: string } }): Promise<LoadedConversation> => {
-        const [loaded, profiles] = await Promise.all([
-          store.load(input.sourceId, window),
-          store.profiles(input.sourceId),
-        ]);
-        const source = sourceOf(loaded.head) ?? (await sourceFromInbox(store, input.sourceId));
-        const { actor, replay } = restoreConversation({
-          machine: services.conversation,
-          source,
-          settings,
-          head: loaded.head,
-          history: loaded.history,
-          logger: loggerFor(input.sourceId),
-          ...(services.inspect && {
-            inspect: (event: InspectionEvent) => services.inspect!(input.sourceId, event),
-          }),
-        });
-        return {
-          conversation: actor,
-          head: loaded.head,
-          replay,
-          profiles: new Map(
-            profiles.map((profile) => [
-              profile.userId,
-              {
-                fetchedAt: profile.fetchedAt,
-                ...(profile.displayName !== undefined && { displayName: profile.displayName }),
-              },
-            ]),
-          ),
-        };
-      }),
+      load: fromPromise(
+        async ({
+          input,
+        }: {
+          input: { sourceId: string; ownership?: Ownership };
+        }): Promise<LoadedConversation> => {
+          const [loaded, profiles] = await Promise.all([
+            store.load(input.sourceId, window),
+            store.profiles(input.sourceId),
+          ]);
+          const logger = loggerFor(input.sourceId);
+          const source = sourceOf(loaded.head) ?? (await sourceFromInbox(store, input.sourceId));
+          // A turn left in progress by a process that died: counted before it goes on.
+          const resumes =
+            input.ownership && services.maxTurnResumes !== undefined ? turnResumes(loaded.head) : undefined;
+          let head = resumes === undefined ? loaded.head : withTurnResumes(loaded.head!, resumes);
+          const { actor, replay } = restoreConversation({
+            machine: services.conversation,
+            source,
+            settings,
+            head,
+            history: loaded.history,
+            logger,
+            ...(services.inspect && {
+              inspect: (event: InspectionEvent) => services.inspect!(input.sourceId, event),
+            }),
+          });
+          if (resumes !== undefined && head) {
+            const abandoned = resumes > services.maxTurnResumes!;
+            const turn = actor.getSnapshot().context.turn;
+            if (abandoned) actor.start().send({ type: 'turn.abandon' });
+            const encoded = abandoned
+              ? encodeConversation(actor, head.lastSeq)
+              : { snapshot: head.snapshot!, appended: [], lastSeq: head.lastSeq, busy: true };
+            const version = await store.checkpoint({
+              ownership: input.ownership!,
+              expectedVersion: head.version,
+              machineVersion: CONVERSATION_MACHINE_VERSION,
+              snapshot: encoded.snapshot,
+              busy: encoded.busy,
+              appended: encoded.appended,
+              removedSeqs: [],
+              consumedKeys: [],
+            });
+            head = { ...head, version, lastSeq: encoded.lastSeq, busy: encoded.busy };
+            if (abandoned) {
+              logger.error('turn set aside: it was resumed after its process died too many times', {
+                turnId: turn?.id,
+                resumes: resumes - 1,
+              });
+              const message = turn && noticeMessage(source, turn);
+              if (message) await services.quarantineNotice?.(message);
+            } else {
+              logger.warn('resuming a turn its process left in progress', { turnId: turn?.id, resumes });
+            }
+          }
+          return {
+            conversation: actor,
+            head,
+            replay,
+            profiles: new Map(
+              profiles.map((profile) => [
+                profile.userId,
+                {
+                  fetchedAt: profile.fetchedAt,
+                  ...(profile.displayName !== undefined && { displayName: profile.displayName }),
+                },
+              ]),
+            ),
+          };
+        },
+      ),
       readInbox: fromPromise(({ input }: { input: { sourceId: string; limit: number } }) =>
         store.inbox(input.sourceId, input.limit),
       ),
@@ -347,6 +394,32 @@ function logTurn(
   } else {
     logger.info('turn finished', fields);
   }
+}
+
+/** The resumption about to happen of a busy head's turn (1 for the first), or undefined when idle. */
+function turnResumes(head: SourceHead | undefined): number | undefined {
+  if (!head?.busy) return undefined;
+  const turn = (head.snapshot?.context as { turn?: { resumes?: unknown } | null } | undefined)?.turn;
+  if (!turn) return undefined;
+  return (typeof turn.resumes === 'number' ? turn.resumes : 0) + 1;
+}
+
+/** The head with its turn's resumption count set (the snapshot is plain JSON). */
+function withTurnResumes(head: SourceHead, resumes: number): SourceHead {
+  const snapshot = head.snapshot as { context: { turn: JsonObject } };
+  return {
+    ...head,
+    snapshot: {
+      ...head.snapshot,
+      context: { ...snapshot.context, turn: { ...snapshot.context.turn, resumes } },
+    },
+  };
+}
+
+/** The turn's message the user is told about: the newest one LINE can still reply to, else the last. */
+function noticeMessage(source: Source, turn: Turn): InboundMessage | undefined {
+  const message = turn.messages.findLast((candidate) => candidate.replyToken) ?? turn.messages.at(-1);
+  return message && { ...message, source, text: '' };
 }
 
 function sourceOf(head: SourceHead | undefined): Source | undefined {

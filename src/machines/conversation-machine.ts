@@ -25,6 +25,7 @@ import { turnShouldStop } from './stop-conditions.js';
 import { LimitReachedError } from './limit-reached-error.js';
 import {
   allCallsSettled,
+  abandonStep,
   closeStep,
   currentTurn,
   finishTurn,
@@ -114,6 +115,7 @@ export const conversationMachine = setup({
     })),
   },
   guards: {
+    turnInProgress: ({ context }) => context.turn !== null,
     turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
     turnIsInboxFull: ({ context }) => isInboxFullTurn(context.turn),
     limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
@@ -144,6 +146,14 @@ export const conversationMachine = setup({
     };
   },
   on: {
+    // A turn outside a tool step (a model call, an apology) has nothing left open: it just ends.
+    'turn.abandon': {
+      guard: 'turnInProgress',
+      target: '.done',
+      actions: assign(({ context }) => ({
+        turn: { ...currentTurn(context), stopReason: 'abandoned' as const },
+      })),
+    },
     // The host sends it only while idle; whatever the state, an unsend just leaves history.
     'line.unsend': {
       actions: enqueueActions(({ context, event, enqueue }) => {
@@ -234,6 +244,19 @@ export const conversationMachine = setup({
       },
     },
     toolCall: {
+      on: {
+        // The step's model entry is in history: its calls get their (error) answers first.
+        'turn.abandon': {
+          target: '#conversation.done',
+          actions: [
+            assign(({ context }) => abandonStep(context)),
+            assign(({ context }) => closeStep(context)),
+            assign(({ context }) => ({
+              turn: { ...currentTurn(context), stopReason: 'abandoned' as const },
+            })),
+          ],
+        },
+      },
       initial: 'starting',
       states: {
         starting: {

@@ -50,7 +50,12 @@ export type StopReason =
   /** A per-source rate or budget limit: the user got the limit notice. */
   | 'limit-reached'
   /** Messages a full inbox did not keep: the user got the inbox-full notice. */
-  | 'inbox-full';
+  | 'inbox-full'
+  /**
+   * Resumed after its process died too many times (docs/runtime.md, "Poison"): set aside
+   * without its pending side effects; the host tells the user.
+   */
+  | 'abandoned';
 
 /**
  * The cost of the turns that started in one fixed period (a minute or a day, aligned to the
@@ -101,6 +106,8 @@ export interface Turn {
   readonly deliveries: number;
   /** Failed tries of the next slot so far: a failure keeps the slot, so its retry key stays. */
   readonly slotFailures?: number;
+  /** Times a host resumed this turn from a checkpoint after its process died (counted before). */
+  readonly resumes?: number;
   readonly replied: boolean;
   readonly usage: TokenUsage;
   readonly stopReason?: StopReason;
@@ -167,7 +174,12 @@ export type ConversationEvent =
    * `resumed`: the intent was durable before this process got the conversation — the side
    * effect may already have happened once (a delivery then treats "invalid reply token" as sent).
    */
-  | { type: 'checkpoint.done'; resumed: boolean };
+  | { type: 'checkpoint.done'; resumed: boolean }
+  /**
+   * Set the turn in progress aside (its resumption kept killing its process): no pending side
+   * effect runs; calls still unanswered get an error result, and the turn ends as `abandoned`.
+   */
+  | { type: 'turn.abandon' };
 
 /** What the conversation announces to its host (`actor.on(type, handler)`). */
 export type ConversationEmitted =

@@ -12,6 +12,7 @@ import type { ModelResponse, TokenUsage } from '../model/index.js';
 import type {
   ConversationContext,
   SequencedEntry,
+  StepCall,
   StopReason,
   Turn,
   TurnMessage,
@@ -220,6 +221,31 @@ export function recordDelivery(
     ? { deliveries: turn.deliveries + 1 }
     : { deliveries: turn.deliveries, slotFailures: slotFailures + 1 };
   return { turn: { ...rest, step, ...slot, replied: turn.replied || repliedNow } };
+}
+
+/**
+ * A step set aside: calls that never ran, and texts for the user that never went out (a step's
+ * texts are delivered once all its calls settled), are answered as errors, so that history
+ * stays whole (Gemini's turn rules) and says what did not happen.
+ */
+export function abandonStep(context: ConversationContext): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  const setAside = (entry: StepCall, what: string) => ({
+    ...entry,
+    outcome: {
+      ...entry.outcome,
+      callId: entry.call.id,
+      name: entry.call.name,
+      response: { error: `${what}: the turn was set aside after its process failed repeatedly` },
+      isError: true,
+    },
+  });
+  const step = turn.step.map((entry) => {
+    if (!entry.outcome) return setAside(entry, 'not run');
+    const undelivered = entry.outcome.forUser && !entry.outcome.silent && !entry.outcome.isError;
+    return undelivered ? setAside(entry, 'not delivered') : entry;
+  });
+  return { turn: { ...turn, step } };
 }
 
 /** Appends the step's function responses to history, in call order. */

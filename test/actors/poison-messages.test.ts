@@ -8,7 +8,10 @@ import {
   storedHistory,
   userSourceNumber,
   userTexts,
+  storedHead,
 } from '../support/host-harness.js';
+import { RecordingDelivery } from '../support/conversation-harness.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { until } from '../support/until.js';
 
 // Poison (docs/aws.md, "Poison and long drains"): every turn counts an attempt on the inbox
@@ -76,5 +79,56 @@ describe('poison messages', () => {
     expect(delivery.requests[0]).toMatchObject({ replyToken: poison.replyToken, index: 0 });
     expect(userTexts(await storedHistory(store, source.id))).toEqual(['after']);
     await host.shutdown(1000);
+  });
+
+  it('a turn whose resumption kills its process every time is set aside after the limit, with a notice; the chat goes on', async () => {
+    const source = userSourceNumber(3);
+    const store = new MemorySourceStore();
+    const model = () =>
+      new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], {
+        repeatLast: true,
+      });
+    // Each "process" dies while its reply is on the way: the delivery never ends, and the next
+    // host takes the source over at once (the dead owner's process is gone).
+    const hanging = { deliveries: 0, deliver: () => (hanging.deliveries++, new Promise<never>(() => {})) };
+    const hostNumber = (n: number, delivery: RecordingDelivery | typeof hanging) =>
+      createTestHost({
+        model: model(),
+        store,
+        delivery: delivery as RecordingDelivery,
+        host: { maxInboxAttempts: 2, ownerId: `host-${n}`, isOwnerGone: () => true },
+      }).host;
+
+    const poison = messageFor(source, 'poison');
+    await hostNumber(1, hanging).accept([poison]);
+    await until(() => hanging.deliveries === 1);
+    // Resumed twice (the limit), and each time it died again.
+    for (const n of [2, 3]) {
+      hostNumber(n, hanging).notify(source.id);
+      await until(() => hanging.deliveries === n);
+    }
+    expect((await storedHead(store, source.id))?.busy).toBe(true);
+
+    const delivery = new RecordingDelivery();
+    const last = hostNumber(4, delivery);
+    last.notify(source.id);
+    await until(() => delivery.requests.length === 1);
+    await last.accept([messageFor(source, 'after')]);
+    await until(() => delivery.requests.length === 2 && sourceAtRest(store, source.id));
+
+    // The poisoned reply never went out again; the user was told, and the next message ran.
+    expect(delivery.requests.map((request) => request.texts[0])).toEqual([
+      expect.stringContaining('set it aside') as string,
+      're: after',
+    ]);
+    expect(delivery.requests[0]).toMatchObject({ replyToken: poison.replyToken });
+    const history = await storedHistory(store, source.id);
+    expect(userTexts(history)).toEqual(['poison', 'after']);
+    // The set-aside call got its answer, so history keeps Gemini's turn rules.
+    const answered = history.find((entry) => entry.role === 'tool');
+    expect(answered).toMatchObject({
+      results: [{ name: 'reply', response: { error: expect.stringContaining('set aside') as string } }],
+    });
+    await last.shutdown(1000);
   });
 });
