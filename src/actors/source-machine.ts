@@ -105,6 +105,8 @@ export interface SourceContext {
   readonly profiles: ReadonlyMap<string, KnownProfile>;
   /** Failures in a row, for the backoff; 0 after any success. */
   readonly failures: number;
+  /** `work.available` arrived during the turn's closing write (it may have released anyway). */
+  readonly workAnnounced: boolean;
 }
 
 export type SourceEvent =
@@ -168,6 +170,10 @@ export const sourceMachine = setup({
       }
     >(notProvided('prepareTurn')),
     checkpoint: fromPromise<CheckpointResult, CheckpointRequest>(notProvided('checkpoint')),
+    /** A turn's closing checkpoint that also releases when the inbox is then empty (`closeTurn`). */
+    closeTurn: fromPromise<CheckpointResult & { released: boolean }, CheckpointRequest>(
+      notProvided('closeTurn'),
+    ),
     /** Tells the user that a message was set aside (and logs it); it is consumed afterwards. */
     quarantine: fromPromise<void, { sourceId: string; message: InboundMessage }>(notProvided('quarantine')),
     /** Deletes what was accepted up to the unfollow or leave, and cancels the source's reminders. */
@@ -217,6 +223,13 @@ export const sourceMachine = setup({
     /** A new turn's deadline still fits in the host's time (a Lambda invocation's); always, by default. */
     turnFits: () => true,
     /**
+     * The store can release in the turn's closing write when the inbox is empty (`closeTurn`),
+     * and nothing waits to replay: no inbox read before that write or after it.
+     */
+    closesTurnInOneWrite: (_context: { context: SourceContext }) => false,
+    released: (_, params: { released: boolean }) => params.released,
+    workAnnounced: ({ context }) => context.workAnnounced,
+    /**
      * The lease stays ours, as the store judges it, for at least the side effect's own timeout
      * from now (`leaseFrom + leaseMs - margin > now`); provided by the host, which knows both.
      */
@@ -260,6 +273,7 @@ export const sourceMachine = setup({
     mergeFrom: undefined,
     profiles: new Map(),
     failures: 0,
+    workAnnounced: false,
   }),
   on: {
     shutdown: '.stopping',
@@ -559,7 +573,10 @@ export const sourceMachine = setup({
             turn: {
               on: {
                 'conversation.checkpointNeeded': 'checkpointing',
-                'conversation.turnEnded': { target: 'settling', actions: 'turnEnded' },
+                'conversation.turnEnded': [
+                  { guard: 'closesTurnInOneWrite', target: 'closingTurn', actions: 'turnEnded' },
+                  { target: 'settling', actions: 'turnEnded' },
+                ],
               },
             },
             // The turn ended: when the inbox is empty, its checkpoint also releases the source
@@ -577,6 +594,55 @@ export const sourceMachine = setup({
                   { target: 'checkpointing' },
                 ],
                 onError: { target: 'checkpointing' },
+              },
+            },
+            // One write: the turn's checkpoint, releasing the source when its inbox is then empty.
+            // Work announced meanwhile was accepted while we still owned the source (it was left
+            // to us): if the write released anyway, the source is taken again.
+            closingTurn: {
+              entry: assign({ workAnnounced: false }),
+              on: { 'work.available': { actions: assign({ workAnnounced: true }) } },
+              initial: 'saving',
+              states: {
+                saving: {
+                  invoke: {
+                    src: 'closeTurn',
+                    input: ({ context }) => checkpointRequest(context),
+                    onDone: [
+                      {
+                        guard: {
+                          type: 'released',
+                          params: ({ event }) => ({ released: event.output.released }),
+                        },
+                        target: '#source.afterRelease',
+                        actions: assign(({ context, event }) => ({
+                          ...afterCheckpoint(context, event.output),
+                          ownership: undefined,
+                        })),
+                      },
+                      {
+                        target: '#source.owned.active.reading',
+                        actions: assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                      },
+                    ],
+                    onError: [
+                      {
+                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.lost',
+                      },
+                      {
+                        guard: { type: 'versionConflict', params: ({ event }) => ({ error: event.error }) },
+                        target: '#source.owned.conflict',
+                        actions: 'logFailure',
+                      },
+                      {
+                        target: 'waiting',
+                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                      },
+                    ],
+                  },
+                },
+                waiting: { after: { retry: 'saving' } },
               },
             },
             closing: {
@@ -790,6 +856,11 @@ export const sourceMachine = setup({
         // The lease lapses by itself; the next owner takes over then.
         onError: { target: 'rechecking', actions: [assign({ ownership: undefined }), 'logFailure'] },
       },
+    },
+    // Released in the turn's closing write, which saw the inbox empty: only work announced
+    // while that write ran can be waiting.
+    afterRelease: {
+      always: [{ guard: 'workAnnounced', target: 'acquiring' }, { target: 'idle' }],
     },
     // Released: a message accepted while we were releasing would have found us the owner and
     // been left to us. Read once more; anything there is ours to take again.

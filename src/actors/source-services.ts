@@ -11,6 +11,7 @@ import {
 } from '../machines/index.js';
 import {
   OwnershipLostError,
+  type Checkpoint,
   type Ownership,
   type SourceHead,
   type SourceOwner,
@@ -243,17 +244,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         },
       ),
       checkpoint: fromPromise(async ({ input }: { input: CheckpointRequest }): Promise<CheckpointResult> => {
-        const version = await store.checkpoint({
-          ownership: input.ownership,
-          expectedVersion: input.expectedVersion,
-          machineVersion: CONVERSATION_MACHINE_VERSION,
-          snapshot: input.snapshot,
-          busy: input.busy,
-          appended: input.appended,
-          removedSeqs: input.removedSeqs,
-          consumedKeys: input.consumedKeys,
-          ...(input.release && { release: true }),
-        });
+        const version = await store.checkpoint(storedCheckpoint(input));
         loggerFor(input.ownership.sourceId).debug('checkpoint', {
           reason: input.reason,
           version,
@@ -261,13 +252,25 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           appended: input.appended.length,
           consumed: input.consumedKeys.length,
         });
-        return {
-          version,
-          savedSeq: input.lastSeq,
-          consumedKeys: input.consumedKeys,
-          removedSeqs: input.removedSeqs,
-        };
+        return checkpointResult(input, version);
       }),
+      closeTurn: fromPromise(
+        async ({
+          input,
+        }: {
+          input: CheckpointRequest;
+        }): Promise<CheckpointResult & { released: boolean }> => {
+          const closed = await store.closeTurn!(storedCheckpoint(input));
+          loggerFor(input.ownership.sourceId).debug('checkpoint', {
+            reason: 'close',
+            version: closed.version,
+            released: closed.released,
+            appended: input.appended.length,
+            consumed: input.consumedKeys.length,
+          });
+          return { ...checkpointResult(input, closed.version), released: closed.released };
+        },
+      ),
       quarantine: fromPromise(async ({ input }: { input: { sourceId: string; message: InboundMessage } }) => {
         loggerFor(input.sourceId).error('message set aside: its turns kept failing to finish', {
           eventId: input.message.eventId,
@@ -370,6 +373,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
     },
     guards: {
       turnFits: () => services.turnFits?.() ?? true,
+      closesTurnInOneWrite: ({ context }) => store.closeTurn !== undefined && context.replay.length === 0,
       // The store judges the lease by the heartbeat we wrote; clocks are assumed in step.
       leaseCoversSideEffect: ({ context }) =>
         clock.now() < context.leaseFrom + services.owner.leaseMs - services.sideEffectMarginMs,
@@ -380,6 +384,31 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       idleEviction: services.idleEvictionMs,
     },
   });
+}
+
+/** The store's checkpoint for the source machine's request. */
+function storedCheckpoint(input: CheckpointRequest): Checkpoint {
+  return {
+    ownership: input.ownership,
+    expectedVersion: input.expectedVersion,
+    machineVersion: CONVERSATION_MACHINE_VERSION,
+    snapshot: input.snapshot,
+    busy: input.busy,
+    appended: input.appended,
+    removedSeqs: input.removedSeqs,
+    consumedKeys: input.consumedKeys,
+    ...(input.release && { release: true }),
+  };
+}
+
+/** What is durable once the store wrote `input` as `version`. */
+function checkpointResult(input: CheckpointRequest, version: number): CheckpointResult {
+  return {
+    version,
+    savedSeq: input.lastSeq,
+    consumedKeys: input.consumedKeys,
+    removedSeqs: input.removedSeqs,
+  };
 }
 
 function logTurn(

@@ -25,6 +25,7 @@ export { ItemTooLargeError } from './item-too-large-error.js';
 export { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
 export type {
   Checkpoint,
+  ClosedTurn,
   HistoryRecord,
   HistoryWindow,
   LoadedSource,

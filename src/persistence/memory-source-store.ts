@@ -5,6 +5,7 @@ import { OwnershipLostError } from './ownership-lost-error.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
 import {
   type Checkpoint,
+  type ClosedTurn,
   type HistoryRecord,
   type HistoryWindow,
   type LoadedSource,
@@ -180,40 +181,50 @@ export class MemorySourceStore implements SourceStore {
   }
 
   checkpoint(checkpoint: Checkpoint): Promise<number> {
-    return this.run(() => {
-      const { ownership } = checkpoint;
-      const head = this.ownedHead(ownership);
-      if (head.version !== checkpoint.expectedVersion) {
-        throw new VersionConflictError(ownership.sourceId, checkpoint.expectedVersion, head.version);
-      }
-      const lastSeq = nextLastSeq(ownership.sourceId, head.lastSeq, checkpoint.appended);
-      const consumed = checkpoint.consumedKeys.map(inboxPosition);
-      const version = head.version + 1;
-      const write = this.write('checkpoint');
-      const history = mapOf(this.tables.history, ownership.sourceId);
-      for (const record of checkpoint.appended) {
-        const json = JSON.stringify(record.entry);
-        write.step('history', () => history.set(record.seq, json));
-      }
-      for (const seq of checkpoint.removedSeqs) write.step('removed', () => history.delete(seq));
-      const inbox = this.tables.inbox.get(ownership.sourceId);
-      for (const position of consumed) write.step('inbox', () => inbox?.delete(position));
-      write.step('head', () => {
-        const written = {
-          ...head,
-          version,
-          machineVersion: checkpoint.machineVersion,
-          snapshot: checkpoint.snapshot,
-          lastSeq,
-          busy: checkpoint.busy,
-          updatedAt: this.clock.now(),
-        };
-        this.putHead(checkpoint.release ? withoutOwner(written) : written);
-      });
-      write.commit();
-      this.dropEmpty(ownership.sourceId);
-      return version;
+    return this.run(() => this.writeCheckpoint(checkpoint, false).version);
+  }
+
+  closeTurn(checkpoint: Checkpoint): Promise<ClosedTurn> {
+    return this.run(() => this.writeCheckpoint(checkpoint, true));
+  }
+
+  /** One checkpoint write; `closing`: also release when the inbox is then empty. */
+  private writeCheckpoint(checkpoint: Checkpoint, closing: boolean): ClosedTurn {
+    const { ownership } = checkpoint;
+    const head = this.ownedHead(ownership);
+    if (head.version !== checkpoint.expectedVersion) {
+      throw new VersionConflictError(ownership.sourceId, checkpoint.expectedVersion, head.version);
+    }
+    const lastSeq = nextLastSeq(ownership.sourceId, head.lastSeq, checkpoint.appended);
+    const consumed = checkpoint.consumedKeys.map(inboxPosition);
+    const version = head.version + 1;
+    const write = this.write('checkpoint');
+    const history = mapOf(this.tables.history, ownership.sourceId);
+    for (const record of checkpoint.appended) {
+      const json = JSON.stringify(record.entry);
+      write.step('history', () => history.set(record.seq, json));
+    }
+    for (const seq of checkpoint.removedSeqs) write.step('removed', () => history.delete(seq));
+    const inbox = this.tables.inbox.get(ownership.sourceId);
+    for (const position of consumed) write.step('inbox', () => inbox?.delete(position));
+    let released = false;
+    write.step('head', () => {
+      const written = {
+        ...head,
+        version,
+        machineVersion: checkpoint.machineVersion,
+        snapshot: checkpoint.snapshot,
+        lastSeq,
+        busy: checkpoint.busy,
+        updatedAt: this.clock.now(),
+      };
+      // After the consumed items went: what is left decides a closing release.
+      released = checkpoint.release === true || (closing && !inbox?.size);
+      this.putHead(released ? withoutOwner(written) : written);
     });
+    write.commit();
+    this.dropEmpty(ownership.sourceId);
+    return { version, released };
   }
 
   forget(ownership: Ownership, throughKey: string): Promise<void> {

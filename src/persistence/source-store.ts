@@ -107,6 +107,13 @@ export interface Checkpoint {
   readonly release?: boolean;
 }
 
+/** What a turn's closing checkpoint did. */
+export interface ClosedTurn {
+  readonly version: number;
+  /** The inbox was empty: the source was released in the same write. */
+  readonly released: boolean;
+}
+
 /** A cached LINE display name: an item of its own, so the head stays small. */
 export interface StoredProfile {
   readonly userId: string;
@@ -182,6 +189,14 @@ export interface SourceStore {
    * Removed seqs and consumed keys that are already gone are ignored.
    */
   checkpoint(checkpoint: Checkpoint): Promise<number>;
+  /**
+   * A turn's closing checkpoint: written as `checkpoint`, and in the same transaction the source
+   * is released when its inbox then holds nothing. For stores that can see the inbox inside the
+   * write (SQLite, memory): the owner needs no inbox read before it, nor after it — an item
+   * accepted later finds the source free. Optional; owners fall back to reading the inbox, a
+   * checkpoint that releases, and one more read (docs/runtime.md, "Ownership").
+   */
+  closeTurn?(checkpoint: Checkpoint): Promise<ClosedTurn>;
   /**
    * Unfollow or leave: deletes the history, the profiles, the snapshot and the inbox items up
    * to and including `throughKey` (the forget item); later items stay. Keeps a tombstone head

@@ -6,6 +6,7 @@ import { OwnershipLostError } from './ownership-lost-error.js';
 import {
   type AcceptedAndAcquired,
   type Checkpoint,
+  type ClosedTurn,
   type HistoryRecord,
   type HistoryWindow,
   type LoadedSource,
@@ -252,43 +253,52 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   checkpoint(checkpoint: Checkpoint): Promise<number> {
-    return this.run(() =>
-      this.transaction('checkpoint', (step) => {
-        const { ownership } = checkpoint;
-        const row = this.ownedHead(ownership);
-        if (row.version !== checkpoint.expectedVersion) {
-          throw new VersionConflictError(ownership.sourceId, checkpoint.expectedVersion, row.version);
-        }
-        const lastSeq = nextLastSeq(ownership.sourceId, row.last_seq, checkpoint.appended);
-        const consumed = checkpoint.consumedKeys.map(inboxPosition);
-        for (const record of checkpoint.appended) {
-          this.statements.insertHistory.run(ownership.sourceId, record.seq, JSON.stringify(record.entry));
-          step('history');
-        }
-        for (const seq of checkpoint.removedSeqs) {
-          this.statements.deleteHistoryEntry.run(ownership.sourceId, seq);
-          step('removed');
-        }
-        for (const position of consumed) {
-          this.statements.deleteInboxItem.run(ownership.sourceId, position);
-          step('inbox');
-        }
-        const version = row.version + 1;
-        this.statements.writeHead.run(
-          version,
-          checkpoint.machineVersion,
-          JSON.stringify(checkpoint.snapshot),
-          lastSeq,
-          checkpoint.busy ? 1 : 0,
-          this.clock.now(),
-          ownership.sourceId,
-        );
-        if (checkpoint.release)
-          this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
-        step('head');
-        return version;
-      }),
-    );
+    return this.run(() => this.writeCheckpoint(checkpoint, false).version);
+  }
+
+  closeTurn(checkpoint: Checkpoint): Promise<ClosedTurn> {
+    return this.run(() => this.writeCheckpoint(checkpoint, true));
+  }
+
+  /** One checkpoint transaction; `closing`: also release when the inbox is then empty. */
+  private writeCheckpoint(checkpoint: Checkpoint, closing: boolean): ClosedTurn {
+    return this.transaction('checkpoint', (step) => {
+      const { ownership } = checkpoint;
+      const row = this.ownedHead(ownership);
+      if (row.version !== checkpoint.expectedVersion) {
+        throw new VersionConflictError(ownership.sourceId, checkpoint.expectedVersion, row.version);
+      }
+      const lastSeq = nextLastSeq(ownership.sourceId, row.last_seq, checkpoint.appended);
+      const consumed = checkpoint.consumedKeys.map(inboxPosition);
+      for (const record of checkpoint.appended) {
+        this.statements.insertHistory.run(ownership.sourceId, record.seq, JSON.stringify(record.entry));
+        step('history');
+      }
+      for (const seq of checkpoint.removedSeqs) {
+        this.statements.deleteHistoryEntry.run(ownership.sourceId, seq);
+        step('removed');
+      }
+      for (const position of consumed) {
+        this.statements.deleteInboxItem.run(ownership.sourceId, position);
+        step('inbox');
+      }
+      const version = row.version + 1;
+      this.statements.writeHead.run(
+        version,
+        checkpoint.machineVersion,
+        JSON.stringify(checkpoint.snapshot),
+        lastSeq,
+        checkpoint.busy ? 1 : 0,
+        this.clock.now(),
+        ownership.sourceId,
+      );
+      const released =
+        checkpoint.release === true ||
+        (closing && this.statements.inboxHasItems.get(ownership.sourceId) === undefined);
+      if (released) this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
+      step('head');
+      return { version, released };
+    });
   }
 
   forget(ownership: Ownership, throughKey: string): Promise<void> {

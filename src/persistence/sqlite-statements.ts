@@ -106,6 +106,7 @@ export function prepareStatements(database: DatabaseSync) {
     ),
     countAttempt: prepare('UPDATE inbox SET attempts = attempts + 1 WHERE source_id = ? AND position = ?'),
     deleteInboxItem: prepare('DELETE FROM inbox WHERE source_id = ? AND position = ?'),
+    inboxHasItems: prepare('SELECT 1 AS waiting FROM inbox WHERE source_id = ? LIMIT 1'),
     deleteInboxThrough: prepare('DELETE FROM inbox WHERE source_id = ? AND position <= ?'),
     head: prepare(`SELECT ${HEAD_COLUMNS} FROM heads WHERE source_id = ?`),
     // The fence checks of every write: without the snapshot, whose overflow pages a check

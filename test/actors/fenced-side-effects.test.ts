@@ -158,32 +158,41 @@ describe('fenced side effects', () => {
     expect(await sourceAtRest(store, source.id)).toBe(true);
   });
 
-  it('after a conflict on the checkpoint that released the source (its write went through), answers what came meanwhile', async () => {
-    const inner = new MemorySourceStore();
-    const store = new WatchedSourceStore(inner);
-    const source = userSourceNumber(7);
-    let host: ReturnType<typeof createTestHost>['host'] | undefined;
-    store.beforeCheckpoint = async (checkpoint) => {
-      if (!checkpoint.release || host === undefined) return;
-      const current = host;
-      host = undefined;
-      await inner.checkpoint(checkpoint); // written and released; the answer is lost
-      await current.accept([messageFor(source, 'second')]); // left to this process, the owner then
-      throw new VersionConflictError(source.id, checkpoint.expectedVersion, checkpoint.expectedVersion + 1);
-    };
-    const harness = createTestHost({
-      model: new ScriptedModel([callReply('first'), callReply('second')]),
-      store,
-    });
-    host = harness.host;
+  it.each([
+    ['a checkpoint that releases, after an inbox read', false],
+    ['a closing write that saw the inbox empty (closeTurn)', true],
+  ])(
+    'after a conflict on the checkpoint that released the source (its write went through), answers what came meanwhile: %s',
+    async (_name, closeTurn) => {
+      const inner = new MemorySourceStore();
+      const store = new WatchedSourceStore(inner, { closeTurn });
+      const source = userSourceNumber(7);
+      let host: ReturnType<typeof createTestHost>['host'] | undefined;
+      store.beforeCheckpoint = async (checkpoint) => {
+        const closing = closeTurn ? !checkpoint.busy : checkpoint.release;
+        if (!closing || host === undefined) return;
+        const current = host;
+        host = undefined;
+        // Written and released; the answer is lost.
+        if (closeTurn) expect((await inner.closeTurn(checkpoint)).released).toBe(true);
+        else await inner.checkpoint(checkpoint);
+        await current.accept([messageFor(source, 'second')]); // left to this process, the owner then
+        throw new VersionConflictError(source.id, checkpoint.expectedVersion, checkpoint.expectedVersion + 1);
+      };
+      const harness = createTestHost({
+        model: new ScriptedModel([callReply('first'), callReply('second')]),
+        store,
+      });
+      host = harness.host;
 
-    await harness.host.accept([messageFor(source, 'first')]);
-    await vi.waitFor(() => expect(harness.delivery.requests).toHaveLength(2), { timeout: 5_000 });
-    await harness.host.whenSettled();
+      await harness.host.accept([messageFor(source, 'first')]);
+      await vi.waitFor(() => expect(harness.delivery.requests).toHaveLength(2), { timeout: 5_000 });
+      await harness.host.whenSettled();
 
-    expect(harness.delivery.requests.map((request) => request.texts)).toEqual([['first'], ['second']]);
-    expect(await sourceAtRest(store, source.id)).toBe(true);
-  });
+      expect(harness.delivery.requests.map((request) => request.texts)).toEqual([['first'], ['second']]);
+      expect(await sourceAtRest(store, source.id)).toBe(true);
+    },
+  );
 
   it('answers a conversation restored at its intent as resumed, without writing it again', async () => {
     const store = new WatchedSourceStore(new MemorySourceStore());

@@ -332,6 +332,36 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         });
       });
 
+      it('closes a turn: releases in the same write only when the inbox is then empty (stores that can see it)', async ({
+        skip,
+      }) => {
+        const { store, clock } = await setUp();
+        if (!store.closeTurn) return skip('this store closes a turn by reading its inbox first');
+        for (const text of ['first', 'second']) await store.accept(message('U-a', text));
+        const [first, second] = await store.inbox('U-a');
+        const ownership = (await store.acquire('U-a', owner('alice', clock), neverGone))!;
+
+        // The second message still waits: written, and still owned.
+        const kept = await store.closeTurn(checkpointOf(ownership, { consumedKeys: [first!.key] }));
+        expect(kept.released).toBe(false);
+        expect((await store.load('U-a', WIDE)).head).toMatchObject({
+          version: kept.version,
+          owner: { ownerId: ownership.ownerId },
+        });
+
+        // Its turn consumes the last one: written and given up at once.
+        const closed = await store.closeTurn(
+          checkpointOf(ownership, { expectedVersion: kept.version, consumedKeys: [second!.key] }),
+        );
+        expect(closed).toEqual({ version: kept.version + 1, released: true });
+        const { head } = await store.load('U-a', WIDE);
+        expect(head?.owner).toBeUndefined();
+        expect(await store.inbox('U-a')).toEqual([]);
+        await expect(store.renew(ownership, clock.now())).rejects.toBeInstanceOf(OwnershipLostError);
+        // A later message finds the source free.
+        expect(await store.acquire('U-a', owner('bob', clock), neverGone)).toMatchObject({ fence: 2 });
+      });
+
       it("refuses a stale owner's checkpoint after a takeover, and writes nothing of it", async () => {
         const { store, clock } = await setUp();
         const item = message('U-a', 'hello');

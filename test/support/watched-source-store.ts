@@ -40,8 +40,16 @@ export class WatchedSourceStore implements SourceStore {
 
   /** Present when the inner store has it (SQLite), recorded as one write. */
   readonly acceptAndAcquire?: SourceStore['acceptAndAcquire'];
+  /** Present when the inner store has it (SQLite, memory): a checkpoint, recorded as one. */
+  readonly closeTurn?: SourceStore['closeTurn'];
+  /** Inbox reads, per source. */
+  readonly inboxReads = new Map<string, number>();
 
-  constructor(readonly inner: SourceStore) {
+  /** `closeTurn: false`: hide the inner store's `closeTurn`, so owners take the reading path. */
+  constructor(
+    readonly inner: SourceStore,
+    options: { readonly closeTurn?: boolean } = {},
+  ) {
     if (inner.acceptAndAcquire) {
       this.acceptAndAcquire = (item, owner) =>
         this.call(() => inner.acceptAndAcquire!(item, owner), {
@@ -49,6 +57,18 @@ export class WatchedSourceStore implements SourceStore {
           sourceId: item.source.id,
           bytes: size(item),
         });
+    }
+    if (inner.closeTurn && options.closeTurn !== false) {
+      this.closeTurn = async (checkpoint) => {
+        if (this.dead) return hang();
+        await this.beforeCheckpoint(checkpoint, this.checkpoints++);
+        return this.call(() => inner.closeTurn!(checkpoint), {
+          kind: 'checkpoint',
+          sourceId: checkpoint.ownership.sourceId,
+          bytes: size(checkpoint.snapshot) + size(checkpoint.appended),
+          checkpoint,
+        });
+      };
     }
   }
 
@@ -71,6 +91,7 @@ export class WatchedSourceStore implements SourceStore {
     });
   }
   inbox(sourceId: string, limit?: number) {
+    this.inboxReads.set(sourceId, (this.inboxReads.get(sourceId) ?? 0) + 1);
     return this.call(() => this.inner.inbox(sourceId, limit));
   }
   countAttempt(sourceId: string, key: string) {
