@@ -41,6 +41,8 @@ const kaiwaWrites = [
   'renew',
   'release',
   'checkpoint',
+  // SQLite: a turn's closing checkpoint, releasing the source when its inbox is then empty.
+  'closeTurn',
   'forget',
   'saveProfile',
 ] as const satisfies readonly (keyof SourceStore)[];
