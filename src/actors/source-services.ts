@@ -289,7 +289,8 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         if (input.ownership) await store.release(input.ownership);
       }),
       heartbeat: fromCallback<EventObject, { ownership: Ownership }>(({ input, sendBack }) => {
-        const stopped = new AbortController();
+        // A flag, not an AbortController: aborting one builds a DOMException, once per turn.
+        let stopped = false;
         let timer: NodeJS.Timeout | undefined;
         const beat = () => {
           timer = setTimeout(() => {
@@ -297,21 +298,21 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             store
               .renew(input.ownership, heartbeatAt)
               .then(() => {
-                if (!stopped.signal.aborted) sendBack({ type: 'lease.renewed', at: heartbeatAt });
+                if (!stopped) sendBack({ type: 'lease.renewed', at: heartbeatAt });
               })
               .catch((error: unknown) => {
                 if (OwnershipLostError.isInstance(error)) sendBack({ type: 'ownership.lost', error });
                 else loggerFor(input.ownership.sourceId).warn('renewing the lease failed', { error });
               })
               .finally(() => {
-                if (!stopped.signal.aborted) beat();
+                if (!stopped) beat();
               });
           }, services.owner.leaseMs / 3);
           timer.unref();
         };
         beat();
         return () => {
-          stopped.abort();
+          stopped = true;
           clearTimeout(timer);
         };
       }),

@@ -39,8 +39,13 @@ export function boundHistory<Entry extends HistoryEntry>(
 ): Entry[] {
   // A history `appendHistory` or this function measured before: nothing to measure again.
   const known = measuredHistories.get(history);
-  if (known !== undefined && history.length <= limits.maxEntries && known <= limits.maxBytes)
-    return remembered(history.slice(), known);
+  if (known !== undefined) {
+    if (history.length <= limits.maxEntries && known <= limits.maxBytes)
+      return remembered(history.slice(), known);
+    // A long conversation's steady state: a turn's new entries push the oldest exchange out.
+    const cut = cutCleanHistory(history, limits, known);
+    return remembered(history.slice(cut.start), cut.bytes);
+  }
   const sizes = history.map(entrySize);
   const bytes = arrayBytes(sizes);
   // The common case, every turn of a conversation within its limits: nothing to cut, and no
@@ -81,6 +86,37 @@ const measuredHistories = new WeakMap<readonly HistoryEntry[], number>();
 function remembered<Entry extends HistoryEntry>(history: Entry[], bytes: number): Entry[] {
   if (history.length > 0) measuredHistories.set(history, bytes);
   return history;
+}
+
+/**
+ * `historyWindowStart` for a history known to start cleanly, with its array bytes known: one
+ * scan from the oldest entry that stops at the first exchange start within both limits (the
+ * first or second exchange, turn after turn). Every call in such a history is made before its
+ * answers, so an exchange starts at a user entry once no call made before it is still open.
+ */
+function cutCleanHistory(
+  history: readonly HistoryEntry[],
+  limits: HistoryLimits,
+  bytes: number,
+): { start: number; bytes: number } {
+  const openCalls = new Set<string>();
+  let remaining = bytes;
+  let newest = { start: 0, bytes };
+  for (let index = 0; index < history.length; index++) {
+    const entry = history[index]!;
+    if (entry.role === 'user' && openCalls.size === 0) {
+      if (history.length - index <= limits.maxEntries && remaining <= limits.maxBytes)
+        return { start: index, bytes: remaining };
+      newest = { start: index, bytes: remaining };
+    } else if (entry.role === 'model') {
+      for (const call of entry.calls) openCalls.add(call.id);
+    } else if (entry.role === 'tool') {
+      for (const result of entry.results) openCalls.delete(result.callId);
+    }
+    // Without this entry the array loses its bytes and one comma.
+    remaining -= entrySize(entry) + (index < history.length - 1 ? 1 : 0);
+  }
+  return newest;
 }
 
 /** Whether every answer among `entries` answers a call made in `history` or earlier in `entries`. */

@@ -38,13 +38,12 @@ export function createLineChannel(
     client,
     delivery: new LineDelivery({
       client,
-      transport,
       clock,
       logger,
       replyTokenTtlMs: behaviour.replyTokenTtlMs,
       monthlyLimitRetryMs: behaviour.monthlyLimitRetryMs,
     }),
-    directory: new LineDirectory({ client, transport, clock, logger }),
+    directory: new LineDirectory({ client, clock, logger }),
     media: new LineMedia({
       transport,
       dataApiBaseUrl: endpoints.dataApiBaseUrl,
@@ -60,7 +59,6 @@ export function createLineChannel(
     }),
     loading: new LoadingAnimation({
       client,
-      transport,
       logger,
       delayMs: behaviour.loadingDelayMs,
       seconds: behaviour.loadingSeconds,

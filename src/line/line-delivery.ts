@@ -6,18 +6,19 @@ import type { DeliveryPort, DeliveryReceipt, DeliveryRequest } from '../machines
 import { backoffDelay, sleep, type BackoffPolicy } from '../timing/index.js';
 import { callOutcomeOf, requestIdsOf } from './call-outcome.js';
 import { decideDelivery, type DeliverySituation } from './delivery-policy.js';
-import type { LineTransport } from './line-transport.js';
 import { retryKeyFor } from './retry-key.js';
+import { scopedClient } from './sdk-http-client.js';
 import { splitForLine } from './split-text.js';
 
 /** LINE honours an `X-Line-Retry-Key` for 24 hours after the request that carried it. */
 export const RETRY_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface LineDeliveryOptions {
-  /** A client whose calls go through `transport` (`createMessagingApiClient`). */
+  /**
+   * A client whose calls go through the LINE transport (`createMessagingApiClient`): each call
+   * gets the turn's abort signal and the transport's timeout.
+   */
   readonly client: messagingApi.MessagingApiClient;
-  /** Gives each call the turn's abort signal (and its timeout). */
-  readonly transport: LineTransport;
   readonly clock: Clock;
   readonly logger: Logger;
   /** A reply token is used only while younger than this (ms from the event's timestamp). */
@@ -106,8 +107,8 @@ export class LineDelivery implements DeliveryPort {
         case 'reply':
         case 'retry-reply': {
           if (action.kind === 'retry-reply') await sleep(backoffDelay(1, this.backoff), signal);
-          lastError = await this.attempt(signal, [400], () =>
-            this.options.client.replyMessage({ replyToken: request.replyToken!, messages }),
+          lastError = await this.attempt(signal, [400], (client) =>
+            client.replyMessage({ replyToken: request.replyToken!, messages }),
           );
           const outcome = callOutcomeOf(lastError, signal);
           situation = {
@@ -138,8 +139,8 @@ export class LineDelivery implements DeliveryPort {
             await sleep(delay, signal);
           }
           pushAttempts++;
-          lastError = await this.attempt(signal, [409], () =>
-            this.options.client.pushMessage({ to: request.source.id, messages }, retryKey),
+          lastError = await this.attempt(signal, [409], (client) =>
+            client.pushMessage({ to: request.source.id, messages }, retryKey),
           );
           const outcome = callOutcomeOf(lastError, signal);
           situation = {
@@ -164,11 +165,11 @@ export class LineDelivery implements DeliveryPort {
   private async attempt(
     signal: AbortSignal,
     expectedStatuses: readonly number[],
-    call: () => Promise<unknown>,
+    call: (client: messagingApi.MessagingApiClient) => Promise<unknown>,
   ): Promise<unknown> {
     signal.throwIfAborted();
     try {
-      await this.options.transport.within({ signal, expectedStatuses }, call);
+      await call(scopedClient(this.options.client, { signal, expectedStatuses }));
       return undefined;
     } catch (error) {
       if (signal.aborted) throw signal.reason;

@@ -3,12 +3,11 @@ import type { MessageEnricher } from '../actors/index.js';
 import type { Clock, InboundMessage, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { KnownProfile } from '../machines/index.js';
-import type { LineTransport } from './line-transport.js';
+import { scopedClient } from './sdk-http-client.js';
 
 export interface LineDirectoryOptions {
-  /** A client whose calls go through `transport` (`createMessagingApiClient`). */
+  /** A client whose calls go through the LINE transport (`createMessagingApiClient`). */
   readonly client: messagingApi.MessagingApiClient;
-  readonly transport: LineTransport;
   readonly clock: Clock;
   readonly logger: Logger;
   /** A display name is looked up again after this long (ms). */
@@ -29,13 +28,17 @@ export class LineDirectory {
   }
 
   readonly enrich: MessageEnricher = async (message, profiles, signal) => {
-    const [sender, chat] = await this.options.transport.within({ ...(signal && { signal }) }, () =>
-      Promise.all([this.sender(message, profiles), this.chatDetails(message)]),
-    );
+    // The turn's signal ends a lookup still running; 404 is an answer (a user who left the group).
+    const client = scopedClient(this.options.client, { ...(signal && { signal }), expectedStatuses: [404] });
+    const [sender, chat] = await Promise.all([
+      this.sender(client, message, profiles),
+      this.chatDetails(client, message),
+    ]);
     return { ...message, ...(sender && { sender }), ...chat };
   };
 
   private async sender(
+    client: messagingApi.MessagingApiClient,
     message: InboundMessage,
     profiles: ReadonlyMap<string, KnownProfile>,
   ): Promise<InboundMessage['sender']> {
@@ -47,28 +50,33 @@ export class LineDirectory {
       return known.displayName ? { ...sender, displayName: known.displayName } : sender;
     }
     const displayName = await this.lookup('profile', message.source, () =>
-      this.profile(message.source, sender.userId),
+      this.profile(client, message.source, sender.userId),
     );
     // Remember a failed lookup too, so a missing profile is not asked for on every message.
     return { ...sender, profileFetchedAt: now, ...(displayName && { displayName }) };
   }
 
-  private async profile(source: Source, userId: string): Promise<string> {
-    const { client } = this.options;
+  private async profile(
+    client: messagingApi.MessagingApiClient,
+    source: Source,
+    userId: string,
+  ): Promise<string> {
     if (source.kind === 'group') return (await client.getGroupMemberProfile(source.id, userId)).displayName;
     if (source.kind === 'room') return (await client.getRoomMemberProfile(source.id, userId)).displayName;
     return (await client.getProfile(userId)).displayName;
   }
 
   /** On join and member changes: the group's name and how many are in it. */
-  private async chatDetails(message: InboundMessage): Promise<Partial<InboundMessage>> {
+  private async chatDetails(
+    client: messagingApi.MessagingApiClient,
+    message: InboundMessage,
+  ): Promise<Partial<InboundMessage>> {
     const { source } = message;
     const membershipChanged =
       message.lineEvent === 'join' ||
       message.lineEvent === 'memberJoined' ||
       message.lineEvent === 'memberLeft';
     if (source.kind === 'user' || !membershipChanged) return {};
-    const { client } = this.options;
     const [title, count] = await Promise.all([
       source.kind === 'group'
         ? this.lookup(
@@ -91,8 +99,7 @@ export class LineDirectory {
 
   private async lookup<T>(what: string, source: Source, call: () => Promise<T>): Promise<T | undefined> {
     try {
-      // 404 is an answer here (a user who left the group), not a LINE failure.
-      return await this.options.transport.within({ expectedStatuses: [404] }, call);
+      return await call();
     } catch (error) {
       const status = error instanceof HTTPFetchError ? error.status : undefined;
       // 404 is expected (a user who left the group): only worth a debug line.

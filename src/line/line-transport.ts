@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '../logging/index.js';
 import { LineRequestError, type NoAnswerReason } from './line-request-error.js';
 import { readCapped } from './read-capped.js';
@@ -13,7 +12,7 @@ export interface LineTransportOptions {
   readonly fetch?: typeof globalThis.fetch;
 }
 
-/** What applies to every LINE call made inside {@link LineTransport.within}. */
+/** What applies to every LINE call a scoped client makes (`scopedClient`). */
 export interface LineCallScope {
   /** The turn's abort signal: a call still running when it aborts ends at once. */
   readonly signal?: AbortSignal;
@@ -27,8 +26,10 @@ export interface LineRequestInit {
   readonly headers?: Record<string, string>;
   readonly body?: RequestInit['body'];
   readonly timeoutMs?: number;
-  /** Another signal to honour besides the scope's (a download's own). */
+  /** The caller's signal (a turn's, a download's own): the call ends when it aborts. */
   readonly signal?: AbortSignal;
+  /** Statuses the caller expects (404 for a user who left): logged at debug, not warn. */
+  readonly expectedStatuses?: readonly number[];
 }
 
 /** An answer whose body is still arriving, under the same timeout and signals as its request. */
@@ -47,14 +48,13 @@ export interface OpenAnswer {
  * status and LINE's `x-line-request-id` (debug when it went well, warn when not) — and never
  * with a body, a header or a token (docs/security.md).
  *
- * `@line/bot-sdk` takes no signal, so the turn's signal reaches the calls it makes through
- * {@link within}, which scopes it to everything awaited inside.
+ * `@line/bot-sdk` takes no signal: a client made by `createMessagingApiClient` calls through
+ * this transport, and `scopedClient` gives it a turn's signal and expected statuses.
  *
  * @example
- * await transport.within({ signal }, () => client.replyMessage({ replyToken, messages }));
+ * await scopedClient(client, { signal }).replyMessage({ replyToken, messages });
  */
 export class LineTransport {
-  private readonly scope = new AsyncLocalStorage<LineCallScope>();
   private readonly timeoutMs: number;
   private readonly maxAnswerBytes: number;
   private readonly fetch: typeof globalThis.fetch;
@@ -63,19 +63,6 @@ export class LineTransport {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxAnswerBytes = options.maxAnswerBytes ?? 1024 * 1024;
     this.fetch = options.fetch ?? globalThis.fetch;
-  }
-
-  /** Runs `work` with `scope` applied to every LINE call inside it (nested scopes add up). */
-  within<T>(scope: LineCallScope, work: () => Promise<T>): Promise<T> {
-    const outer = this.scope.getStore();
-    const signals = [outer?.signal, scope.signal].filter((signal) => signal !== undefined);
-    return this.scope.run(
-      {
-        ...(signals.length > 0 && { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
-        expectedStatuses: [...(outer?.expectedStatuses ?? []), ...(scope.expectedStatuses ?? [])],
-      },
-      work,
-    );
   }
 
   /**
@@ -107,13 +94,12 @@ export class LineTransport {
    * Throws {@link LineRequestError} when no answer came at all.
    */
   async open(url: URL, init: LineRequestInit = {}): Promise<OpenAnswer> {
-    const scope = this.scope.getStore();
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const callerSignals = [scope?.signal, init.signal].filter((signal) => signal !== undefined);
+    const caller = init.signal;
     const operation = `${(init.method ?? 'GET').toUpperCase()} ${url.pathname}`;
     const stopReason = (): NoAnswerReason =>
-      callerSignals.some((signal) => signal.aborted) ? 'aborted' : timeout.aborted ? 'timeout' : 'network';
+      caller?.aborted ? 'aborted' : timeout.aborted ? 'timeout' : 'network';
     const started = performance.now();
     let response: Response;
     try {
@@ -121,7 +107,7 @@ export class LineTransport {
         ...(init.method && { method: init.method }),
         ...(init.headers && { headers: init.headers }),
         ...(init.body !== undefined && { body: init.body }),
-        signal: AbortSignal.any([timeout, ...callerSignals]),
+        signal: caller ? AbortSignal.any([timeout, caller]) : timeout,
       });
     } catch (error) {
       throw this.noAnswer(operation, error, stopReason(), timeoutMs);
@@ -133,7 +119,7 @@ export class LineTransport {
       requestId,
       ms: Math.round(performance.now() - started),
     };
-    const expected = response.ok || (scope?.expectedStatuses ?? []).includes(response.status);
+    const expected = response.ok || (init.expectedStatuses?.includes(response.status) ?? false);
     if (expected) this.options.logger.debug('LINE call', fields);
     else this.options.logger.warn('LINE call failed', fields);
     return { response, operation, requestId, stopReason };

@@ -3,12 +3,11 @@ import { defaults } from '../defaults/index.js';
 import type { TurnActivityListener } from '../actors/index.js';
 import type { Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import type { LineTransport } from './line-transport.js';
+import { scopedClient } from './sdk-http-client.js';
 
 export interface LoadingAnimationOptions {
+  /** Routed through the LINE transport, a call still running when its turn ends is aborted. */
   readonly client: messagingApi.MessagingApiClient;
-  /** The client's transport: a call still running when its turn ends is aborted through it. */
-  readonly transport?: LineTransport;
   readonly logger: Logger;
   /** Shown only when a turn still runs after this long (ms), default 1 s. */
   readonly delayMs?: number;
@@ -23,7 +22,10 @@ export interface LoadingAnimationOptions {
  */
 export class LoadingAnimation implements TurnActivityListener {
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  /** Per chat, aborted when its turn ends: no animation call outlives the turn. */
+  /**
+   * Per chat whose animation was shown, aborted when its turn ends: no animation call outlives
+   * the turn. Made only when one is shown (most turns answer before the delay).
+   */
   private readonly turns = new Map<string, AbortController>();
   private readonly delayMs: number;
   private readonly seconds: number;
@@ -38,16 +40,21 @@ export class LoadingAnimation implements TurnActivityListener {
 
   turnStarted(source: Source): void {
     if (source.kind !== 'user') return;
-    this.turns.get(source.id)?.abort();
-    this.turns.set(source.id, new AbortController());
+    this.endTurn(source.id);
     this.schedule(source.id, this.delayMs);
   }
 
   turnEnded(source: Source): void {
-    clearTimeout(this.timers.get(source.id));
-    this.timers.delete(source.id);
-    this.turns.get(source.id)?.abort(new Error('the turn ended'));
-    this.turns.delete(source.id);
+    this.endTurn(source.id);
+  }
+
+  private endTurn(chatId: string) {
+    const timer = this.timers.get(chatId);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.timers.delete(chatId);
+    this.turns.get(chatId)?.abort(new Error('the turn ended'));
+    this.turns.delete(chatId);
   }
 
   private schedule(chatId: string, delayMs: number) {
@@ -61,9 +68,13 @@ export class LoadingAnimation implements TurnActivityListener {
   }
 
   private show(chatId: string) {
-    const signal = this.turns.get(chatId)?.signal;
-    const call = () => this.options.client.showLoadingAnimation({ chatId, loadingSeconds: this.seconds });
-    const shown = this.options.transport && signal ? this.options.transport.within({ signal }, call) : call();
+    let turn = this.turns.get(chatId);
+    if (!turn) this.turns.set(chatId, (turn = new AbortController()));
+    const signal = turn.signal;
+    const shown = scopedClient(this.options.client, { signal }).showLoadingAnimation({
+      chatId,
+      loadingSeconds: this.seconds,
+    });
     shown.catch((error: unknown) => {
       // A turn that ended first has nothing to animate: not a failure.
       if (signal?.aborted) return;

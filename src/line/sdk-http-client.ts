@@ -1,6 +1,6 @@
 import { messagingApi } from '@line/bot-sdk';
 import { LineApiError } from './line-api-error.js';
-import type { LineTransport } from './line-transport.js';
+import type { LineCallScope, LineTransport } from './line-transport.js';
 
 /** Query or form parameters: LINE's are scalars, and the SDK stringifies them. */
 type Params = Record<string, string | number | boolean | null | undefined> | undefined;
@@ -16,7 +16,17 @@ export class TransportHttpClient {
     private readonly transport: LineTransport,
     private readonly baseURL: string,
     private readonly headers: Record<string, string>,
+    private readonly scope: LineCallScope = {},
   ) {}
+
+  /** The same client with `scope` added to its own (signals both apply, statuses add up). */
+  within(scope: LineCallScope): TransportHttpClient {
+    const signals = [this.scope.signal, scope.signal].filter((signal) => signal !== undefined);
+    return new TransportHttpClient(this.transport, this.baseURL, this.headers, {
+      ...(signals.length > 0 && { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
+      expectedStatuses: [...(this.scope.expectedStatuses ?? []), ...(scope.expectedStatuses ?? [])],
+    });
+  }
 
   get(url: string, params?: Params) {
     return this.send('GET', this.target(url, params));
@@ -73,6 +83,8 @@ export class TransportHttpClient {
         ...lowerCased(extraHeaders),
       },
       ...(payload && { body: payload.body }),
+      ...(this.scope.signal && { signal: this.scope.signal }),
+      ...(this.scope.expectedStatuses && { expectedStatuses: this.scope.expectedStatuses }),
     });
     if (!response.ok) {
       throw new LineApiError(`${method} ${url.pathname}`, response, await response.text());
@@ -102,6 +114,20 @@ export function createMessagingApiClient(
     }),
   });
   return client;
+}
+
+/**
+ * The client with `scope` applied to every call it makes: the turn's signal ends a call still
+ * running, and the expected statuses are logged at debug. A view of `client` (its prototype),
+ * so making one per call is cheap. A client not routed through the transport is returned as
+ * it is: nothing could apply the scope to its calls.
+ * @example
+ * await scopedClient(client, { signal, expectedStatuses: [409] }).pushMessage(request, retryKey);
+ */
+export function scopedClient<Client extends object>(client: Client, scope: LineCallScope): Client {
+  const httpClient = (client as { httpClient?: unknown }).httpClient;
+  if (!(httpClient instanceof TransportHttpClient)) return client;
+  return Object.create(client, { httpClient: { value: httpClient.within(scope) } }) as Client;
 }
 
 function json(body: unknown) {

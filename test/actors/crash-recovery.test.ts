@@ -83,7 +83,6 @@ function hostOn(
       tools,
       delivery: new LineDelivery({
         client,
-        transport,
         clock,
         logger: silentLogger,
         ...(options.replyTokenTtlMs !== undefined && { replyTokenTtlMs: options.replyTokenTtlMs }),

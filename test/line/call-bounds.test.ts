@@ -45,7 +45,7 @@ describe('LINE calls outside the delivery are bounded', () => {
     const line = await silentLine();
     const transport = new LineTransport({ logger, timeoutMs: 60_000 });
     const client = createMessagingApiClient(transport, { channelAccessToken: 'token', baseURL: line.url });
-    const directory = new LineDirectory({ client, transport, clock: { now: () => Date.now() }, logger });
+    const directory = new LineDirectory({ client, clock: { now: () => Date.now() }, logger });
     const turn = new AbortController();
     const message = {
       eventId: 'e1',
@@ -67,7 +67,7 @@ describe('LINE calls outside the delivery are bounded', () => {
     const line = await silentLine();
     const transport = new LineTransport({ logger, timeoutMs: 60_000 });
     const client = createMessagingApiClient(transport, { channelAccessToken: 'token', baseURL: line.url });
-    const loading = new LoadingAnimation({ client, transport, logger, delayMs: 0, seconds: 5 });
+    const loading = new LoadingAnimation({ client, logger, delayMs: 0, seconds: 5 });
     const source = { kind: 'user' as const, id: USER };
 
     loading.turnStarted(source);

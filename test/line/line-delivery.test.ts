@@ -36,7 +36,6 @@ function delivery(
   });
   return new LineDelivery({
     client,
-    transport,
     clock,
     logger,
     backoff,

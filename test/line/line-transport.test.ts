@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LineApiError } from '../../src/line/line-api-error.js';
 import { LineRequestError } from '../../src/line/line-request-error.js';
 import { LineTransport } from '../../src/line/line-transport.js';
-import { createMessagingApiClient } from '../../src/line/sdk-http-client.js';
+import { createMessagingApiClient, scopedClient } from '../../src/line/sdk-http-client.js';
 import { createLogger } from '../../src/logging/index.js';
 import { startHostileServer, type HostileBehaviour } from '../support/hostile-http-server.js';
 
@@ -111,10 +111,10 @@ describe('the LINE transport under @line/bot-sdk', () => {
   });
 
   it("ends a call in flight when the turn's signal aborts", async () => {
-    const { client, transport } = await clientFor(() => ({ kind: 'hang' }));
+    const { client } = await clientFor(() => ({ kind: 'hang' }));
     const turn = new AbortController();
 
-    const call = transport.within({ signal: turn.signal }, () => reply(client));
+    const call = reply(scopedClient(client, { signal: turn.signal }));
     setTimeout(() => turn.abort(new Error('turn over')), 50);
 
     await expect(call).rejects.toMatchObject({ name: 'LineRequestError', reason: 'aborted' });
@@ -182,11 +182,11 @@ describe('the LINE transport under @line/bot-sdk', () => {
   );
 
   it('logs an expected status (404 for a user who left) at debug only', async () => {
-    const { client, transport } = await clientFor(() => ({ kind: 'echo', status: 404, marker: MARKER }));
+    const { client } = await clientFor(() => ({ kind: 'echo', status: 404, marker: MARKER }));
 
-    await expect(
-      transport.within({ expectedStatuses: [404] }, () => client.getProfile(USER)),
-    ).rejects.toThrow(LineApiError);
+    await expect(scopedClient(client, { expectedStatuses: [404] }).getProfile(USER)).rejects.toThrow(
+      LineApiError,
+    );
 
     expect(parsed().map((line) => line.level)).toEqual(['debug']);
   });

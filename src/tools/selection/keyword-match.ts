@@ -16,7 +16,11 @@ export class KeywordMatcher {
 
   /** The first keyword (in declared order) found in `text`, or `undefined`. */
   firstIn(text: string): string | undefined {
-    const normalized = normalize(text);
+    return this.firstInNormalized(normalize(text));
+  }
+
+  /** {@link firstIn} for text already passed through {@link normalize}. */
+  firstInNormalized(normalized: string): string | undefined {
     return this.patterns.find(({ pattern }) => pattern.test(normalized))?.keyword;
   }
 }

@@ -70,7 +70,8 @@ export function selectTools(
 }
 
 interface RecentMessage {
-  readonly text: string;
+  /** The text as `normalize` leaves it: normalised once, matched against every tool. */
+  readonly normalized: string;
   readonly message: MatchedMessage;
 }
 
@@ -97,11 +98,11 @@ function reasonsToOffer(
 function hintIn(tool: Tool, messages: readonly RecentMessage[]): SelectionReason | undefined {
   const matcher = matcherFor(tool);
   for (const wanted of ['current', 'earlier'] as const) {
-    for (const { text, message } of messages) {
+    for (const { normalized, message } of messages) {
       if (message !== wanted) continue;
-      const keyword = matcher?.firstIn(text);
+      const keyword = matcher?.firstInNormalized(normalized);
       if (keyword !== undefined) return { kind: 'keyword', keyword, message };
-      const intent = tool.intents?.find((pattern) => pattern.test(normalize(text)));
+      const intent = tool.intents?.find((pattern) => pattern.test(normalized));
       if (intent) return { kind: 'intent', intent: String(intent), message };
     }
   }
@@ -126,26 +127,27 @@ function recentUserMessages(context: SelectionContext, count: number): RecentMes
   const users = context.history.filter((entry): entry is UserEntry => entry.role === 'user');
   const own = users.filter((entry) => current.has(entry.eventId)).length;
   return users.slice(-Math.max(count, own)).map((entry) => ({
-    text: entry.text,
+    normalized: normalize(entry.text),
     message: current.has(entry.eventId) ? 'current' : 'earlier',
   }));
 }
 
 /** Tool name → how many turns ago the conversation last called it, within the window. */
 function recentlyUsedTools(context: SelectionContext, turns: number): Map<string, number> {
-  const earlierTurns: string[] = [];
-  for (const entry of context.history) {
-    if (entry.role === 'model' && entry.turnId !== context.turnId && !earlierTurns.includes(entry.turnId)) {
-      earlierTurns.push(entry.turnId);
-    }
-  }
-  const turnsAgo = (turnId: string) =>
-    turnId === context.turnId ? 0 : earlierTurns.length - earlierTurns.lastIndexOf(turnId);
   const used = new Map<string, number>();
-  for (const entry of context.history) {
+  // Newest first: earlier turns in the order they are met reading back from the newest entry.
+  const earlierTurns: string[] = [];
+  for (let index = context.history.length - 1; index >= 0; index--) {
+    const entry = context.history[index]!;
     if (entry.role !== 'model') continue;
-    const ago = turnsAgo(entry.turnId);
-    if (ago >= turns) continue;
+    let ago = 0;
+    if (entry.turnId !== context.turnId) {
+      let position = earlierTurns.indexOf(entry.turnId);
+      if (position < 0) position = earlierTurns.push(entry.turnId) - 1;
+      ago = position + 1;
+    }
+    // Every entry further back belongs to this turn or an older one.
+    if (ago >= turns) break;
     for (const call of entry.calls) {
       const known = used.get(call.name);
       if (known === undefined || ago < known) used.set(call.name, ago);
