@@ -1,4 +1,4 @@
-import { and, assign, fromCallback, fromPromise, not, setup, type Actor, type EventObject } from 'xstate';
+import { and, assign, fromCallback, fromPromise, sendTo, setup, type Actor } from 'xstate';
 import { defaults } from '../defaults/index.js';
 import type { ForgetEvent, InboundMessage, JsonObject } from '../domain/index.js';
 import {
@@ -15,7 +15,7 @@ import {
   type SourceHead,
   type StoredInboxItem,
 } from '../persistence/index.js';
-import { planInbox, type InboxPlan, type PlanRules } from './inbox-plan.js';
+import type { InboxPlan, PlanRules } from './inbox-plan.js';
 import { encodeConversation } from './snapshot-codec.js';
 
 export type ConversationActor = Actor<ConversationMachine>;
@@ -122,12 +122,26 @@ export type SourceEvent =
   | { type: 'ownership.lost'; error: unknown }
   /** A heartbeat renewed the lease: it runs from `at`. */
   | { type: 'lease.renewed'; at: number }
-  | { type: 'conversation.turnStarted'; turnId: string }
   | { type: 'conversation.turnEnded'; turnId: string; outcome: StopReason | 'quiet' }
   | { type: 'conversation.checkpointNeeded'; turnId: string; reason: 'tool' | 'delivery' }
   | { type: 'conversation.historyRemoved'; seqs: readonly number[] }
   /** The conversation actor threw (a bug): it is dropped and loaded again from its last checkpoint. */
   | { type: 'conversation.failed'; error: unknown };
+
+/** What the relay is told: the conversation to relay from now on (none after a loss). */
+export interface RelayWatch {
+  readonly type: 'watch';
+  readonly conversation: ConversationActor | undefined;
+}
+
+/** What the heartbeat is told: hold this ownership's lease (renew it now and then), or stop. */
+export type HeartbeatCommand = { readonly type: 'hold'; readonly ownership: Ownership } | { readonly type: 'drop' };
+
+/** The next step the inbox calls for, and where a merged turn starts (`planInbox`). */
+export interface NextStep {
+  readonly plan: InboxPlan;
+  readonly mergeFrom: string | undefined;
+}
 
 function notProvided(name: string) {
   return () => Promise.reject(new Error(`the "${name}" actor was not provided; use provideSourceServices()`));
@@ -158,6 +172,16 @@ export const sourceMachine = setup({
     /** With `ownership`: a turn its process left in progress is counted (durably) before it goes on. */
     load: fromPromise<LoadedConversation, { sourceId: string; ownership?: Ownership }>(notProvided('load')),
     readInbox: fromPromise<StoredInboxItem[], { sourceId: string; limit: number }>(notProvided('readInbox')),
+    /** Reads the inbox and plans the next step from it (`planInbox`). */
+    planNext: fromPromise<
+      NextStep,
+      {
+        sourceId: string;
+        replay: readonly InboundMessage[];
+        rules: PlanRules;
+        mergeFrom: string | undefined;
+      }
+    >(notProvided('planNext')),
     /** Completes the turn's messages (display names, looked up and cached when unknown). */
     prepareTurn: fromPromise<
       PreparedTurn,
@@ -182,10 +206,16 @@ export const sourceMachine = setup({
     ),
     /** Gives the source up (nothing when it is not held). */
     release: fromPromise<void, { ownership: Ownership | undefined }>(notProvided('release')),
-    /** Renews the lease while the source is owned; sends `ownership.lost` when the fence moved on. */
-    heartbeat: fromCallback<EventObject, { ownership: Ownership }>(noop),
-    /** Relays what the conversation announces (`actor.on`) as this machine's events. */
-    conversationEvents: fromCallback<EventObject, { conversation: ConversationActor }>(noop),
+    /**
+     * Lives as long as the source: renews the lease it is told to hold (`hold` on entering
+     * `owned`, `drop` on leaving it) and sends `ownership.lost` when the fence moved on.
+     */
+    heartbeat: fromCallback<HeartbeatCommand>(noop),
+    /**
+     * Lives as long as the source: relays what the conversation it watches announces
+     * (`actor.on`) as this machine's events; the host hears turn starts from it directly.
+     */
+    conversationEvents: fromCallback<RelayWatch>(noop),
   },
   delays: {
     retry: 1000,
@@ -197,12 +227,18 @@ export const sourceMachine = setup({
     /** Nobody wrote since our conversation was last durable: it is still the truth. */
     loadedAndCurrent: ({ context }, params: { ownership: Ownership | undefined }) =>
       context.conversation !== undefined && params.ownership?.version === context.version,
+    /** As `loadedAndCurrent`, with the conversation idle: the inbox is all there is to look at. */
+    loadedIdleAndCurrent: ({ context }, params: { ownership: Ownership | undefined }) =>
+      context.conversation !== undefined &&
+      params.ownership?.version === context.version &&
+      context.conversation.getSnapshot().matches('idle'),
     awaitsCheckpoint: ({ context }) =>
       context.conversation?.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG) === true,
     conversationIdle: ({ context }) => context.conversation?.getSnapshot().matches('idle') !== false,
-    planIs: ({ context }, params: { kind: InboxPlan['kind'] }) => context.plan.kind === params.kind,
+    planIs: (_, params: { plan: InboxPlan; kind: InboxPlan['kind'] }) => params.plan.kind === params.kind,
     /** An unfollow or leave under the `keep` retention policy: nothing is deleted. */
-    forgetButKeep: ({ context }) => context.plan.kind === 'forget' && context.forgetPolicy === 'keep',
+    forgetButKeep: ({ context }, params: { plan: InboxPlan }) =>
+      params.plan.kind === 'forget' && context.forgetPolicy === 'keep',
     ownershipLost: (_, params: { error: unknown }) => OwnershipLostError.isInstance(params.error),
     versionConflict: (_, params: { error: unknown }) => VersionConflictError.isInstance(params.error),
     /** The reloaded head is still under our fence: what it holds was written by us. */
@@ -220,15 +256,20 @@ export const sourceMachine = setup({
       params.items.length === 0 &&
       context.replay.length === 0 &&
       context.conversation?.getSnapshot().matches('idle') !== false,
-    /** A new turn's deadline still fits in the host's time (a Lambda invocation's); always, by default. */
-    turnFits: () => true,
+    /**
+     * The plan is a turn whose deadline would not fit in the host's time (a Lambda
+     * invocation's); never, by default.
+     */
+    turnDoesNotFit: (_context: { context: SourceContext }, _params: { plan: InboxPlan }) => false,
     /**
      * The store can release in the turn's closing write when the inbox is empty (`closeTurn`),
      * and nothing waits to replay: no inbox read before that write or after it.
      */
     closesTurnInOneWrite: (_context: { context: SourceContext }) => false,
     released: (_, params: { released: boolean }) => params.released,
-    workAnnounced: ({ context }) => context.workAnnounced,
+    /** Released, but `work.available` arrived while the write ran: take the source again. */
+    releasedWithWorkAnnounced: ({ context }, params: { released: boolean }) =>
+      params.released && context.workAnnounced,
     /**
      * The lease stays ours, as the store judges it, for at least the side effect's own timeout
      * from now (`leaseFrom + leaseMs - margin > now`); provided by the host, which knows both.
@@ -237,6 +278,18 @@ export const sourceMachine = setup({
   },
   actions: {
     startConversation: ({ context }) => context.conversation?.start(),
+    /** Points the relay at the conversation in context (before it starts: it may announce at once). */
+    watchConversation: sendTo('relay', ({ context }): RelayWatch => ({
+      type: 'watch',
+      conversation: context.conversation,
+    })),
+    holdLease: sendTo('heartbeat', ({ context }): HeartbeatCommand => ({
+      type: 'hold',
+      ownership: context.ownership!,
+    })),
+    dropLease: sendTo('heartbeat', { type: 'drop' } satisfies HeartbeatCommand),
+    /** The inbox's next step becomes the plan. */
+    takePlan: assign((_, params: NextStep) => ({ plan: params.plan, mergeFrom: params.mergeFrom, failures: 0 })),
     /** Stops the conversation: its children are aborted, so no delivery or tool starts after this. */
     stopConversation: ({ context }) => context.conversation?.stop(),
     feedTurn: ({ context }, params: { messages: readonly InboundMessage[]; at: number }) =>
@@ -248,7 +301,6 @@ export const sourceMachine = setup({
         context.conversation?.send({ type: 'line.unsend', messageId: context.plan.messageId });
     },
     // Provided by the host: the loading animation and the logs.
-    turnStarted: noop,
     turnEnded: noop,
     /** A turn was cut off (the source was lost or the process stops): its listeners hear the end. */
     turnAbandoned: noop,
@@ -275,6 +327,11 @@ export const sourceMachine = setup({
     failures: 0,
     workAnnounced: false,
   }),
+  // Both live as long as the source: started once, not per turn.
+  invoke: [
+    { id: 'relay', src: 'conversationEvents' },
+    { id: 'heartbeat', src: 'heartbeat' },
+  ],
   on: {
     shutdown: '.stopping',
   },
@@ -285,6 +342,16 @@ export const sourceMachine = setup({
       tags: [SETTLED_TAG],
       on: {
         'work.available': [
+          {
+            // The common case: the conversation in memory is current and idle; read the inbox.
+            guard: { type: 'loadedIdleAndCurrent', params: ({ event }) => ({ ownership: event.ownership }) },
+            target: '#source.owned.active.reading',
+            actions: assign({
+              ownership: ({ event }) => event.ownership,
+              leaseFrom: ({ event }) => event.leaseFrom ?? 0,
+              failures: 0,
+            }),
+          },
           {
             guard: { type: 'loadedAndCurrent', params: ({ event }) => ({ ownership: event.ownership }) },
             target: 'owned.active',
@@ -345,7 +412,8 @@ export const sourceMachine = setup({
       on: { evict: 'evicted' },
     },
     owned: {
-      invoke: { src: 'heartbeat', input: ({ context }) => ({ ownership: context.ownership! }) },
+      entry: 'holdLease',
+      exit: 'dropLease',
       on: {
         'ownership.lost': '.lost',
         'lease.renewed': {
@@ -375,6 +443,7 @@ export const sourceMachine = setup({
                       removedSeqs: [],
                       failures: 0,
                     })),
+                    'watchConversation',
                     'startConversation',
                   ],
                 },
@@ -395,12 +464,7 @@ export const sourceMachine = setup({
           },
         },
         active: {
-          invoke: {
-            src: 'conversationEvents',
-            input: ({ context }) => ({ conversation: context.conversation! }),
-          },
           on: {
-            'conversation.turnStarted': { actions: 'turnStarted' },
             'conversation.failed': {
               target: 'failed',
               actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
@@ -500,15 +564,62 @@ export const sourceMachine = setup({
               states: {
                 fetching: {
                   invoke: {
-                    src: 'readInbox',
-                    input: ({ context }) => ({ sourceId: context.sourceId, limit: 100 }),
-                    onDone: {
-                      target: '#source.owned.active.routing',
-                      actions: assign(({ context, event }) => ({
-                        ...planInbox(event.output, context.replay, context.rules, context.mergeFrom),
-                        failures: 0,
-                      })),
-                    },
+                    src: 'planNext',
+                    input: ({ context }) => ({
+                      sourceId: context.sourceId,
+                      replay: context.replay,
+                      rules: context.rules,
+                      mergeFrom: context.mergeFrom,
+                    }),
+                    onDone: [
+                      {
+                        // Out of time for a whole turn: leave it to the next drain rather than cut it off.
+                        guard: { type: 'turnDoesNotFit', params: ({ event }) => ({ plan: event.output.plan }) },
+                        target: '#source.yielding',
+                        actions: { type: 'takePlan', params: ({ event }) => event.output },
+                      },
+                      {
+                        guard: { type: 'planIs', params: ({ event }) => ({ plan: event.output.plan, kind: 'turn' }) },
+                        target: '#source.owned.active.preparing',
+                        actions: { type: 'takePlan', params: ({ event }) => event.output },
+                      },
+                      {
+                        guard: {
+                          type: 'planIs',
+                          params: ({ event }) => ({ plan: event.output.plan, kind: 'unsend' }),
+                        },
+                        target: '#source.owned.active.unsending',
+                        actions: { type: 'takePlan', params: ({ event }) => event.output },
+                      },
+                      {
+                        guard: {
+                          type: 'planIs',
+                          params: ({ event }) => ({ plan: event.output.plan, kind: 'quarantine' }),
+                        },
+                        target: '#source.owned.active.quarantining',
+                        actions: { type: 'takePlan', params: ({ event }) => event.output },
+                      },
+                      {
+                        // Retention says keep: the unfollow is only consumed.
+                        guard: { type: 'forgetButKeep', params: ({ event }) => ({ plan: event.output.plan }) },
+                        target: '#source.owned.active.checkpointing',
+                        actions: [
+                          { type: 'takePlan', params: ({ event }) => event.output },
+                          assign(({ context }) => ({
+                            consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
+                          })),
+                        ],
+                      },
+                      {
+                        guard: {
+                          type: 'planIs',
+                          params: ({ event }) => ({ plan: event.output.plan, kind: 'forget' }),
+                        },
+                        target: '#source.owned.active.forgetting',
+                        actions: { type: 'takePlan', params: ({ event }) => event.output },
+                      },
+                      { target: '#source.releasing', actions: { type: 'takePlan', params: ({ event }) => event.output } },
+                    ],
                     onError: {
                       target: 'waiting',
                       actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
@@ -517,28 +628,6 @@ export const sourceMachine = setup({
                 },
                 waiting: { after: { retry: 'fetching' } },
               },
-            },
-            routing: {
-              always: [
-                {
-                  // Out of time for a whole turn: leave it to the next drain rather than cut it off.
-                  guard: and([{ type: 'planIs', params: { kind: 'turn' as const } }, not('turnFits')]),
-                  target: '#source.yielding',
-                },
-                { guard: { type: 'planIs', params: { kind: 'turn' } }, target: 'preparing' },
-                { guard: { type: 'planIs', params: { kind: 'unsend' } }, target: 'unsending' },
-                { guard: { type: 'planIs', params: { kind: 'quarantine' } }, target: 'quarantining' },
-                {
-                  // Retention says keep: the unfollow is only consumed.
-                  guard: 'forgetButKeep',
-                  target: 'checkpointing',
-                  actions: assign(({ context }) => ({
-                    consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
-                  })),
-                },
-                { guard: { type: 'planIs', params: { kind: 'forget' } }, target: 'forgetting' },
-                { target: '#source.releasing' },
-              ],
             },
             preparing: {
               invoke: {
@@ -610,11 +699,20 @@ export const sourceMachine = setup({
                     input: ({ context }) => checkpointRequest(context),
                     onDone: [
                       {
+                        // Released, but work announced while the write ran can be waiting.
                         guard: {
-                          type: 'released',
+                          type: 'releasedWithWorkAnnounced',
                           params: ({ event }) => ({ released: event.output.released }),
                         },
-                        target: '#source.afterRelease',
+                        target: '#source.acquiring',
+                        actions: assign(({ context, event }) => ({
+                          ...afterCheckpoint(context, event.output),
+                          ownership: undefined,
+                        })),
+                      },
+                      {
+                        guard: { type: 'released', params: ({ event }) => ({ released: event.output.released }) },
+                        target: '#source.idle',
                         actions: assign(({ context, event }) => ({
                           ...afterCheckpoint(context, event.output),
                           ownership: undefined,
@@ -744,9 +842,18 @@ export const sourceMachine = setup({
                     input: ({ context }) => checkpointRequest(context),
                     onDone: [
                       {
-                        // The side effect that waited may go once the lease covers it.
+                        // The side effect that waited goes now: the lease covers it (`securing`).
+                        guard: and(['awaitsCheckpoint', 'leaseCoversSideEffect']),
+                        target: '#source.owned.active.turn',
+                        actions: [
+                          assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                          { type: 'answerCheckpoint', params: { resumed: false } },
+                        ],
+                      },
+                      {
+                        // The lease must be renewed first.
                         guard: 'awaitsCheckpoint',
-                        target: '#source.owned.active.securing',
+                        target: '#source.owned.active.securing.renewing',
                         actions: assign(({ context, event }) => afterCheckpoint(context, event.output)),
                       },
                       {
@@ -807,6 +914,7 @@ export const sourceMachine = setup({
                     consumedKeys: [],
                     removedSeqs: [],
                   })),
+                  'watchConversation',
                   'startConversation',
                 ],
               },
@@ -823,6 +931,7 @@ export const sourceMachine = setup({
                     consumedKeys: [],
                     removedSeqs: [],
                   })),
+                  'watchConversation',
                   'startConversation',
                 ],
               },
@@ -837,13 +946,16 @@ export const sourceMachine = setup({
           entry: ['logLost', 'turnAbandoned', 'stopConversation'],
           always: {
             target: '#source.idle',
-            actions: assign({
-              conversation: undefined,
-              ownership: undefined,
-              consumedKeys: [],
-              removedSeqs: [],
-              mergeFrom: undefined,
-            }),
+            actions: [
+              assign({
+                conversation: undefined,
+                ownership: undefined,
+                consumedKeys: [],
+                removedSeqs: [],
+                mergeFrom: undefined,
+              }),
+              'watchConversation',
+            ],
           },
         },
       },
@@ -856,11 +968,6 @@ export const sourceMachine = setup({
         // The lease lapses by itself; the next owner takes over then.
         onError: { target: 'rechecking', actions: [assign({ ownership: undefined }), 'logFailure'] },
       },
-    },
-    // Released in the turn's closing write, which saw the inbox empty: only work announced
-    // while that write ran can be waiting.
-    afterRelease: {
-      always: [{ guard: 'workAnnounced', target: 'acquiring' }, { target: 'idle' }],
     },
     // Released: a message accepted while we were releasing would have found us the owner and
     // been left to us. Read once more; anything there is ours to take again.

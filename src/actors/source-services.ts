@@ -1,4 +1,4 @@
-import { fromCallback, fromPromise, type EventObject, type InspectionEvent } from 'xstate';
+import { fromCallback, fromPromise, type InspectionEvent } from 'xstate';
 import type { Clock, InboundMessage, JsonObject, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import {
@@ -18,14 +18,18 @@ import {
   type SourceStore,
 } from '../persistence/index.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { planInbox, type PlanRules } from './inbox-plan.js';
 import { encodeConversation, restoreConversation } from './snapshot-codec.js';
 import {
   sourceMachine,
   type CheckpointRequest,
   type CheckpointResult,
   type ConversationActor,
+  type HeartbeatCommand,
   type LoadedConversation,
+  type NextStep,
   type PreparedTurn,
+  type RelayWatch,
   type SourceContext,
   type SourceEvent,
   type SourceMachine,
@@ -203,6 +207,19 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       readInbox: fromPromise(({ input }: { input: { sourceId: string; limit: number } }) =>
         store.inbox(input.sourceId, input.limit),
       ),
+      planNext: fromPromise(
+        async ({
+          input,
+        }: {
+          input: {
+            sourceId: string;
+            replay: readonly InboundMessage[];
+            rules: PlanRules;
+            mergeFrom: string | undefined;
+          };
+        }): Promise<NextStep> =>
+          planInbox(await store.inbox(input.sourceId, 100), input.replay, input.rules, input.mergeFrom),
+      ),
       prepareTurn: fromPromise(
         async ({
           input,
@@ -288,61 +305,68 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       release: fromPromise(async ({ input }: { input: { ownership: Ownership | undefined } }) => {
         if (input.ownership) await store.release(input.ownership);
       }),
-      heartbeat: fromCallback<EventObject, { ownership: Ownership }>(({ input, sendBack }) => {
-        // A flag, not an AbortController: aborting one builds a DOMException, once per turn.
-        let stopped = false;
+      heartbeat: fromCallback<HeartbeatCommand>(({ sendBack, receive }) => {
+        // Each command starts a new hold: a renew still in flight from an older one reports nothing.
+        let hold = 0;
         let timer: NodeJS.Timeout | undefined;
-        const beat = () => {
+        const beat = (ownership: Ownership, current: number) => {
           timer = setTimeout(() => {
             const heartbeatAt = clock.now();
             store
-              .renew(input.ownership, heartbeatAt)
+              .renew(ownership, heartbeatAt)
               .then(() => {
-                if (!stopped) sendBack({ type: 'lease.renewed', at: heartbeatAt });
+                if (hold === current) sendBack({ type: 'lease.renewed', at: heartbeatAt });
               })
               .catch((error: unknown) => {
+                if (hold !== current) return;
                 if (OwnershipLostError.isInstance(error)) sendBack({ type: 'ownership.lost', error });
-                else loggerFor(input.ownership.sourceId).warn('renewing the lease failed', { error });
+                else loggerFor(ownership.sourceId).warn('renewing the lease failed', { error });
               })
               .finally(() => {
-                if (!stopped) beat();
+                if (hold === current) beat(ownership, current);
               });
           }, services.owner.leaseMs / 3);
           timer.unref();
         };
-        beat();
+        receive((command) => {
+          clearTimeout(timer);
+          hold++;
+          if (command.type === 'hold') beat(command.ownership, hold);
+        });
         return () => {
-          stopped = true;
+          hold++;
           clearTimeout(timer);
         };
       }),
-      conversationEvents: fromCallback<EventObject, { conversation: ConversationActor }>(
-        ({ input, sendBack }) => {
-          const relay = (event: SourceEvent) => sendBack(event);
-          const subscriptions = [
-            input.conversation.on('turn.started', ({ turnId }) =>
-              relay({ type: 'conversation.turnStarted', turnId }),
-            ),
-            input.conversation.on('turn.ended', ({ turnId, outcome }) =>
-              relay({ type: 'conversation.turnEnded', turnId, outcome }),
-            ),
-            input.conversation.on('checkpoint.needed', ({ turnId, reason }) =>
-              relay({ type: 'conversation.checkpointNeeded', turnId, reason }),
-            ),
-            input.conversation.on('history.removed', ({ seqs }) =>
-              relay({ type: 'conversation.historyRemoved', seqs }),
-            ),
-            input.conversation.subscribe({ error: (error) => relay({ type: 'conversation.failed', error }) }),
-          ];
-          return () => subscriptions.forEach((subscription) => subscription.unsubscribe());
-        },
-      ),
+      conversationEvents: fromCallback<RelayWatch>(({ sendBack, receive }) => {
+        const relay = (event: SourceEvent) => sendBack(event);
+        let subscriptions: { unsubscribe(): void }[] = [];
+        const unwatch = () => subscriptions.forEach((subscription) => subscription.unsubscribe());
+        receive(({ conversation }) => {
+          unwatch();
+          subscriptions = conversation
+            ? [
+                // Turn starts go straight to the host (the loading animation): the source has nothing to do.
+                conversation.on('turn.started', ({ turnId }) =>
+                  services.turnActivity?.turnStarted(conversation.getSnapshot().context.source, turnId),
+                ),
+                conversation.on('turn.ended', ({ turnId, outcome }) =>
+                  relay({ type: 'conversation.turnEnded', turnId, outcome }),
+                ),
+                conversation.on('checkpoint.needed', ({ turnId, reason }) =>
+                  relay({ type: 'conversation.checkpointNeeded', turnId, reason }),
+                ),
+                conversation.on('history.removed', ({ seqs }) =>
+                  relay({ type: 'conversation.historyRemoved', seqs }),
+                ),
+                conversation.subscribe({ error: (error) => relay({ type: 'conversation.failed', error }) }),
+              ]
+            : [];
+        });
+        return unwatch;
+      }),
     },
     actions: {
-      turnStarted: ({ context, event }) => {
-        if (event.type !== 'conversation.turnStarted' || !context.conversation) return;
-        services.turnActivity?.turnStarted(context.conversation.getSnapshot().context.source, event.turnId);
-      },
       turnEnded: ({ context, event }) => {
         if (event.type !== 'conversation.turnEnded' || !context.conversation) return;
         const conversation = context.conversation.getSnapshot().context;
@@ -373,7 +397,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       },
     },
     guards: {
-      turnFits: () => services.turnFits?.() ?? true,
+      turnDoesNotFit: (_, params) => params.plan.kind === 'turn' && !(services.turnFits?.() ?? true),
       closesTurnInOneWrite: ({ context }) => store.closeTurn !== undefined && context.replay.length === 0,
       // The store judges the lease by the heartbeat we wrote; clocks are assumed in step.
       leaseCoversSideEffect: ({ context }) =>
