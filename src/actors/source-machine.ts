@@ -135,7 +135,8 @@ export interface RelayWatch {
 }
 
 /** What the heartbeat is told: hold this ownership's lease (renew it now and then), or stop. */
-export type HeartbeatCommand = { readonly type: 'hold'; readonly ownership: Ownership } | { readonly type: 'drop' };
+export type HeartbeatCommand =
+  { readonly type: 'hold'; readonly ownership: Ownership } | { readonly type: 'drop' };
 
 /** The next step the inbox calls for, and where a merged turn starts (`planInbox`). */
 export interface NextStep {
@@ -289,7 +290,11 @@ export const sourceMachine = setup({
     })),
     dropLease: sendTo('heartbeat', { type: 'drop' } satisfies HeartbeatCommand),
     /** The inbox's next step becomes the plan. */
-    takePlan: assign((_, params: NextStep) => ({ plan: params.plan, mergeFrom: params.mergeFrom, failures: 0 })),
+    takePlan: assign((_, params: NextStep) => ({
+      plan: params.plan,
+      mergeFrom: params.mergeFrom,
+      failures: 0,
+    })),
     /** Stops the conversation: its children are aborted, so no delivery or tool starts after this. */
     stopConversation: ({ context }) => context.conversation?.stop(),
     feedTurn: ({ context }, params: { messages: readonly InboundMessage[]; at: number }) =>
@@ -574,12 +579,18 @@ export const sourceMachine = setup({
                     onDone: [
                       {
                         // Out of time for a whole turn: leave it to the next drain rather than cut it off.
-                        guard: { type: 'turnDoesNotFit', params: ({ event }) => ({ plan: event.output.plan }) },
+                        guard: {
+                          type: 'turnDoesNotFit',
+                          params: ({ event }) => ({ plan: event.output.plan }),
+                        },
                         target: '#source.yielding',
                         actions: { type: 'takePlan', params: ({ event }) => event.output },
                       },
                       {
-                        guard: { type: 'planIs', params: ({ event }) => ({ plan: event.output.plan, kind: 'turn' }) },
+                        guard: {
+                          type: 'planIs',
+                          params: ({ event }) => ({ plan: event.output.plan, kind: 'turn' }),
+                        },
                         target: '#source.owned.active.preparing',
                         actions: { type: 'takePlan', params: ({ event }) => event.output },
                       },
@@ -601,7 +612,10 @@ export const sourceMachine = setup({
                       },
                       {
                         // Retention says keep: the unfollow is only consumed.
-                        guard: { type: 'forgetButKeep', params: ({ event }) => ({ plan: event.output.plan }) },
+                        guard: {
+                          type: 'forgetButKeep',
+                          params: ({ event }) => ({ plan: event.output.plan }),
+                        },
                         target: '#source.owned.active.checkpointing',
                         actions: [
                           { type: 'takePlan', params: ({ event }) => event.output },
@@ -618,7 +632,10 @@ export const sourceMachine = setup({
                         target: '#source.owned.active.forgetting',
                         actions: { type: 'takePlan', params: ({ event }) => event.output },
                       },
-                      { target: '#source.releasing', actions: { type: 'takePlan', params: ({ event }) => event.output } },
+                      {
+                        target: '#source.releasing',
+                        actions: { type: 'takePlan', params: ({ event }) => event.output },
+                      },
                     ],
                     onError: {
                       target: 'waiting',
@@ -711,7 +728,10 @@ export const sourceMachine = setup({
                         })),
                       },
                       {
-                        guard: { type: 'released', params: ({ event }) => ({ released: event.output.released }) },
+                        guard: {
+                          type: 'released',
+                          params: ({ event }) => ({ released: event.output.released }),
+                        },
                         target: '#source.idle',
                         actions: assign(({ context, event }) => ({
                           ...afterCheckpoint(context, event.output),
