@@ -142,6 +142,8 @@ export type HeartbeatCommand =
 export interface NextStep {
   readonly plan: InboxPlan;
   readonly mergeFrom: string | undefined;
+  /** A turn, prepared; absent when the turn does not fit in the host's time (it is left waiting). */
+  readonly prepared?: PreparedTurn;
 }
 
 function notProvided(name: string) {
@@ -173,27 +175,21 @@ export const sourceMachine = setup({
     /** With `ownership`: a turn its process left in progress is counted (durably) before it goes on. */
     load: fromPromise<LoadedConversation, { sourceId: string; ownership?: Ownership }>(notProvided('load')),
     readInbox: fromPromise<StoredInboxItem[], { sourceId: string; limit: number }>(notProvided('readInbox')),
-    /** Reads the inbox and plans the next step from it (`planInbox`). */
+    /**
+     * Reads the inbox and plans the next step from it (`planInbox`); a turn that fits in the
+     * host's time is prepared too: an attempt counted on each of its inbox items (when the host
+     * counts them), its messages completed (display names, looked up and cached when unknown).
+     */
     planNext: fromPromise<
       NextStep,
       {
-        sourceId: string;
+        ownership: Ownership;
         replay: readonly InboundMessage[];
         rules: PlanRules;
         mergeFrom: string | undefined;
-      }
-    >(notProvided('planNext')),
-    /** Completes the turn's messages (display names, looked up and cached when unknown). */
-    prepareTurn: fromPromise<
-      PreparedTurn,
-      {
-        ownership: Ownership;
-        /** The inbox items the turn takes: each gets one more attempt counted first. */
-        keys: readonly string[];
-        messages: readonly InboundMessage[];
         profiles: ReadonlyMap<string, KnownProfile>;
       }
-    >(notProvided('prepareTurn')),
+    >(notProvided('planNext')),
     checkpoint: fromPromise<CheckpointResult, CheckpointRequest>(notProvided('checkpoint')),
     /** A turn's closing checkpoint that also releases when the inbox is then empty (`closeTurn`). */
     closeTurn: fromPromise<CheckpointResult & { released: boolean }, CheckpointRequest>(
@@ -257,11 +253,8 @@ export const sourceMachine = setup({
       params.items.length === 0 &&
       context.replay.length === 0 &&
       context.conversation?.getSnapshot().matches('idle') !== false,
-    /**
-     * The plan is a turn whose deadline would not fit in the host's time (a Lambda
-     * invocation's); never, by default.
-     */
-    turnDoesNotFit: (_context: { context: SourceContext }, _params: { plan: InboxPlan }) => false,
+    /** A turn the planning left unprepared: its deadline would not fit in the host's time. */
+    turnUnprepared: (_, params: NextStep) => params.plan.kind === 'turn' && params.prepared === undefined,
     /**
      * The store can release in the turn's closing write when the inbox is empty (`closeTurn`),
      * and nothing waits to replay: no inbox read before that write or after it.
@@ -571,18 +564,16 @@ export const sourceMachine = setup({
                   invoke: {
                     src: 'planNext',
                     input: ({ context }) => ({
-                      sourceId: context.sourceId,
+                      ownership: context.ownership!,
                       replay: context.replay,
                       rules: context.rules,
                       mergeFrom: context.mergeFrom,
+                      profiles: context.profiles,
                     }),
                     onDone: [
                       {
                         // Out of time for a whole turn: leave it to the next drain rather than cut it off.
-                        guard: {
-                          type: 'turnDoesNotFit',
-                          params: ({ event }) => ({ plan: event.output.plan }),
-                        },
+                        guard: { type: 'turnUnprepared', params: ({ event }) => event.output },
                         target: '#source.yielding',
                         actions: { type: 'takePlan', params: ({ event }) => event.output },
                       },
@@ -591,8 +582,20 @@ export const sourceMachine = setup({
                           type: 'planIs',
                           params: ({ event }) => ({ plan: event.output.plan, kind: 'turn' }),
                         },
-                        target: '#source.owned.active.preparing',
-                        actions: { type: 'takePlan', params: ({ event }) => event.output },
+                        target: '#source.owned.active.turn',
+                        actions: [
+                          { type: 'takePlan', params: ({ event }) => event.output },
+                          assign(({ context, event }) => {
+                            const plan = context.plan;
+                            const replayed = plan.kind === 'turn' ? plan.replayed : 0;
+                            return {
+                              profiles: event.output.prepared!.profiles,
+                              replay: context.replay.slice(replayed),
+                              consumedKeys: [...context.consumedKeys, ...keysOf(plan)],
+                            };
+                          }),
+                          { type: 'feedTurn', params: ({ event }) => event.output.prepared! },
+                        ],
                       },
                       {
                         guard: {
@@ -644,35 +647,6 @@ export const sourceMachine = setup({
                   },
                 },
                 waiting: { after: { retry: 'fetching' } },
-              },
-            },
-            preparing: {
-              invoke: {
-                src: 'prepareTurn',
-                input: ({ context }) => ({
-                  ownership: context.ownership!,
-                  keys: context.plan.kind === 'turn' ? context.plan.keys : [],
-                  messages: context.plan.kind === 'turn' ? context.plan.messages : [],
-                  profiles: context.profiles,
-                }),
-                onDone: {
-                  target: 'turn',
-                  actions: [
-                    assign(({ context, event }) => {
-                      const plan = context.plan;
-                      const replayed = plan.kind === 'turn' ? plan.replayed : 0;
-                      return {
-                        profiles: event.output.profiles,
-                        replay: context.replay.slice(replayed),
-                        consumedKeys: [...context.consumedKeys, ...keysOf(plan)],
-                      };
-                    }),
-                    {
-                      type: 'feedTurn',
-                      params: ({ event }) => ({ messages: event.output.messages, at: event.output.at }),
-                    },
-                  ],
-                },
               },
             },
             // The conversation runs its turn; it asks for a checkpoint before each side effect.

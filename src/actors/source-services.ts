@@ -18,7 +18,7 @@ import {
   type SourceStore,
 } from '../persistence/index.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import { planInbox, type PlanRules } from './inbox-plan.js';
+import { planInbox, type InboxPlan, type PlanRules } from './inbox-plan.js';
 import { encodeConversation, restoreConversation } from './snapshot-codec.js';
 import {
   sourceMachine,
@@ -103,6 +103,38 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
   const settings = { ...defaultConversationSettings, ...services.settings };
   const window = { maxEntries: settings.maxHistoryEntries, maxBytes: settings.maxHistoryBytes };
   const loggerFor = (sourceId: string) => services.logger.child({ sourceId });
+
+  /** Completes a turn's messages (display names, looked up and cached when unknown). */
+  async function prepareTurn(
+    ownership: Ownership,
+    plan: InboxPlan & { kind: 'turn' },
+    known: ReadonlyMap<string, KnownProfile>,
+    signal: AbortSignal,
+  ): Promise<PreparedTurn> {
+    // Counted before the turn: a turn that kills its process still leaves its count.
+    if (services.countInboxAttempts) {
+      for (const key of plan.keys) await store.countAttempt(ownership.sourceId, key);
+    }
+    const profiles = new Map(known);
+    const messages: InboundMessage[] = [];
+    for (const message of plan.messages) {
+      const enriched = services.enrich ? await services.enrich(message, profiles, signal) : message;
+      const sender = enriched.sender;
+      if (sender?.profileFetchedAt !== undefined) {
+        const profile = {
+          fetchedAt: sender.profileFetchedAt,
+          ...(sender.displayName !== undefined && { displayName: sender.displayName }),
+        };
+        profiles.set(sender.userId, profile);
+        // A cache: when it cannot be written, the name is looked up again next time.
+        await store.saveProfile(ownership, { userId: sender.userId, ...profile }).catch((error: unknown) => {
+          loggerFor(ownership.sourceId).warn('saving a profile failed', { error });
+        });
+      }
+      messages.push(enriched);
+    }
+    return { messages, at: clock.now(), profiles };
+  }
 
   return sourceMachine.provide({
     actors: {
@@ -210,54 +242,27 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       planNext: fromPromise(
         async ({
           input,
-        }: {
-          input: {
-            sourceId: string;
-            replay: readonly InboundMessage[];
-            rules: PlanRules;
-            mergeFrom: string | undefined;
-          };
-        }): Promise<NextStep> =>
-          planInbox(await store.inbox(input.sourceId, 100), input.replay, input.rules, input.mergeFrom),
-      ),
-      prepareTurn: fromPromise(
-        async ({
-          input,
           signal,
         }: {
           input: {
             ownership: Ownership;
-            keys: readonly string[];
-            messages: readonly InboundMessage[];
+            replay: readonly InboundMessage[];
+            rules: PlanRules;
+            mergeFrom: string | undefined;
             profiles: ReadonlyMap<string, KnownProfile>;
           };
           signal: AbortSignal;
-        }): Promise<PreparedTurn> => {
-          // Counted before the turn: a turn that kills its process still leaves its count.
-          if (services.countInboxAttempts) {
-            for (const key of input.keys) await store.countAttempt(input.ownership.sourceId, key);
-          }
-          const profiles = new Map(input.profiles);
-          const messages: InboundMessage[] = [];
-          for (const message of input.messages) {
-            const enriched = services.enrich ? await services.enrich(message, profiles, signal) : message;
-            const sender = enriched.sender;
-            if (sender?.profileFetchedAt !== undefined) {
-              const profile = {
-                fetchedAt: sender.profileFetchedAt,
-                ...(sender.displayName !== undefined && { displayName: sender.displayName }),
-              };
-              profiles.set(sender.userId, profile);
-              // A cache: when it cannot be written, the name is looked up again next time.
-              await store
-                .saveProfile(input.ownership, { userId: sender.userId, ...profile })
-                .catch((error: unknown) => {
-                  loggerFor(input.ownership.sourceId).warn('saving a profile failed', { error });
-                });
-            }
-            messages.push(enriched);
-          }
-          return { messages, at: clock.now(), profiles };
+        }): Promise<NextStep> => {
+          const { ownership } = input;
+          const next = planInbox(
+            await store.inbox(ownership.sourceId, 100),
+            input.replay,
+            input.rules,
+            input.mergeFrom,
+          );
+          // Out of time for a whole turn: left unprepared (no attempt counted), for the next host.
+          if (next.plan.kind !== 'turn' || !(services.turnFits?.() ?? true)) return next;
+          return { ...next, prepared: await prepareTurn(ownership, next.plan, input.profiles, signal) };
         },
       ),
       checkpoint: fromPromise(async ({ input }: { input: CheckpointRequest }): Promise<CheckpointResult> => {
@@ -397,7 +402,6 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
       },
     },
     guards: {
-      turnDoesNotFit: (_, params) => params.plan.kind === 'turn' && !(services.turnFits?.() ?? true),
       closesTurnInOneWrite: ({ context }) => store.closeTurn !== undefined && context.replay.length === 0,
       // The store judges the lease by the heartbeat we wrote; clocks are assumed in step.
       leaseCoversSideEffect: ({ context }) =>
