@@ -39,6 +39,11 @@ export interface OpenAnswer {
   readonly requestId: string | undefined;
   /** Why the body stopped early, once it has: the request's timeout or one of its signals. */
   readonly stopReason: () => NoAnswerReason;
+  /**
+   * The body is read: the timeout and the caller's listener go now. Without it they last
+   * until the timeout fires (unreferenced: the process does not wait for it).
+   */
+  readonly done: () => void;
 }
 
 /**
@@ -79,6 +84,8 @@ export class LineTransport {
       bytes = read;
     } catch (error) {
       throw this.noAnswer(operation, error, answer.stopReason(), init.timeoutMs ?? this.timeoutMs);
+    } finally {
+      answer.done();
     }
     const bodyless = [101, 204, 205, 304].includes(response.status);
     return new Response(bodyless ? null : new Uint8Array(bytes), {
@@ -95,11 +102,11 @@ export class LineTransport {
    */
   async open(url: URL, init: LineRequestInit = {}): Promise<OpenAnswer> {
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
     const caller = init.signal;
+    const call = callSignal(timeoutMs, caller);
     const operation = `${(init.method ?? 'GET').toUpperCase()} ${url.pathname}`;
     const stopReason = (): NoAnswerReason =>
-      caller?.aborted ? 'aborted' : timeout.aborted ? 'timeout' : 'network';
+      caller?.aborted ? 'aborted' : call.timedOut() ? 'timeout' : 'network';
     const started = performance.now();
     let response: Response;
     try {
@@ -107,9 +114,10 @@ export class LineTransport {
         ...(init.method && { method: init.method }),
         ...(init.headers && { headers: init.headers }),
         ...(init.body !== undefined && { body: init.body }),
-        signal: caller ? AbortSignal.any([timeout, caller]) : timeout,
+        signal: call.signal,
       });
     } catch (error) {
+      call.done();
       throw this.noAnswer(operation, error, stopReason(), timeoutMs);
     }
     const requestId = response.headers.get('x-line-request-id') ?? undefined;
@@ -122,7 +130,7 @@ export class LineTransport {
     const expected = response.ok || (init.expectedStatuses?.includes(response.status) ?? false);
     if (expected) this.options.logger.debug('LINE call', fields);
     else this.options.logger.warn('LINE call failed', fields);
-    return { response, operation, requestId, stopReason };
+    return { response, operation, requestId, stopReason, done: call.done };
   }
 
   private noAnswer(operation: string, error: unknown, reason: NoAnswerReason, timeoutMs: number) {
@@ -137,6 +145,30 @@ export class LineTransport {
     });
     return failure;
   }
+}
+
+/**
+ * One call's signal: aborted by its own timeout or by the caller's signal. Made of one
+ * AbortController, a timer and a listener — not `AbortSignal.timeout` and `AbortSignal.any`,
+ * whose weak references and finalisers cost every call (docs/PERFORMANCE.md).
+ */
+function callSignal(timeoutMs: number, caller: AbortSignal | undefined) {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = () => controller.abort(caller!.reason);
+  const done = () => {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onAbort);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+    done();
+  }, timeoutMs);
+  timer.unref();
+  if (caller?.aborted) controller.abort(caller.reason);
+  else caller?.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, timedOut: () => timedOut, done };
 }
 
 /** The name and code of what failed underneath (`SocketError`, `UND_ERR_SOCKET`), no message text. */

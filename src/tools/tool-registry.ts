@@ -31,6 +31,7 @@ export class ToolRegistry {
   private readonly logger: Logger;
   private readonly defaultTimeoutMs: number;
   private cachedDeclarations: readonly ToolDeclaration[] | undefined;
+  private cachedList: readonly Tool[] | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.logger = options.logger ?? silentLogger;
@@ -55,6 +56,7 @@ export class ToolRegistry {
     checkSelectionHints(tool);
     this.tools.set(tool.name, { tool, prepared: tool.prepare(this.compiler) });
     this.cachedDeclarations = undefined;
+    this.cachedList = undefined;
     return this;
   }
 
@@ -63,8 +65,12 @@ export class ToolRegistry {
   }
 
   /** Every tool, sorted by name. */
-  list(): Tool[] {
-    return [...this.tools.values()].map(({ tool }) => tool).sort((a, b) => a.name.localeCompare(b.name));
+  list(): readonly Tool[] {
+    // Asked for on every model step: the same array until a tool is registered.
+    this.cachedList ??= [...this.tools.values()]
+      .map(({ tool }) => tool)
+      .sort((a, b) => a.name.localeCompare(b.name));
+    return this.cachedList;
   }
 
   /** Declarations for the model, sorted by name so a provider's prefix cache stays stable. */

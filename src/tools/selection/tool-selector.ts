@@ -57,7 +57,7 @@ export function selectTools(
 
   const offered: OfferedTool[] = [];
   const withheld: string[] = [];
-  for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const tool of sortedByName(tools)) {
     const reasons: SelectionReason[] = !tool.optional
       ? [{ kind: 'required' }]
       : !finderRegistered
@@ -67,6 +67,17 @@ export function selectTools(
     else withheld.push(tool.name);
   }
   return { offered, withheld };
+}
+
+// A registry hands out the same list until it changes: sorted once per list.
+const sortedLists = new WeakMap<readonly Tool[], readonly Tool[]>();
+function sortedByName(tools: readonly Tool[]): readonly Tool[] {
+  let sorted = sortedLists.get(tools);
+  if (!sorted) {
+    sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    sortedLists.set(tools, sorted);
+  }
+  return sorted;
 }
 
 interface RecentMessage {
@@ -124,9 +135,15 @@ function matcherFor(tool: Tool): KeywordMatcher | undefined {
 /** The latest user messages, newest last; every message of the current turn is among them. */
 function recentUserMessages(context: SelectionContext, count: number): RecentMessage[] {
   const current = new Set(context.currentEventIds);
-  const users = context.history.filter((entry): entry is UserEntry => entry.role === 'user');
-  const own = users.filter((entry) => current.has(entry.eventId)).length;
-  return users.slice(-Math.max(count, own)).map((entry) => ({
+  // Newest first, `count` messages or more: the current turn's are the newest, all of them taken.
+  const recent: UserEntry[] = [];
+  for (let index = context.history.length - 1; index >= 0; index--) {
+    const entry = context.history[index]!;
+    if (entry.role !== 'user') continue;
+    if (recent.length >= count && !current.has(entry.eventId)) break;
+    recent.push(entry);
+  }
+  return recent.reverse().map((entry) => ({
     normalized: normalize(entry.text),
     message: current.has(entry.eventId) ? 'current' : 'earlier',
   }));
