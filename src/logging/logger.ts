@@ -25,25 +25,61 @@ export interface LoggerOptions {
 
 /** Creates the JSON-lines logger used everywhere in kaiwa. */
 export function createLogger(options: LoggerOptions = {}, bindings: LogFields = {}): Logger {
-  const threshold = LOG_LEVELS.indexOf(options.level ?? 'info');
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
-  const now = options.now ?? Date.now;
-  const log = (level: LogLevel, message: string, fields?: LogFields) => {
-    if (LOG_LEVELS.indexOf(level) < threshold) return;
-    write(
+  return new JsonLinesLogger(
+    {
+      threshold: LOG_LEVELS.indexOf(options.level ?? 'info'),
+      write: options.write ?? ((line: string) => process.stdout.write(line + '\n')),
+      now: options.now ?? Date.now,
+    },
+    bindings,
+  );
+}
+
+interface Sink {
+  readonly threshold: number;
+  readonly write: (line: string) => void;
+  readonly now: () => number;
+}
+
+/**
+ * Methods on the prototype, the sink shared: a child logger (one per source, per call) costs
+ * one small object, not a set of closures.
+ */
+class JsonLinesLogger implements Logger {
+  constructor(
+    private readonly sink: Sink,
+    private readonly bindings: LogFields,
+  ) {}
+
+  debug(message: string, fields?: LogFields): void {
+    this.log(0, 'debug', message, fields);
+  }
+
+  info(message: string, fields?: LogFields): void {
+    this.log(1, 'info', message, fields);
+  }
+
+  warn(message: string, fields?: LogFields): void {
+    this.log(2, 'warn', message, fields);
+  }
+
+  error(message: string, fields?: LogFields): void {
+    this.log(3, 'error', message, fields);
+  }
+
+  child(fields: LogFields): Logger {
+    return new JsonLinesLogger(this.sink, { ...this.bindings, ...fields });
+  }
+
+  private log(rank: number, level: LogLevel, message: string, fields: LogFields | undefined) {
+    if (rank < this.sink.threshold) return;
+    this.sink.write(
       JSON.stringify(
-        { time: new Date(now()).toISOString(), level, message, ...bindings, ...fields },
+        { time: new Date(this.sink.now()).toISOString(), level, message, ...this.bindings, ...fields },
         errorReplacer,
       ),
     );
-  };
-  return {
-    debug: (message, fields) => log('debug', message, fields),
-    info: (message, fields) => log('info', message, fields),
-    warn: (message, fields) => log('warn', message, fields),
-    error: (message, fields) => log('error', message, fields),
-    child: (fields) => createLogger(options, { ...bindings, ...fields }),
-  };
+  }
 }
 
 /** A logger that drops everything (tests, benchmarks at `silent`). */
