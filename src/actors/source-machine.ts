@@ -146,6 +146,19 @@ export interface NextStep {
   readonly prepared?: PreparedTurn;
 }
 
+/** A transition out of `reading` for a plan of this kind: the plan is taken into context. */
+function onPlan(kind: InboxPlan['kind'], target: string) {
+  const output = ({ event }: { event: { output: NextStep } }) => event.output;
+  return {
+    guard: {
+      type: 'planIs' as const,
+      params: ({ event }: { event: { output: NextStep } }) => ({ plan: event.output.plan, kind }),
+    },
+    target,
+    actions: { type: 'takePlan' as const, params: output },
+  };
+}
+
 function notProvided(name: string) {
   return () => Promise.reject(new Error(`the "${name}" actor was not provided; use provideSourceServices()`));
 }
@@ -597,22 +610,8 @@ export const sourceMachine = setup({
                           { type: 'feedTurn', params: ({ event }) => event.output.prepared! },
                         ],
                       },
-                      {
-                        guard: {
-                          type: 'planIs',
-                          params: ({ event }) => ({ plan: event.output.plan, kind: 'unsend' }),
-                        },
-                        target: '#source.owned.active.unsending',
-                        actions: { type: 'takePlan', params: ({ event }) => event.output },
-                      },
-                      {
-                        guard: {
-                          type: 'planIs',
-                          params: ({ event }) => ({ plan: event.output.plan, kind: 'quarantine' }),
-                        },
-                        target: '#source.owned.active.quarantining',
-                        actions: { type: 'takePlan', params: ({ event }) => event.output },
-                      },
+                      onPlan('unsend', '#source.owned.active.unsending'),
+                      onPlan('quarantine', '#source.owned.active.quarantining'),
                       {
                         // Retention says keep: the unfollow is only consumed.
                         guard: {
@@ -627,14 +626,7 @@ export const sourceMachine = setup({
                           })),
                         ],
                       },
-                      {
-                        guard: {
-                          type: 'planIs',
-                          params: ({ event }) => ({ plan: event.output.plan, kind: 'forget' }),
-                        },
-                        target: '#source.owned.active.forgetting',
-                        actions: { type: 'takePlan', params: ({ event }) => event.output },
-                      },
+                      onPlan('forget', '#source.owned.active.forgetting'),
                       {
                         target: '#source.releasing',
                         actions: { type: 'takePlan', params: ({ event }) => event.output },

@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/index.js';
+import { requestAnswer } from './http-answer.js';
 import { LineRequestError, type NoAnswerReason } from './line-request-error.js';
 import { readCapped } from './read-capped.js';
 
@@ -73,8 +74,51 @@ export class LineTransport {
   /**
    * An API call: the whole answer is read (up to the answer cap) before this resolves, so the
    * timeout covers the body too and the caller gets a complete `Response` whatever the status.
+   * A text body (JSON, a form) or none goes over node:http(s) (`requestAnswer`); a multipart or
+   * binary body over `fetch`.
    */
   async call(url: URL, init: LineRequestInit = {}): Promise<Response> {
+    const answer =
+      init.body === undefined || typeof init.body === 'string'
+        ? await this.callWithText(url, init, init.body)
+        : await this.callThroughFetch(url, init);
+    const bodyless = [101, 204, 205, 304].includes(answer.status);
+    return new Response(bodyless ? null : new Uint8Array(answer.bytes), {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+    });
+  }
+
+  private async callWithText(url: URL, init: LineRequestInit, body: string | undefined) {
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const call = callSignal(timeoutMs, init.signal);
+    const operation = operationOf(url, init);
+    const started = performance.now();
+    try {
+      const answer = await requestAnswer(
+        url,
+        { method: init.method ?? 'GET', headers: init.headers ?? {}, body },
+        this.maxAnswerBytes,
+        call.signal,
+      );
+      if (answer === undefined) throw new LineRequestError(operation, 'too-large');
+      const requestId = answer.headers.find(([name]) => name.toLowerCase() === 'x-line-request-id')?.[1];
+      this.logAnswer(operation, answer.status, requestId, started, init);
+      return answer;
+    } catch (error) {
+      const reason: NoAnswerReason = init.signal?.aborted
+        ? 'aborted'
+        : call.timedOut()
+          ? 'timeout'
+          : 'network';
+      throw this.noAnswer(operation, error, reason, timeoutMs);
+    } finally {
+      call.done();
+    }
+  }
+
+  private async callThroughFetch(url: URL, init: LineRequestInit) {
     const answer = await this.open(url, init);
     const { response, operation } = answer;
     let bytes: Buffer;
@@ -87,12 +131,12 @@ export class LineTransport {
     } finally {
       answer.done();
     }
-    const bodyless = [101, 204, 205, 304].includes(response.status);
-    return new Response(bodyless ? null : new Uint8Array(bytes), {
+    return {
       status: response.status,
       statusText: response.statusText,
-      headers: response.headers,
-    });
+      headers: [...response.headers],
+      bytes,
+    };
   }
 
   /**
@@ -104,7 +148,7 @@ export class LineTransport {
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const caller = init.signal;
     const call = callSignal(timeoutMs, caller);
-    const operation = `${(init.method ?? 'GET').toUpperCase()} ${url.pathname}`;
+    const operation = operationOf(url, init);
     const stopReason = (): NoAnswerReason =>
       caller?.aborted ? 'aborted' : call.timedOut() ? 'timeout' : 'network';
     const started = performance.now();
@@ -121,16 +165,22 @@ export class LineTransport {
       throw this.noAnswer(operation, error, stopReason(), timeoutMs);
     }
     const requestId = response.headers.get('x-line-request-id') ?? undefined;
-    const fields = {
-      operation,
-      status: response.status,
-      requestId,
-      ms: Math.round(performance.now() - started),
-    };
-    const expected = response.ok || (init.expectedStatuses?.includes(response.status) ?? false);
+    this.logAnswer(operation, response.status, requestId, started, init);
+    return { response, operation, requestId, stopReason, done: call.done };
+  }
+
+  /** Every answer, at debug when it went well (or was expected), at warn when not. */
+  private logAnswer(
+    operation: string,
+    status: number,
+    requestId: string | undefined,
+    started: number,
+    init: LineRequestInit,
+  ) {
+    const fields = { operation, status, requestId, ms: Math.round(performance.now() - started) };
+    const expected = (status >= 200 && status < 300) || (init.expectedStatuses?.includes(status) ?? false);
     if (expected) this.options.logger.debug('LINE call', fields);
     else this.options.logger.warn('LINE call failed', fields);
-    return { response, operation, requestId, stopReason, done: call.done };
   }
 
   private noAnswer(operation: string, error: unknown, reason: NoAnswerReason, timeoutMs: number) {
@@ -145,6 +195,10 @@ export class LineTransport {
     });
     return failure;
   }
+}
+
+function operationOf(url: URL, init: LineRequestInit): string {
+  return `${(init.method ?? 'GET').toUpperCase()} ${url.pathname}`;
 }
 
 /**

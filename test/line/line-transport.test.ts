@@ -149,6 +149,24 @@ describe('the LINE transport under @line/bot-sdk', () => {
     });
   });
 
+  it('cuts off an answer without a content-length once it grows past the cap, never reading on', async () => {
+    server = await startHostileServer(() => ({
+      kind: 'drip',
+      contentType: 'application/json',
+      intervalMs: 1,
+    }));
+    const transport = new LineTransport({ logger: createLogger({ level: 'silent' }), maxAnswerBytes: 64 });
+    const started = Date.now();
+
+    await expect(transport.call(new URL('/v2/bot/info', server.url))).rejects.toMatchObject({
+      reason: 'too-large',
+    });
+    // The drip never ends: only the cap ended the call, long before the 10 s timeout.
+    expect(Date.now() - started).toBeLessThan(5000);
+    await settle();
+    expect(unhandled).toEqual([]);
+  });
+
   it.each([400, 500])(
     'throws the SDK error for %i with status and request id, and logs neither its body nor the request',
     async (status) => {
