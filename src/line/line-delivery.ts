@@ -52,7 +52,9 @@ export class LineDelivery implements DeliveryPort {
 
   async deliver(request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryReceipt> {
     const messages = this.toMessages(request);
-    const retryKey = retryKeyFor(request.turnId, request.index);
+    // Only a push carries it: most turns end with a reply and never need one.
+    let retryKey: string | undefined;
+    const pushRetryKey = () => (retryKey ??= retryKeyFor(request.turnId, request.index));
     const logger = this.options.logger.child({
       sourceId: request.source.id,
       turnId: request.turnId,
@@ -124,7 +126,7 @@ export class LineDelivery implements DeliveryPort {
         case 'retry-push': {
           if (action.kind === 'push' && action.unprotected) {
             logger.warn('resuming a delivery past the retry-key window: LINE may show it twice', {
-              retryKey,
+              retryKey: pushRetryKey(),
             });
           }
           if (action.kind === 'retry-push') {
@@ -140,7 +142,7 @@ export class LineDelivery implements DeliveryPort {
           }
           pushAttempts++;
           lastError = await this.attempt(signal, [409], (client) =>
-            client.pushMessage({ to: request.source.id, messages }, retryKey),
+            client.pushMessage({ to: request.source.id, messages }, pushRetryKey()),
           );
           const outcome = callOutcomeOf(lastError, signal);
           situation = {
