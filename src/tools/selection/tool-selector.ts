@@ -81,9 +81,35 @@ function sortedByName(tools: readonly Tool[]): readonly Tool[] {
 }
 
 interface RecentMessage {
-  /** The text as `normalize` leaves it: normalised once, matched against every tool. */
-  readonly normalized: string;
+  readonly entry: UserEntry;
   readonly message: MatchedMessage;
+}
+
+/** A keyword or intent found in a message, before it is told which message that was. */
+type Hint = { kind: 'keyword'; keyword: string } | { kind: 'intent'; intent: string };
+
+// History entries are immutable and keep their identity from turn to turn: each message is
+// normalised and matched against a tool once, not on every step of every later turn.
+const hintsByEntry = new WeakMap<UserEntry, { normalized: string; hints: Map<Tool, Hint | null> }>();
+
+/** The first keyword, else the first intent, of `tool` in this message. */
+function hintInEntry(tool: Tool, entry: UserEntry): Hint | undefined {
+  let known = hintsByEntry.get(entry);
+  if (!known) hintsByEntry.set(entry, (known = { normalized: normalize(entry.text), hints: new Map() }));
+  const cached = known.hints.get(tool);
+  if (cached !== undefined) return cached ?? undefined;
+  const { normalized } = known;
+  const keyword = matcherFor(tool)?.firstInNormalized(normalized);
+  const intent =
+    keyword === undefined ? tool.intents?.find((pattern) => pattern.test(normalized)) : undefined;
+  const hint: Hint | null =
+    keyword !== undefined
+      ? { kind: 'keyword', keyword }
+      : intent
+        ? { kind: 'intent', intent: String(intent) }
+        : null;
+  known.hints.set(tool, hint);
+  return hint ?? undefined;
 }
 
 function reasonsToOffer(
@@ -107,14 +133,11 @@ function reasonsToOffer(
 
 /** The first keyword, else the first intent, found; the current messages before earlier ones. */
 function hintIn(tool: Tool, messages: readonly RecentMessage[]): SelectionReason | undefined {
-  const matcher = matcherFor(tool);
   for (const wanted of ['current', 'earlier'] as const) {
-    for (const { normalized, message } of messages) {
+    for (const { entry, message } of messages) {
       if (message !== wanted) continue;
-      const keyword = matcher?.firstInNormalized(normalized);
-      if (keyword !== undefined) return { kind: 'keyword', keyword, message };
-      const intent = tool.intents?.find((pattern) => pattern.test(normalized));
-      if (intent) return { kind: 'intent', intent: String(intent), message };
+      const hint = hintInEntry(tool, entry);
+      if (hint) return { ...hint, message };
     }
   }
   return undefined;
@@ -144,7 +167,7 @@ function recentUserMessages(context: SelectionContext, count: number): RecentMes
     recent.push(entry);
   }
   return recent.reverse().map((entry) => ({
-    normalized: normalize(entry.text),
+    entry,
     message: current.has(entry.eventId) ? 'current' : 'earlier',
   }));
 }
