@@ -295,6 +295,11 @@ export const sourceMachine = setup({
       ownership: context.ownership!,
     })),
     dropLease: sendTo('heartbeat', { type: 'drop' } satisfies HeartbeatCommand),
+    /** What a checkpoint made durable; `released`: it gave the source up too. */
+    recordCheckpoint: assign(({ context }, params: { result: CheckpointResult; released?: boolean }) => ({
+      ...afterCheckpoint(context, params.result),
+      ...(params.released && { ownership: undefined }),
+    })),
     /** The inbox's next step becomes the plan. */
     takePlan: assign((_, params: NextStep) => ({
       plan: params.plan,
@@ -688,10 +693,10 @@ export const sourceMachine = setup({
                           params: ({ event }) => ({ released: event.output.released }),
                         },
                         target: '#source.acquiring',
-                        actions: assign(({ context, event }) => ({
-                          ...afterCheckpoint(context, event.output),
-                          ownership: undefined,
-                        })),
+                        actions: {
+                          type: 'recordCheckpoint',
+                          params: ({ event }) => ({ result: event.output, released: true }),
+                        },
                       },
                       {
                         guard: {
@@ -699,14 +704,17 @@ export const sourceMachine = setup({
                           params: ({ event }) => ({ released: event.output.released }),
                         },
                         target: '#source.idle',
-                        actions: assign(({ context, event }) => ({
-                          ...afterCheckpoint(context, event.output),
-                          ownership: undefined,
-                        })),
+                        actions: {
+                          type: 'recordCheckpoint',
+                          params: ({ event }) => ({ result: event.output, released: true }),
+                        },
                       },
                       {
                         target: '#source.owned.active.reading',
-                        actions: assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                        actions: {
+                          type: 'recordCheckpoint',
+                          params: ({ event }) => ({ result: event.output }),
+                        },
                       },
                     ],
                     onError: [
@@ -738,10 +746,10 @@ export const sourceMachine = setup({
                     input: ({ context }) => ({ ...checkpointRequest(context), release: true }),
                     onDone: {
                       target: '#source.rechecking',
-                      actions: assign(({ context, event }) => ({
-                        ...afterCheckpoint(context, event.output),
-                        ownership: undefined,
-                      })),
+                      actions: {
+                        type: 'recordCheckpoint',
+                        params: ({ event }) => ({ result: event.output, released: true }),
+                      },
                     },
                     onError: [
                       {
@@ -832,7 +840,7 @@ export const sourceMachine = setup({
                         guard: and(['awaitsCheckpoint', 'leaseCoversSideEffect']),
                         target: '#source.owned.active.turn',
                         actions: [
-                          assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                          { type: 'recordCheckpoint', params: ({ event }) => ({ result: event.output }) },
                           { type: 'answerCheckpoint', params: { resumed: false } },
                         ],
                       },
@@ -840,11 +848,17 @@ export const sourceMachine = setup({
                         // The lease must be renewed first.
                         guard: 'awaitsCheckpoint',
                         target: '#source.owned.active.securing.renewing',
-                        actions: assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                        actions: {
+                          type: 'recordCheckpoint',
+                          params: ({ event }) => ({ result: event.output }),
+                        },
                       },
                       {
                         target: '#source.owned.active.reading',
-                        actions: assign(({ context, event }) => afterCheckpoint(context, event.output)),
+                        actions: {
+                          type: 'recordCheckpoint',
+                          params: ({ event }) => ({ result: event.output }),
+                        },
                       },
                     ],
                     onError: [

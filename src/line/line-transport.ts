@@ -21,16 +21,15 @@ export interface LineCallScope {
   readonly expectedStatuses?: readonly number[];
 }
 
-/** One request to LINE: a `fetch` init, plus its own timeout where the default does not fit. */
-export interface LineRequestInit {
+/**
+ * One request to LINE: a `fetch` init, its own timeout where the default does not fit, and the
+ * caller's scope (its signal — a turn's, a download's own — and the statuses it expects).
+ */
+export interface LineRequestInit extends LineCallScope {
   readonly method?: string;
   readonly headers?: Record<string, string>;
   readonly body?: RequestInit['body'];
   readonly timeoutMs?: number;
-  /** The caller's signal (a turn's, a download's own): the call ends when it aborts. */
-  readonly signal?: AbortSignal;
-  /** Statuses the caller expects (404 for a user who left): logged at debug, not warn. */
-  readonly expectedStatuses?: readonly number[];
 }
 
 /** An answer whose body is still arriving, under the same timeout and signals as its request. */
