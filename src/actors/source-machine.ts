@@ -3,6 +3,7 @@ import { defaults } from '../defaults/index.js';
 import type { ForgetEvent, InboundMessage, JsonObject } from '../domain/index.js';
 import {
   AWAITING_CHECKPOINT_TAG,
+  type ConversationEvent,
   type ConversationMachine,
   type KnownProfile,
   type StopReason,
@@ -19,6 +20,12 @@ import type { InboxPlan, PlanRules } from './inbox-plan.js';
 import { encodeConversation } from './snapshot-codec.js';
 
 export type ConversationActor = Actor<ConversationMachine>;
+
+/** The conversation an event is for: every state that talks to it has one. */
+function liveConversation({ context }: { context: SourceContext }): ConversationActor {
+  if (!context.conversation) throw new Error(`source ${context.sourceId} has no live conversation`);
+  return context.conversation;
+}
 
 /** The source's tag for states in which it needs nothing from its host (for `whenSettled`). */
 export const SETTLED_TAG = 'settled';
@@ -308,14 +315,25 @@ export const sourceMachine = setup({
     })),
     /** Stops the conversation: its children are aborted, so no delivery or tool starts after this. */
     stopConversation: ({ context }) => context.conversation?.stop(),
-    feedTurn: ({ context }, params: { messages: readonly InboundMessage[]; at: number }) =>
-      context.conversation?.send({ type: 'line.messages', messages: params.messages, at: params.at }),
-    answerCheckpoint: ({ context }, params: { resumed: boolean }) =>
-      context.conversation?.send({ type: 'checkpoint.done', resumed: params.resumed }),
-    sendUnsend: ({ context }) => {
-      if (context.plan.kind === 'unsend')
-        context.conversation?.send({ type: 'line.unsend', messageId: context.plan.messageId });
-    },
+    // sendTo, not `conversation.send` in a custom action: the conversation handles the event
+    // after this step, never inside it (XState forbids action creators inside custom actions).
+    feedTurn: sendTo(
+      liveConversation,
+      (_, params: { messages: readonly InboundMessage[]; at: number }): ConversationEvent => ({
+        type: 'line.messages',
+        messages: params.messages,
+        at: params.at,
+      }),
+    ),
+    answerCheckpoint: sendTo(liveConversation, (_, params: { resumed: boolean }): ConversationEvent => ({
+      type: 'checkpoint.done',
+      resumed: params.resumed,
+    })),
+    /** The plan's unsend reaches the conversation, which drops the message from history. */
+    sendUnsend: sendTo(liveConversation, ({ context }): ConversationEvent => {
+      if (context.plan.kind !== 'unsend') throw new Error('unsending without an unsend plan');
+      return { type: 'line.unsend', messageId: context.plan.messageId };
+    }),
     // Provided by the host: the loading animation and the logs.
     turnEnded: noop,
     /** A turn was cut off (the source was lost or the process stops): its listeners hear the end. */
