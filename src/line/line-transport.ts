@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/index.js';
-import { requestAnswer } from './http-answer.js';
+import { requestAnswer, type HttpAnswer } from './http-answer.js';
+import { LineAnswer } from './line-answer.js';
 import { LineRequestError, type NoAnswerReason } from './line-request-error.js';
 import { readCapped } from './read-capped.js';
 
@@ -76,20 +77,15 @@ export class LineTransport {
    * A text body (JSON, a form) or none goes over node:http(s) (`requestAnswer`); a multipart or
    * binary body over `fetch`.
    */
-  async call(url: URL, init: LineRequestInit = {}): Promise<Response> {
-    const answer =
+  async call(url: URL, init: LineRequestInit = {}): Promise<LineAnswer> {
+    return new LineAnswer(
       init.body === undefined || typeof init.body === 'string'
         ? await this.callWithText(url, init, init.body)
-        : await this.callThroughFetch(url, init);
-    const bodyless = [101, 204, 205, 304].includes(answer.status);
-    return new Response(bodyless ? null : new Uint8Array(answer.bytes), {
-      status: answer.status,
-      statusText: answer.statusText,
-      headers: answer.headers,
-    });
+        : await this.callThroughFetch(url, init),
+    );
   }
 
-  private async callWithText(url: URL, init: LineRequestInit, body: string | undefined) {
+  private async callWithText(url: URL, init: LineRequestInit, body: string | undefined): Promise<HttpAnswer> {
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const call = callSignal(timeoutMs, init.signal);
     const operation = operationOf(url, init);
@@ -117,7 +113,7 @@ export class LineTransport {
     }
   }
 
-  private async callThroughFetch(url: URL, init: LineRequestInit) {
+  private async callThroughFetch(url: URL, init: LineRequestInit): Promise<HttpAnswer> {
     const answer = await this.open(url, init);
     const { response, operation } = answer;
     let bytes: Buffer;

@@ -1,4 +1,5 @@
 import { messagingApi } from '@line/bot-sdk';
+import type { LineAnswer } from './line-answer.js';
 import { LineApiError } from './line-api-error.js';
 import type { LineCallScope, LineTransport } from './line-transport.js';
 
@@ -10,6 +11,7 @@ type RequestConfig = { headers?: Record<string, string> } | undefined;
  * What `@line/bot-sdk`'s generated clients call on their `HTTPFetchClient`, implemented on the
  * {@link LineTransport}. Same URLs, headers and bodies as the SDK's own (v11), and the same
  * `HTTPFetchError` for an error status — a {@link LineApiError}, whose message leaves the body out.
+ * It answers with a {@link LineAnswer}: what the clients read of a `Response`, without its streams.
  */
 export class TransportHttpClient {
   constructor(
@@ -74,7 +76,7 @@ export class TransportHttpClient {
     url: URL,
     payload?: { contentType?: string; body: RequestInit['body'] },
     extraHeaders: Record<string, string> = {},
-  ): Promise<Response> {
+  ): Promise<LineAnswer> {
     const response = await this.transport.call(url, {
       method,
       headers: {

@@ -149,6 +149,23 @@ describe('the LINE transport under @line/bot-sdk', () => {
     });
   });
 
+  it('answers with the status, headers and text a client reads, over http and over fetch alike', async () => {
+    server = await startHostileServer(() => ({
+      kind: 'serve',
+      contentType: 'application/json',
+      body: Buffer.from('{"userId":"U1","displayName":"あ"}'),
+    }));
+    const transport = new LineTransport({ logger: createLogger({ level: 'silent' }) });
+    const url = new URL('/v2/bot/info', server.url);
+
+    for (const init of [{}, { method: 'POST', body: new Blob(['x']) }]) {
+      const answer = await transport.call(url, init);
+      expect({ ok: answer.ok, status: answer.status }).toEqual({ ok: true, status: 200 });
+      expect(answer.headers.get('content-type')).toBe('application/json');
+      expect(await answer.json()).toEqual({ userId: 'U1', displayName: 'あ' });
+    }
+  });
+
   it('cuts off an answer without a content-length once it grows past the cap, never reading on', async () => {
     server = await startHostileServer(() => ({
       kind: 'drip',
