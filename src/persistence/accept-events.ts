@@ -1,6 +1,5 @@
 import type { InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import type { ConversationStore } from './conversation-store.js';
 import type { SourceStore } from './source-store.js';
 
 /** How many events were new and how many LINE had sent before. */
@@ -25,7 +24,7 @@ export interface AcceptedEvents extends AcceptResult {
  * const { accepted, duplicates, sources } = await acceptEvents(store, items, logger);
  */
 export async function acceptEvents(
-  store: Pick<SourceStore | ConversationStore, 'accept'>,
+  store: Pick<SourceStore, 'accept'>,
   items: readonly InboxItem[],
   logger: Logger,
 ): Promise<AcceptedEvents> {

@@ -2,7 +2,7 @@ import { access, mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { isJsonObject, type HistoryEntry, type InboxItem, type JsonObject } from '../domain/index.js';
-import type { StoredConversation } from './conversation-store.js';
+import type { FirstWaveConversation } from './first-wave-conversation.js';
 
 // The one-time import of the first wave's directory store (`FileStore`: conversations/<id>.json,
 // inbox/<id>/<order>-<hash>.json, claims/<hash>) into a new SQLite database (docs/persistence.md).
@@ -73,7 +73,7 @@ export async function importFileStore(
 }
 
 /** Splits a first-wave conversation: the head, its history entries, profiles and queued messages. */
-export function splitConversation(stored: StoredConversation): SplitConversation {
+export function splitConversation(stored: FirstWaveConversation): SplitConversation {
   const { snapshot } = stored;
   const context = isJsonObject(snapshot.context) ? snapshot.context : {};
   const { history, settings: _settings, profiles, pending, ...rest } = context;
@@ -188,7 +188,7 @@ async function readConversations(directory: string, skipped: string[]): Promise<
   const conversations: SplitConversation[] = [];
   for (const file of (await listFiles(folder)).filter((name) => name.endsWith('.json'))) {
     const stored = await readJson(path.join(folder, file));
-    if (isStoredConversation(stored)) conversations.push(splitConversation(stored));
+    if (isFirstWaveConversation(stored)) conversations.push(splitConversation(stored));
     else skipped.push(path.join('conversations', file));
   }
   return conversations;
@@ -220,8 +220,8 @@ async function readInboxes(directory: string, skipped: string[]): Promise<Map<st
   return inboxes;
 }
 
-function isStoredConversation(value: unknown): value is StoredConversation {
-  const stored = value as Partial<StoredConversation> | undefined;
+function isFirstWaveConversation(value: unknown): value is FirstWaveConversation {
+  const stored = value as Partial<FirstWaveConversation> | undefined;
   return (
     typeof stored === 'object' &&
     stored !== null &&

@@ -1,13 +1,6 @@
-export type { ConversationStore, SaveRequest, StoredConversation } from './conversation-store.js';
 export { VersionConflictError } from './version-conflict-error.js';
 export { acceptEvents } from './accept-events.js';
 export type { AcceptedEvents, AcceptResult } from './accept-events.js';
-export { MemoryStore } from './memory-store.js';
-export type { MemoryStoreOptions } from './memory-store.js';
-export { FileStore } from './file-store.js';
-export type { FileStoreOptions } from './file-store.js';
-export { DynamoDbStore } from './dynamodb-store.js';
-export type { DynamoDbStoreOptions } from './dynamodb-store.js';
 export { DynamoDbSourceStore } from './dynamodb-source-store.js';
 export type { DynamoDbSourceStoreOptions } from './dynamodb-source-store.js';
 export type { DynamoDbSourceStoreLimits } from './dynamodb-source-limits.js';
@@ -43,8 +36,6 @@ export type { ResolvedSourceStoreOptions, SourceStoreOptions } from './source-st
 export { OwnershipLostError } from './ownership-lost-error.js';
 export { MemorySourceStore, MemorySourceTables } from './memory-source-store.js';
 export type { MemorySourceStoreOptions } from './memory-source-store.js';
-export { SnapshotSourceStore } from './snapshot-source-store.js';
-export type { SnapshotSourceStoreOptions } from './snapshot-source-store.js';
 export { openSqliteSourceStore } from './open-sqlite-source-store.js';
 export type { SqliteSourceStore, SqliteSourceStoreOptions } from './sqlite-source-store.js';
 export type { FileStoreImport } from './file-store-import.js';

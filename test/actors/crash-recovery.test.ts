@@ -10,11 +10,9 @@ import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelPort } from '../../src/model/index.js';
 import {
-  DynamoDbStore,
-  FileStore,
+  DynamoDbSourceStore,
   MemorySourceStore,
   openSqliteSourceStore,
-  SnapshotSourceStore,
   type SourceStore,
 } from '../../src/persistence/index.js';
 import { defineTool, ToolRegistry, replyTool, skipTool } from '../../src/tools/index.js';
@@ -213,11 +211,6 @@ crashSuite('SQLite store', async () => {
   stores.push(store);
   return store;
 });
-crashSuite('first-wave file store through the port', async () => {
-  const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-crash-'));
-  directories.push(directory);
-  return new SnapshotSourceStore(await FileStore.open(directory));
-});
 
 // Without Java a developer's run skips these; under CI=true they run and fail instead.
 describe.skipIf(!dynamoDbLocalRequired())('on DynamoDB Local', () => {
@@ -227,10 +220,7 @@ describe.skipIf(!dynamoDbLocalRequired())('on DynamoDB Local', () => {
   });
   afterAll(() => local?.stop());
   crashSuite(
-    'first-wave DynamoDB store through the port',
-    async () =>
-      new SnapshotSourceStore(
-        new DynamoDbStore({ client: local.client, tableName: await local.createTable() }),
-      ),
+    'DynamoDB store',
+    async () => new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() }),
   );
 });

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AwsReminderScheduler, createReminderHandler, type ReminderEvent } from '../../src/aws/index.js';
 import { reminderScheduleName } from '../../src/aws/schedule-names.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { MemoryStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { createReminderTools, type Reminder } from '../../src/reminders/index.js';
 import type { ToolContext } from '../../src/tools/index.js';
 import { startFakeScheduler } from './support/fake-scheduler-server.js';
@@ -16,6 +16,11 @@ const alice = { kind: 'user' as const, id: 'U1111111111111111111111111111111a' }
 const bob = { kind: 'user' as const, id: 'U2222222222222222222222222222222b' };
 
 let scheduler: Awaited<ReturnType<typeof startFakeScheduler>>;
+
+/** A source's waiting messages, oldest first. */
+async function waiting(store: MemorySourceStore, sourceId: string) {
+  return (await store.inbox(sourceId)).map(({ item }) => item);
+}
 
 function reminders() {
   return new AwsReminderScheduler({
@@ -168,15 +173,15 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
     expect((await scheduled.list(alice.id)).map((item) => item.text)).toEqual(['water the plants']);
     expect((await scheduled.list(bob.id)).map((item) => item.text)).toEqual(['book the hall']);
 
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const handler = createReminderHandler(() =>
       Promise.resolve({ store, clock: { now: () => Date.now() }, logger: silentLogger }),
     );
     for (const schedule of scheduler.schedules(GROUP)) {
       await expect(handler(scheduler.fire(schedule))).resolves.toEqual({ accepted: true });
     }
-    expect(await store.inbox(alice.id)).toMatchObject([{ text: '[reminder due] water the plants' }]);
-    expect(await store.inbox(bob.id)).toMatchObject([{ text: '[reminder due] book the hall' }]);
+    expect(await waiting(store, alice.id)).toMatchObject([{ text: '[reminder due] water the plants' }]);
+    expect(await waiting(store, bob.id)).toMatchObject([{ text: '[reminder due] book the hall' }]);
   });
 
   it("when it fires, the reminder function puts the reminder's message in the inbox, once", async () => {
@@ -185,13 +190,13 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
     const event = scheduler.fire(schedule!) as ReminderEvent;
     expect(scheduler.schedules(GROUP)).toEqual([]); // ActionAfterCompletion: DELETE
 
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const handler = createReminderHandler(() =>
       Promise.resolve({ store, clock: { now: () => Date.now() }, logger: silentLogger }),
     );
     await expect(handler(event)).resolves.toEqual({ accepted: true });
     await expect(handler(event)).resolves.toEqual({ accepted: false }); // a retried invocation
-    expect(await store.inbox(alice.id)).toMatchObject([
+    expect(await waiting(store, alice.id)).toMatchObject([
       {
         eventId: `reminder:${alice.id}:r2`,
         text: '[reminder due] do r2',

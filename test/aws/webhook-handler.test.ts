@@ -9,7 +9,7 @@ import {
 import type { InboxItem } from '../../src/domain/index.js';
 import { MAX_WEBHOOK_BYTES } from '../../src/line/webhook-handling.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { MemoryStore, type ConversationStore } from '../../src/persistence/index.js';
+import { MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
 import { webhookBodyOfSize } from '../support/sized-webhook-body.js';
 import {
   botUserId,
@@ -31,7 +31,7 @@ import { apiGatewayEvent, signedWebhookEvent, textEvent } from './support/lambda
 
 const SECRET = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
-function webhookOn(store: ConversationStore, overrides: Partial<WebhookHandlerDependencies> = {}) {
+function webhookOn(store: Pick<SourceStore, 'accept'>, overrides: Partial<WebhookHandlerDependencies> = {}) {
   return createWebhookHandler(() =>
     Promise.resolve({
       store,
@@ -45,6 +45,11 @@ function webhookOn(store: ConversationStore, overrides: Partial<WebhookHandlerDe
 }
 
 const body = JSON.stringify(webhookBody([textMessageEvent]));
+
+/** A source's waiting messages, oldest first. */
+async function inboxOf(store: MemorySourceStore, sourceId: string) {
+  return (await store.inbox(sourceId)).map(({ item }) => item);
+}
 
 describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () => {
   it.each([
@@ -63,22 +68,22 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
       status: 413,
     },
   ])('answers $name with $status and stores nothing', async ({ event, status }) => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const response = await webhookOn(store)(event());
     expect(response.statusCode).toBe(status);
-    expect(await store.inbox(groupSource.groupId)).toEqual([]);
+    expect(await inboxOf(store, groupSource.groupId)).toEqual([]);
   });
 
   it.each([{ base64: false }, { base64: true }])(
     'accepts a body of exactly 1 MiB (base64 body: $base64)',
     async ({ base64 }) => {
       const event = signedWebhookEvent(webhookBodyOfSize(MAX_WEBHOOK_BYTES), SECRET, { base64 });
-      expect((await webhookOn(new MemoryStore())(event)).statusCode).toBe(200);
+      expect((await webhookOn(new MemorySourceStore())(event)).statusCode).toBe(200);
     },
   );
 
   it('answers 200 to an empty event list (LINE\'s "verify" button)', async () => {
-    const response = await webhookOn(new MemoryStore())(
+    const response = await webhookOn(new MemorySourceStore())(
       signedWebhookEvent(JSON.stringify(webhookBody([])), SECRET),
     );
     expect(response).toMatchObject({
@@ -91,27 +96,27 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
   it.each([{ base64: false }, { base64: true }])(
     'stores every event in its source inbox before the 200 (base64 body: $base64); a redelivery is a duplicate',
     async ({ base64 }) => {
-      const store = new MemoryStore();
+      const store = new MemorySourceStore();
       const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
       const events = [textEvent(userId, 'one'), textMessageEvent, textEvent(userId, 'two'), unfollowEvent];
       const event = signedWebhookEvent(JSON.stringify(webhookBody(events)), SECRET, { base64 });
 
       expect((await webhookOn(store)(event)).statusCode).toBe(200);
-      const inbox = await store.inbox(userId);
+      const inbox = await inboxOf(store, userId);
       expect(
         inbox.map((item) => (item.kind === 'forget' ? 'forget' : (item as { text: string }).text)),
       ).toEqual(['one', 'two', 'forget']);
-      expect(await store.inbox(groupSource.groupId)).toHaveLength(1);
+      expect(await inboxOf(store, groupSource.groupId)).toHaveLength(1);
 
       // LINE redelivers the same events: the claims make them duplicates.
       expect((await webhookOn(store)(event)).statusCode).toBe(200);
-      expect(await store.inbox(userId)).toHaveLength(3);
+      expect(await inboxOf(store, userId)).toHaveLength(3);
     },
   );
 
   it('answers 500 when the store fails, so LINE redelivers', async () => {
-    const store = new MemoryStore();
-    const failing: ConversationStore = Object.assign(Object.create(store) as MemoryStore, {
+    const store = new MemorySourceStore();
+    const failing: Pick<SourceStore, 'accept'> = Object.assign(Object.create(store) as MemorySourceStore, {
       accept: () => Promise.reject(new Error('DynamoDB is down')),
     });
     const response = await webhookOn(failing)(signedWebhookEvent(body, SECRET));
@@ -119,9 +124,12 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
   });
 
   it('answers 500 within its deadline when the store is too slow (LINE waits 2 s at most)', async () => {
-    const slow: ConversationStore = Object.assign(Object.create(new MemoryStore()) as MemoryStore, {
-      accept: () => new Promise<boolean>(() => {}),
-    });
+    const slow: Pick<SourceStore, 'accept'> = Object.assign(
+      Object.create(new MemorySourceStore()) as MemorySourceStore,
+      {
+        accept: () => new Promise<boolean>(() => {}),
+      },
+    );
     const started = Date.now();
     const response = await webhookOn(slow, { acceptDeadlineMs: 300 })(signedWebhookEvent(body, SECRET));
     expect(response.statusCode).toBe(500);
@@ -137,14 +145,14 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
   });
 
   it("caps a source's inbox: beyond KAIWA_MAX_INBOX messages are counted into one overflow item, none lost", async () => {
-    const store = new MemoryStore({ maxInbox: 10 });
+    const store = new MemorySourceStore({ maxInbox: 10 });
     const events = Array.from({ length: 30 }, (_, index) =>
       textEvent('Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', `m${index}`, { timestamp: Date.now() + index }),
     );
     const response = await webhookOn(store)(signedWebhookEvent(JSON.stringify(webhookBody(events)), SECRET));
 
     expect(response.statusCode).toBe(200);
-    const waiting = await store.inbox('Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa');
+    const waiting = await inboxOf(store, 'Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa');
     expect(waiting.map((item) => (item as { text: string }).text).slice(0, 10)).toEqual(
       events.slice(0, 10).map((_, index) => `m${index}`),
     );
@@ -165,8 +173,8 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
 
   it('keeps each source in order and accepts different sources side by side', async () => {
     const accepted: string[] = [];
-    const store = new MemoryStore();
-    const recording: ConversationStore = Object.assign(Object.create(store) as MemoryStore, {
+    const store = new MemorySourceStore();
+    const recording: Pick<SourceStore, 'accept'> = Object.assign(Object.create(store) as MemorySourceStore, {
       accept: async (item: InboxItem) => {
         // The first source is slow: the second must not wait for it, and the first keeps its order.
         if (item.source.id === 'Uaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
@@ -188,8 +196,8 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
 describe("the webhook Lambda handler checks every event against LINE's webhook schema", () => {
   it('skips the events that break it, stores the rest, and answers 200', async () => {
     const accepted: InboxItem[] = [];
-    const store = new MemoryStore();
-    const recording: ConversationStore = Object.assign(Object.create(store) as MemoryStore, {
+    const store = new MemorySourceStore();
+    const recording: Pick<SourceStore, 'accept'> = Object.assign(Object.create(store) as MemorySourceStore, {
       accept: (item: InboxItem) => {
         accepted.push(item);
         return store.accept(item);
@@ -222,7 +230,7 @@ describe('the webhook Lambda handler refuses misdirected bodies and marks stale 
   const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
 
   it('answers 200 to a body for another bot and stores nothing', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const handler = webhookOn(store, { botUserId: () => Promise.resolve(BOT) });
     const misdirected = webhookBody([textEvent(userId, 'hello')], 'U' + '2'.repeat(32));
 
@@ -232,14 +240,14 @@ describe('the webhook Lambda handler refuses misdirected bodies and marks stale 
     expect(JSON.parse(response.body as string)).toEqual({
       message: 'destination is not this bot: nothing processed',
     });
-    expect(await store.inbox(userId)).toEqual([]);
+    expect(await inboxOf(store, userId)).toEqual([]);
     const addressed = webhookBody([textEvent(userId, 'hello')], BOT);
     expect((await handler(signedWebhookEvent(JSON.stringify(addressed), SECRET))).statusCode).toBe(200);
-    expect(await store.inbox(userId)).toHaveLength(1);
+    expect(await inboxOf(store, userId)).toHaveLength(1);
   });
 
   it('stores a message older than KAIWA_STALE_EVENT_MS quiet and stale: the worker will not answer it', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const handler = webhookOn(store, { staleEventMs: 60_000 });
     const events = [
       textEvent(userId, 'old', { timestamp: Date.now() - 61_000 }),
@@ -250,7 +258,7 @@ describe('the webhook Lambda handler refuses misdirected bodies and marks stale 
       200,
     );
 
-    expect(await store.inbox(userId)).toEqual([
+    expect(await inboxOf(store, userId)).toEqual([
       expect.objectContaining({ text: 'old', quiet: true, stale: true }),
       expect.not.objectContaining({ stale: true }),
     ]);
@@ -341,7 +349,7 @@ describe('the webhook reads its channel secret from SSM Parameter Store', () => 
       KAIWA_SSM_LINE_CHANNEL_SECRET: '/kaiwa/test/line-channel-secret',
     };
     const dependencies = webhookDependenciesFromEnv(env, new SsmSecrets({ client: ssmClient() }));
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const handler = createWebhookHandler(() =>
       Promise.resolve({ ...dependencies, store, logger: silentLogger }),
     );
@@ -364,9 +372,9 @@ describe('the webhook reads its channel secret from SSM Parameter Store', () => 
     };
     /** A store whose accept takes `ms`, counting the events it stored. */
     function storeTaking(ms: number) {
-      const store = new MemoryStore();
+      const store = new MemorySourceStore();
       let stored = 0;
-      const slow = Object.assign(Object.create(store) as MemoryStore, {
+      const slow = Object.assign(Object.create(store) as MemorySourceStore, {
         accept: async (item: InboxItem) => {
           await new Promise((resolve) => setTimeout(resolve, ms));
           stored++;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxItem } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logging/index.js';
-import { acceptEvents, MemoryStore } from '../../src/persistence/index.js';
+import { acceptEvents, MemorySourceStore } from '../../src/persistence/index.js';
 import { messageFor, userSourceNumber } from '../support/host-harness.js';
 
 /** A memory store whose `accept` waits for a source's gate, and records the order of the claims. */
 function gatedStore(slowSourceId: string) {
-  const store = new MemoryStore();
+  const store = new MemorySourceStore();
   const claimed: string[] = [];
   let open: () => void = () => {};
   const gate = new Promise<void>((resolve) => (open = resolve));
@@ -50,7 +50,7 @@ describe('acceptEvents (the one accept path of the webhook and the actor host)',
   });
 
   it('counts a redelivered event as a duplicate and logs it by event and source id only', async () => {
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const { lines, logger } = recordingLogger();
     const first = messageFor(a, 'private words');
     await acceptEvents(store, [first], logger);

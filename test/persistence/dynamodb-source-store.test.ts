@@ -1,8 +1,10 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { DescribeTableCommand, DescribeTimeToLiveCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import {
-  DynamoDbStore,
   ItemTooLargeError,
   OwnershipLostError,
   VersionConflictError,
@@ -13,9 +15,19 @@ import {
   type DynamoDbSourceStoreOptions,
 } from '../../src/persistence/dynamodb-source-store.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { putFirstWaveConversation } from '../support/first-wave-data.js';
+import {
+  createTestHost,
+  messageFor,
+  sourceAtRest,
+  storedHistory,
+  userSourceNumber,
+  userTexts,
+} from '../support/host-harness.js';
 import { randomBase64 } from '../support/reply-turn.js';
 import { InjectedFault } from './crash-scenarios.js';
 import { sourceStoreConformance } from './source-store.conformance.js';
+import { until } from '../support/until.js';
 import {
   checkpointOf,
   exchange,
@@ -427,29 +439,22 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
           recentEventIds: [takenIn.eventId, queued.eventId],
         },
       };
+      const legacy = (version: number) => ({
+        sourceId: 'U-a',
+        version,
+        machineVersion: 1,
+        snapshot,
+        busy: true,
+        updatedAt: 1,
+      });
 
       it('splits a CONVERSATION item written by the old store into a head, pages, profiles and inbox items on first load', async () => {
         const { tableName, store } = await freshStore();
-        const old = new DynamoDbStore({ client: local.client, tableName });
         const waiting = message('U-a', 'waiting');
-        await old.accept(takenIn);
-        await old.accept(waiting);
-        await old.save({
-          sourceId: 'U-a',
-          expectedVersion: 0,
-          machineVersion: 1,
-          snapshot,
-          busy: true,
-          consumedEventIds: [],
-        });
-        await old.save({
-          sourceId: 'U-a',
-          expectedVersion: 1,
-          machineVersion: 1,
-          snapshot,
-          busy: true,
-          consumedEventIds: [],
-        });
+        // The old store's inbox items had the layout the v2 store writes.
+        await store.accept(takenIn);
+        await store.accept(waiting);
+        await putFirstWaveConversation(local.client, tableName, legacy(2));
 
         const loaded = await store.load('U-a', WIDE);
 
@@ -488,14 +493,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
 
       it('migrates a source acquired before its first load, keeping its owner and fence', async () => {
         const { tableName, store } = await freshStore();
-        await new DynamoDbStore({ client: local.client, tableName }).save({
-          sourceId: 'U-a',
-          expectedVersion: 0,
-          machineVersion: 1,
-          snapshot,
-          busy: false,
-          consumedEventIds: [],
-        });
+        await putFirstWaveConversation(local.client, tableName, { ...legacy(1), busy: false });
         const ownership = await owned(store);
 
         const loaded = await store.load('U-a', WIDE);
@@ -510,5 +508,67 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         expect(await store.checkpoint(checkpointOf(ownership, { expectedVersion: 1 }))).toBe(2);
       });
     });
+
+    it('two hosts on one table, each with its own client: one owner at a time, every message once and in order', async () => {
+      const tableName = await local.createTable();
+      // A lease far longer than a write can take, even on a loaded machine: an owner that stays
+      // alive keeps its source (a lapsed lease would let the other resume its delivery).
+      const hostOnTable = () =>
+        createTestHost({
+          model: echoModel(),
+          store: new DynamoDbSourceStore({ client: local.createClient(), tableName }),
+          host: { leaseMs: 10_000, sideEffectTimeoutMs: 1_000 },
+        });
+      const [a, b] = [hostOnTable(), hostOnTable()];
+      const source = userSourceNumber(1);
+      const base = Date.now();
+      const messages = Array.from({ length: 6 }, (_, index) => ({
+        ...messageFor(source, `m${index}`),
+        timestamp: base + index,
+      }));
+
+      for (const [index, item] of messages.entries()) await (index % 2 ? a : b).host.accept([item]);
+      await until(() => sourceAtRest(a.store, source.id));
+      await Promise.all([a.host.whenSettled(), b.host.whenSettled()]);
+      await Promise.all([a.host.shutdown(), b.host.shutdown()]);
+
+      const history = await storedHistory(a.store, source.id);
+      expect(userTexts(history)).toEqual(messages.map((item) => item.text));
+      expect([...a.delivery.texts, ...b.delivery.texts]).toHaveLength(6);
+    });
+
+    it('npm run db:create creates the table with its work index, stream and TTL, and can run again', async () => {
+      const env = {
+        PATH: process.env.PATH,
+        DYNAMODB_ENDPOINT: local.endpoint,
+        DYNAMODB_TABLE: 'kaiwa-script',
+      };
+      const run = () =>
+        promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/create-table.ts'], { env });
+
+      expect((await run()).stdout).toContain('table kaiwa-script created');
+      expect((await run()).stdout).toContain('table kaiwa-script already exists');
+
+      const { Table } = await local.client.send(new DescribeTableCommand({ TableName: 'kaiwa-script' }));
+      expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['work-index']);
+      expect(Table?.StreamSpecification).toMatchObject({ StreamEnabled: true, StreamViewType: 'KEYS_ONLY' });
+      const ttl = await local.client.send(new DescribeTimeToLiveCommand({ TableName: 'kaiwa-script' }));
+      expect(ttl.TimeToLiveDescription).toMatchObject({
+        AttributeName: 'expiresAt',
+        TimeToLiveStatus: 'ENABLED',
+      });
+    });
   });
 });
+
+/** Replies with the text of the turn's last user message. */
+const echoModel = () =>
+  new ScriptedModel(
+    [
+      (request: ModelRequest) => {
+        const entry = request.history.findLast((item) => item.role === 'user');
+        return callReply(`re: ${entry?.role === 'user' ? entry.text : ''}`);
+      },
+    ],
+    { repeatLast: true },
+  );

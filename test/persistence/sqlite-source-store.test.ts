@@ -5,7 +5,8 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HistoryEntry, InboundMessage, JsonObject } from '../../src/domain/index.js';
-import { FileStore, openSqliteSourceStore, StoreInUseError } from '../../src/persistence/index.js';
+import { openSqliteSourceStore, StoreInUseError } from '../../src/persistence/index.js';
+import { writeFirstWaveFiles } from '../support/first-wave-data.js';
 import { crashScenarios, observe, type CrashScenario } from './crash-scenarios.js';
 import { sourceStoreConformance } from './source-store.conformance.js';
 import { message, neverGone, owner, testClock, WIDE } from './source-store-fixtures.js';
@@ -269,32 +270,37 @@ describe('sqlite source store: import of the first-wave file store', () => {
 
   async function firstWaveDirectory() {
     const directory = await freshDirectory();
-    const old = await FileStore.open(directory);
     const taken = { ...message('U-a', 'hello'), eventId: 'e-1' };
     const queued = message('U-a', 'queued in the snapshot');
     const waiting = message('U-a', 'waiting in the inbox');
     const otherSource = message('C-group', 'only an inbox');
-    for (const item of [taken, queued]) await old.accept(item);
-    await old.save({
-      sourceId: 'U-a',
-      expectedVersion: 0,
-      machineVersion: 3,
-      busy: true,
-      consumedEventIds: [queued.eventId],
-      snapshot: {
-        status: 'active',
-        value: 'idle',
-        context: {
-          history: history as unknown as JsonObject[],
-          settings: { maxModelCalls: 3 },
-          profiles: { U1: { displayName: 'Alice', fetchedAt: 5 } },
-          pending: [[queued]] as never,
-          recentEventIds: ['e-1', queued.eventId],
-          turn: null,
+    // What the old store left after accepting `taken` and `queued`, saving the snapshot that took
+    // `queued` in (and deleting its file), then accepting `waiting` and `otherSource`.
+    await writeFirstWaveFiles(directory, {
+      conversations: [
+        {
+          sourceId: 'U-a',
+          version: 1,
+          machineVersion: 3,
+          busy: true,
+          updatedAt: Date.now(),
+          snapshot: {
+            status: 'active',
+            value: 'idle',
+            context: {
+              history: history as unknown as JsonObject[],
+              settings: { maxModelCalls: 3 },
+              profiles: { U1: { displayName: 'Alice', fetchedAt: 5 } },
+              pending: [[queued]] as never,
+              recentEventIds: ['e-1', queued.eventId],
+              turn: null,
+            },
+          },
         },
-      },
+      ],
+      inbox: [taken, waiting, otherSource],
+      claimed: [queued.eventId],
     });
-    for (const item of [waiting, otherSource]) await old.accept(item);
     // What a malformed group id made the old store write: a file in the inbox root.
     await writeFile(path.join(directory, 'inbox', 'stray.json'), '{}');
     return { directory, taken, queued, waiting, otherSource };

@@ -6,7 +6,7 @@ import type { HistoryEntry, InboundMessage, InboxItem, Source } from '../../src/
 import { retryKeyFor } from '../../src/line/retry-key.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
-import { FileStore, MemoryStore, SnapshotSourceStore } from '../../src/persistence/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { LocalReminderScheduler, createReminderTools, type Reminder } from '../../src/reminders/index.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
@@ -161,12 +161,16 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     first.stop();
 
     clock = now + 5 * 60_000; // both fell due while kaiwa was down
-    const store = new MemoryStore();
+    const store = new MemorySourceStore();
     const second = new LocalReminderScheduler({ ...options, deliver: (message) => store.accept(message) });
     await second.start();
     await vi.waitFor(async () => {
-      expect((await store.inbox(alice.id)).map(textOf)).toEqual(['[reminder due] water the plants']);
-      expect((await store.inbox(bob.id)).map(textOf)).toEqual(['[reminder due] book the hall']);
+      expect((await store.inbox(alice.id)).map(({ item }) => textOf(item))).toEqual([
+        '[reminder due] water the plants',
+      ]);
+      expect((await store.inbox(bob.id)).map(({ item }) => textOf(item))).toEqual([
+        '[reminder due] book the hall',
+      ]);
     });
     await vi.waitFor(async () => expect(await second.list(alice.id)).toEqual([]));
     expect(await second.list(bob.id)).toEqual([]);
@@ -386,7 +390,6 @@ describe('a reminder end to end', () => {
         callTools(['set_reminder', { text: 'stand up', delay_minutes: 1 }]),
         callReply('ok'),
       ]),
-      store: new SnapshotSourceStore(await FileStore.open(dataDir)),
       env: { STORE: 'sqlite', DATA_DIR: dataDir },
     });
     const event = {
@@ -421,7 +424,6 @@ describe('a reminder end to end', () => {
         callTools(['set_reminder', { text: 'stand up', delay_minutes: 60 }]),
         callReply('ok'),
       ]),
-      store: new SnapshotSourceStore(await FileStore.open(dataDir)),
       env: { STORE: 'sqlite', DATA_DIR: dataDir },
     });
     const base = {
