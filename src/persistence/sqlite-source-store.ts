@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { collectHistoryWindow, type Clock, type HistoryEntry, type InboxItem } from '../domain/index.js';
 import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
@@ -99,10 +101,12 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   /**
-   * Opens (or creates) the database file. Throws `StoreInUseError` when another process has
-   * it open; imports a first-wave file store when asked and the database is new.
+   * Opens (or creates) the database file, and its directory (a fresh clone has no `.data`).
+   * Throws `StoreInUseError` when another process has it open; imports a first-wave file store
+   * when asked and the database is new.
    */
   static async open(options: SqliteSourceStoreOptions): Promise<SqliteSourceStore> {
+    mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
     let releaseLock: () => void;
     try {
       releaseLock = holdProcessLock(options.file);

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -58,8 +58,10 @@ afterEach(async () => {
 
 describe('npm start', () => {
   it('starts with no configuration, serves /healthz and chats through the emulator, then stops cleanly', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-start-'));
-    directories.push(dataDir);
+    const parent = await mkdtemp(path.join(tmpdir(), 'kaiwa-start-'));
+    directories.push(parent);
+    // As on a fresh clone: the data directory does not exist yet.
+    const dataDir = path.join(parent, 'not-yet', '.data');
     const started = startProcess({ PORT: '0', DATA_DIR: dataDir });
     children.push(started.child);
 
@@ -90,6 +92,7 @@ describe('npm start', () => {
 
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);
+    expect(existsSync(path.join(dataDir, 'kaiwa.db'))).toBe(true);
   });
 
   const older = olderNode();
