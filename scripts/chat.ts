@@ -90,10 +90,18 @@ async function connect(): Promise<{ url: string; runtime?: KaiwaRuntime }> {
   return { url: runtime.url, runtime };
 }
 
-/** Follows the emulator's transcript (server-sent events) and hands over this chat's entries. */
-async function follow(url: string, onEntry: (entry: TranscriptEntry) => void, signal: AbortSignal) {
+/**
+ * Opens the emulator's transcript (server-sent events). The server subscribes before it answers,
+ * so once this resolves no entry is missed.
+ */
+async function openTranscript(url: string, signal: AbortSignal): Promise<Response> {
   const response = await fetch(`${url}/emulator/api/stream`, { signal });
   if (!response.body) throw new Error('the transcript stream has no body');
+  return response;
+}
+
+/** Hands over the transcript's entries as they come. */
+async function follow(response: Response, onEntry: (entry: TranscriptEntry) => void) {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -118,6 +126,9 @@ async function main() {
     `${url}/emulator/api/chat-id?kind=${chat.kind}&name=${encodeURIComponent(chat.name)}`,
   );
   const { id: chatId } = (await idResponse.json()) as { id: string };
+  // Before reading stdin: a line read while this waited would have no listener yet.
+  const stream = new AbortController();
+  const transcript = await openTranscript(url, stream.signal);
   const interactive = process.stdin.isTTY && process.stdout.isTTY;
   const rl = readline.createInterface({
     input: process.stdin,
@@ -142,32 +153,38 @@ async function main() {
   print(`inspect it at ${url}/inspect · /help for commands`);
 
   const names = new Map<string, string>();
-  const mine = new Set<string>();
-  let lastSent = 0;
-  let lastAnswer = 0;
-  const stream = new AbortController();
-  follow(
-    url,
-    (entry) => {
-      if (entry.chatId !== chatId) return;
-      if (entry.from === 'user' && entry.userName) names.set(entry.id, entry.userName);
-      if (entry.from === 'user' && !mine.has(entry.id))
-        print(`${entry.userName ?? 'someone'} (elsewhere) › ${entry.text}`);
-      if (entry.from === 'bot') {
-        lastAnswer = Date.now();
-        const to = entry.quotedId && names.get(entry.quotedId);
-        print(`kaiwa${to ? ` (to ${to})` : ''}${entry.via === 'push' ? ' [push]' : ''} › ${entry.text}`);
-      }
-      if (entry.from === 'system') print(`! ${entry.text}`);
-    },
-    stream.signal,
-  ).catch((error: unknown) => {
+  // The stream shows a line of ours before its POST returns: it is ours when it matches one sent.
+  const unseen = new Map<string, number>();
+  const ours = (userName: string | undefined, text: string) => `${userName ?? ''}\u0000${text}`;
+  let sent = 0;
+  let answers = 0;
+  follow(transcript, (entry) => {
+    if (entry.chatId !== chatId) return;
+    if (entry.from === 'user' && entry.userName) names.set(entry.id, entry.userName);
+    if (entry.from === 'user') {
+      const key = ours(entry.userName, entry.text);
+      const pending = unseen.get(key) ?? 0;
+      if (pending > 0) {
+        unseen.set(key, pending - 1);
+        // A terminal echoes what was typed; piped input is shown as the transcript has it.
+        if (!interactive) print(`${entry.userName ?? 'you'} › ${entry.text}`);
+      } else print(`${entry.userName ?? 'someone'} (elsewhere) › ${entry.text}`);
+    }
+    if (entry.from === 'bot') {
+      answers++;
+      const to = entry.quotedId && names.get(entry.quotedId);
+      print(`kaiwa${to ? ` (to ${to})` : ''}${entry.via === 'push' ? ' [push]' : ''} › ${entry.text}`);
+    }
+    if (entry.from === 'system') print(`! ${entry.text}`);
+  }).catch((error: unknown) => {
     if (!stream.signal.aborted)
       print(`! transcript stream lost: ${error instanceof Error ? error.message : String(error)}`);
   });
 
   const send = async (userName: string, text: string) => {
-    lastSent = Date.now();
+    sent++;
+    const key = ours(userName, text);
+    unseen.set(key, (unseen.get(key) ?? 0) + 1);
     const response = await fetch(`${url}/emulator/api/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -178,7 +195,6 @@ async function main() {
       webhookStatus?: number;
       message?: string;
     };
-    if (body.entry) mine.add(body.entry.id);
     if (!response.ok) print(`! ${body.message ?? response.status}`);
     else if (body.webhookStatus !== 200) print(`! the webhook answered ${body.webhookStatus}`);
   };
@@ -211,10 +227,9 @@ async function main() {
 
   await new Promise<void>((resolve) => rl.once('close', resolve));
   await queue;
-  // Piped input ends at once: give the last message its answer (or give up after --wait ms).
+  // Piped input ends at once: give every message its answer (or give up after --wait ms).
   const deadline = Date.now() + Number(args.wait);
-  while (lastSent > lastAnswer && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  while (answers < sent && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   stream.abort();
   await runtime?.close();
 }

@@ -98,4 +98,23 @@ describe('npm run chat', () => {
     expect(stdout).toMatch(/kaiwa › .*hello from the terminal/);
     expect(stdout).toContain('offline model');
   });
+
+  it('answers every line of piped input before it exits, and never shows your own lines as from elsewhere', async () => {
+    const runtime = await startEmulatorKaiwa({ model: echo() });
+    runtimes.push(runtime);
+    const chat = startChat(['--url', runtime.url, '--user', 'Aiko']);
+    children.push(chat.child);
+
+    chat.say('first line');
+    chat.say('second line');
+    chat.say('third line');
+    chat.child.stdin.end();
+
+    expect(await chat.exited).toBe(0);
+    const { stdout } = chat.output();
+    for (const line of ['first line', 'second line', 'third line']) {
+      expect(stdout).toMatch(new RegExp(`kaiwa › re: ${line}`));
+    }
+    expect(stdout).not.toContain('(elsewhere)');
+  });
 });
