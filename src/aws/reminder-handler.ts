@@ -4,7 +4,7 @@ import type { SourceStore } from '../persistence/source-store.js';
 // Straight from the module: the reminders index would bring the tool registry (and ajv) into this bundle.
 import { reminderMessage, type Reminder } from '../reminders/reminder.js';
 import type { ReminderEvent } from './aws-reminder-scheduler.js';
-import { createLambdaStore } from './lambda-store.js';
+import { createLambdaInboxWriter } from './lambda-inbox-writer.js';
 import { readWebhookConfig } from './lambda-config.js';
 import { createLambdaObservability, lambdaLogLevel, observedHandler } from './observability/index.js';
 
@@ -61,7 +61,7 @@ export const handler = observedHandler(
     composed ??= Promise.resolve().then(() => {
       const config = readWebhookConfig(process.env);
       return {
-        store: createLambdaStore(config.dynamodb),
+        store: createLambdaInboxWriter(config.dynamodb),
         clock: { now: () => Date.now() },
         logger: observability.logger,
       };

@@ -8,7 +8,7 @@ import { acceptEvents } from '../persistence/accept-events.js';
 import type { SourceStore } from '../persistence/source-store.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import { SECRET_PARAMETERS, readWebhookConfig } from './lambda-config.js';
-import { createLambdaStore } from './lambda-store.js';
+import { createLambdaInboxWriter } from './lambda-inbox-writer.js';
 import { createLambdaObservability, lambdaLogLevel, observedHandler } from './observability/index.js';
 import { SsmSecrets, withSecrets, type SecretReader } from './ssm-secrets.js';
 import { webhookBotUserId } from './webhook-bot-identity.js';
@@ -104,10 +104,9 @@ export function webhookDependenciesFromEnv(
   }
   return {
     // Tight per-attempt limits: a stalled call is retried, and the whole answer stays inside 2 s.
-    store: createLambdaStore(
+    store: createLambdaInboxWriter(
       config.dynamodb,
       { maxAttempts: 3, connectionTimeoutMs: 500, requestTimeoutMs: 1000 },
-      undefined,
       { maxInbox: config.maxInbox },
     ),
     channelSecret: async () =>

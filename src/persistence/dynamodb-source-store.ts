@@ -5,7 +5,8 @@ import { HistoryWindowCollector, type Clock, type InboxItem } from '../domain/in
 import { failedCondition } from './dynamodb-cancellation.js';
 import { writeCheckpoint, type CheckpointBase } from './dynamodb-checkpoint-writer.js';
 import { finishForget, forgetSource } from './dynamodb-forget.js';
-import { acceptItem, checkInboxKey, countInboxAttempt, deleteConsumed, readInbox } from './dynamodb-inbox.js';
+import { DynamoDbInboxWriter } from './dynamodb-inbox-writer.js';
+import { checkInboxKey, countInboxAttempt, deleteConsumed, readInbox } from './dynamodb-inbox.js';
 import { pageKeysBelow, readNewestHistory } from './dynamodb-history-reader.js';
 import { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
 import { toEpochSeconds } from './dynamodb-items.js';
@@ -25,13 +26,7 @@ import {
   type StoredHead,
   type StoredItem,
 } from './dynamodb-source-items.js';
-import {
-  CONVERSATION_SORT_KEY,
-  HEAD_SORT_KEY,
-  PROFILE_PREFIX,
-  inboxSortKey,
-  padNumber,
-} from './dynamodb-table.js';
+import { CONVERSATION_SORT_KEY, HEAD_SORT_KEY, PROFILE_PREFIX } from './dynamodb-table.js';
 import { writeSteps } from './dynamodb-write-steps.js';
 import { batchDelete, transactWrite, type TableClient } from './dynamodb-writes.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
@@ -96,7 +91,7 @@ export class DynamoDbSourceStore implements SourceStore {
   private readonly workIndex: boolean;
   /** What the last load or checkpoint of each source left, so the next checkpoint reads nothing. */
   private readonly heads = new Map<string, CheckpointBase>();
-  private sequence = 0;
+  private readonly inboxWriter: DynamoDbInboxWriter;
 
   constructor(options: DynamoDbSourceStoreOptions) {
     this.table = { documents: DynamoDBDocumentClient.from(options.client), tableName: options.tableName };
@@ -110,18 +105,11 @@ export class DynamoDbSourceStore implements SourceStore {
     this.maxItemBytes = options.maxItemBytes ?? MAX_ITEM_BYTES;
     this.limits = { ...defaultDynamoDbSourceStoreLimits, ...options.limits };
     this.workIndex = options.workIndex ?? true;
+    this.inboxWriter = new DynamoDbInboxWriter(options);
   }
 
   accept(item: InboxItem): Promise<boolean> {
-    const now = this.clock.now();
-    return acceptItem(this.table, item, {
-      now,
-      claimTtlMs: this.claimTtlMs,
-      maxInbox: this.maxInbox,
-      sortKey: inboxSortKey(item.timestamp, this.arrivalKey(now), item.eventId),
-      workIndex: this.workIndex,
-      steps: writeSteps(this.onWriteStep, 'accept'),
-    });
+    return this.inboxWriter.accept(item);
   }
 
   inbox(sourceId: string, limit = Infinity): Promise<StoredInboxItem[]> {
@@ -353,12 +341,6 @@ export class DynamoDbSourceStore implements SourceStore {
 
   private expiresAt(): number | undefined {
     return this.conversationTtlMs > 0 ? toEpochSeconds(this.clock.now() + this.conversationTtlMs) : undefined;
-  }
-
-  /** Orders items accepted by this process within one millisecond (see `inboxSortKey`). */
-  private arrivalKey(now: number): string {
-    this.sequence = (this.sequence + 1) % 1_000_000;
-    return `${padNumber(now, 15)}.${padNumber(this.sequence, 6)}`;
   }
 }
 
