@@ -180,7 +180,7 @@ const noop = () => undefined;
  * message accepted meanwhile is never stranded. A host that lost the source stops before its
  * next side effect; a version conflict reloads and resumes only a head it still owns.
  */
-export const sourceMachine = setup({
+const sourceSetup = setup({
   types: {
     context: {} as SourceContext,
     events: {} as SourceEvent,
@@ -307,6 +307,8 @@ export const sourceMachine = setup({
       ...afterCheckpoint(context, params.result),
       ...(params.released && { ownership: undefined }),
     })),
+    /** One more failure in a row: the next retry waits longer (`retry`). */
+    countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
     /** The inbox's next step becomes the plan. */
     takePlan: assign((_, params: NextStep) => ({
       plan: params.plan,
@@ -341,7 +343,55 @@ export const sourceMachine = setup({
     logFailure: noop,
     logLost: noop,
   },
-}).createMachine({
+});
+
+/**
+ * Before a side effect whose intent is durable (docs/runtime.md, "Ownership"): it starts only
+ * while the lease stays ours for its whole timeout. A lease with less room left (a slow intent
+ * write, starved heartbeats) is renewed first under our fence; a renew refused because the fence
+ * moved on means another process owns the source and may be delivering this very intent: this
+ * one stops. `resumed`: the intent was loaded with the conversation, not written by this turn.
+ */
+function securingSideEffect(resumed: boolean) {
+  return sourceSetup.createStateConfig({
+    initial: 'checking',
+    states: {
+      checking: {
+        always: [
+          {
+            guard: 'leaseCoversSideEffect',
+            target: '#source.owned.active.turn',
+            actions: { type: 'answerCheckpoint', params: { resumed } },
+          },
+          { target: 'renewing' },
+        ],
+      },
+      renewing: {
+        invoke: {
+          src: 'renew',
+          input: ({ context }) => ({ ownership: context.ownership! }),
+          onDone: {
+            target: 'checking',
+            actions: assign(({ event }) => ({ leaseFrom: event.output, failures: 0 })),
+          },
+          onError: [
+            {
+              guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+              target: '#source.owned.lost',
+            },
+            {
+              target: 'waiting',
+              actions: ['countFailure', 'logFailure'],
+            },
+          ],
+        },
+      },
+      waiting: { after: { retry: 'renewing' } },
+    },
+  });
+}
+
+export const sourceMachine = sourceSetup.createMachine({
   id: 'source',
   context: ({ input }) => ({
     sourceId: input.sourceId,
@@ -433,7 +483,7 @@ export const sourceMachine = setup({
         ],
         onError: {
           target: 'retryingAcquire',
-          actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+          actions: ['countFailure', 'logFailure'],
         },
       },
     },
@@ -489,7 +539,7 @@ export const sourceMachine = setup({
                   },
                   {
                     target: 'waiting',
-                    actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                    actions: ['countFailure', 'logFailure'],
                   },
                 ],
               },
@@ -501,7 +551,7 @@ export const sourceMachine = setup({
           on: {
             'conversation.failed': {
               target: 'failed',
-              actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+              actions: ['countFailure', 'logFailure'],
             },
           },
           initial: 'resuming',
@@ -515,84 +565,9 @@ export const sourceMachine = setup({
                 { target: 'turn' },
               ],
             },
-            // The intent is durable (docs/runtime.md, "Ownership"); the side effect starts only while
-            // the lease stays ours for its whole timeout. A lease with less room left (a slow intent
-            // write, starved heartbeats) is renewed first under our fence; a renew refused because
-            // the fence moved on means another process owns the source and may be delivering this
-            // very intent: this one stops.
-            securing: {
-              initial: 'checking',
-              states: {
-                checking: {
-                  always: [
-                    {
-                      guard: 'leaseCoversSideEffect',
-                      target: '#source.owned.active.turn',
-                      actions: { type: 'answerCheckpoint', params: { resumed: false } },
-                    },
-                    { target: 'renewing' },
-                  ],
-                },
-                renewing: {
-                  invoke: {
-                    src: 'renew',
-                    input: ({ context }) => ({ ownership: context.ownership! }),
-                    onDone: {
-                      target: 'checking',
-                      actions: assign(({ event }) => ({ leaseFrom: event.output, failures: 0 })),
-                    },
-                    onError: [
-                      {
-                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.lost',
-                      },
-                      {
-                        target: 'waiting',
-                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
-                      },
-                    ],
-                  },
-                },
-                waiting: { after: { retry: 'renewing' } },
-              },
-            },
+            securing: securingSideEffect(false),
             // The same for an intent that was loaded (resumed), not written.
-            securingResumed: {
-              initial: 'checking',
-              states: {
-                checking: {
-                  always: [
-                    {
-                      guard: 'leaseCoversSideEffect',
-                      target: '#source.owned.active.turn',
-                      actions: { type: 'answerCheckpoint', params: { resumed: true } },
-                    },
-                    { target: 'renewing' },
-                  ],
-                },
-                renewing: {
-                  invoke: {
-                    src: 'renew',
-                    input: ({ context }) => ({ ownership: context.ownership! }),
-                    onDone: {
-                      target: 'checking',
-                      actions: assign(({ event }) => ({ leaseFrom: event.output, failures: 0 })),
-                    },
-                    onError: [
-                      {
-                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.lost',
-                      },
-                      {
-                        target: 'waiting',
-                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
-                      },
-                    ],
-                  },
-                },
-                waiting: { after: { retry: 'renewing' } },
-              },
-            },
+            securingResumed: securingSideEffect(true),
             reading: {
               initial: 'fetching',
               states: {
@@ -657,7 +632,7 @@ export const sourceMachine = setup({
                     ],
                     onError: {
                       target: 'waiting',
-                      actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                      actions: ['countFailure', 'logFailure'],
                     },
                   },
                 },
@@ -747,7 +722,7 @@ export const sourceMachine = setup({
                       },
                       {
                         target: 'waiting',
-                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                        actions: ['countFailure', 'logFailure'],
                       },
                     ],
                   },
@@ -781,7 +756,7 @@ export const sourceMachine = setup({
                       },
                       {
                         target: 'waiting',
-                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                        actions: ['countFailure', 'logFailure'],
                       },
                     ],
                   },
@@ -820,7 +795,7 @@ export const sourceMachine = setup({
                 },
                 onError: {
                   target: 'reading',
-                  actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                  actions: ['countFailure', 'logFailure'],
                 },
               },
             },
@@ -840,7 +815,7 @@ export const sourceMachine = setup({
                   },
                   {
                     target: 'reading',
-                    actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                    actions: ['countFailure', 'logFailure'],
                   },
                 ],
               },
@@ -891,7 +866,7 @@ export const sourceMachine = setup({
                       },
                       {
                         target: 'waiting',
-                        actions: [assign({ failures: ({ context }) => context.failures + 1 }), 'logFailure'],
+                        actions: ['countFailure', 'logFailure'],
                       },
                     ],
                   },
