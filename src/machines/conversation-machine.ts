@@ -20,6 +20,7 @@ import {
   type DeliveryRequest,
   type ExecuteToolInput,
   type GenerateInput,
+  type StopReason,
 } from './conversation-types.js';
 import { turnShouldStop } from './stop-conditions.js';
 import { LimitReachedError } from './limit-reached-error.js';
@@ -103,6 +104,10 @@ export const conversationMachine = setup({
     reply: fromPromise<DeliveryReceipt, DeliveryRequest>(notProvided('reply')),
   },
   actions: {
+    /** The turn stops for this reason once its current state is left (`done` reads it). */
+    stopTurn: assign(({ context }, params: { reason: StopReason }) => ({
+      turn: { ...currentTurn(context), stopReason: params.reason },
+    })),
     /**
      * A side effect's intent: the `securing` state announces that it waits and moves on when
      * the host answers `checkpoint.done`, so the snapshot the host persists is the intent. A
@@ -150,9 +155,7 @@ export const conversationMachine = setup({
     'turn.abandon': {
       guard: 'turnInProgress',
       target: '.done',
-      actions: assign(({ context }) => ({
-        turn: { ...currentTurn(context), stopReason: 'abandoned' as const },
-      })),
+      actions: { type: 'stopTurn', params: { reason: 'abandoned' } },
     },
     // The host sends it only while idle; whatever the state, an unsend just leaves history.
     'line.unsend': {
@@ -194,9 +197,7 @@ export const conversationMachine = setup({
         {
           guard: 'turnIsInboxFull',
           target: 'apologize',
-          actions: assign(({ context }) => ({
-            turn: { ...currentTurn(context), stopReason: 'inbox-full' as const },
-          })),
+          actions: { type: 'stopTurn', params: { reason: 'inbox-full' } },
         },
         { target: 'generate' },
       ],
@@ -225,9 +226,7 @@ export const conversationMachine = setup({
             target: 'done',
             actions: [
               assign(({ context, event }) => recordModelResponse(context, event.output)),
-              assign(({ context }) => ({
-                turn: { ...currentTurn(context), stopReason: 'no-function-calls' as const },
-              })),
+              { type: 'stopTurn', params: { reason: 'no-function-calls' } },
             ],
           },
         ],
@@ -235,9 +234,7 @@ export const conversationMachine = setup({
           {
             guard: 'limitReached',
             target: 'apologize',
-            actions: assign(({ context }) => ({
-              turn: { ...currentTurn(context), stopReason: 'limit-reached' as const },
-            })),
+            actions: { type: 'stopTurn', params: { reason: 'limit-reached' } },
           },
           { target: 'apologize' },
         ],
@@ -251,9 +248,7 @@ export const conversationMachine = setup({
           actions: [
             assign(({ context }) => abandonStep(context)),
             assign(({ context }) => closeStep(context)),
-            assign(({ context }) => ({
-              turn: { ...currentTurn(context), stopReason: 'abandoned' as const },
-            })),
+            { type: 'stopTurn', params: { reason: 'abandoned' } },
           ],
         },
       },
@@ -325,12 +320,13 @@ export const conversationMachine = setup({
             {
               guard: 'turnShouldStop',
               target: '#conversation.done',
-              actions: assign(({ context }) => ({
-                turn: {
-                  ...currentTurn(context),
-                  stopReason: turnShouldStop(currentTurn(context), context.settings),
-                },
-              })),
+              actions: {
+                type: 'stopTurn',
+                // The guard just found a reason.
+                params: ({ context }) => ({
+                  reason: turnShouldStop(currentTurn(context), context.settings)!,
+                }),
+              },
             },
             { target: '#conversation.generate' },
           ],
