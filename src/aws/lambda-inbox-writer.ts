@@ -1,6 +1,8 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDbConfig } from '../config/dynamodb-config.js';
 import { createDynamoDbClient, type DynamoDbClientSettings } from '../persistence/dynamodb-client.js';
 import { DynamoDbInboxWriter } from '../persistence/dynamodb-inbox-writer.js';
+import { resolveSourceStoreOptions } from '../persistence/source-store-options.js';
 
 /**
  * What the webhook and the reminder function write, from `DYNAMODB_*`: `accept` alone, without
@@ -12,10 +14,9 @@ export function createLambdaInboxWriter(
   limits: Partial<DynamoDbClientSettings> = {},
   options: { readonly maxInbox?: number } = {},
 ): DynamoDbInboxWriter {
-  return new DynamoDbInboxWriter({
-    client: createDynamoDbClient({ region: config.region, endpoint: config.endpoint, ...limits }),
-    tableName: config.table,
-    workIndex: false,
-    ...options,
-  });
+  const client = createDynamoDbClient({ region: config.region, endpoint: config.endpoint, ...limits });
+  return new DynamoDbInboxWriter(
+    { documents: DynamoDBDocumentClient.from(client), tableName: config.table },
+    { ...resolveSourceStoreOptions(options), workIndex: false },
+  );
 }

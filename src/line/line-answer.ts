@@ -32,8 +32,4 @@ export class LineAnswer {
   text(): Promise<string> {
     return Promise.resolve(this.answer.bytes.toString('utf8'));
   }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text()) as unknown;
-  }
 }

@@ -1,8 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isMessage, type Clock, type InboxItem } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
-import { toEpochSeconds } from './dynamodb-items.js';
 import { inboxItemFromStored, inboxStoredItem } from './dynamodb-source-items.js';
 import {
   CLAIM_SORT_KEY,
@@ -11,24 +9,18 @@ import {
   claimPartitionKey,
   inboxSortKey,
   padNumber,
+  toEpochSeconds,
 } from './dynamodb-table.js';
 import { writeSteps, type WriteSteps } from './dynamodb-write-steps.js';
 import { transactWrite, type TableClient } from './dynamodb-writes.js';
 import { admitToInbox } from './inbox-cap.js';
-import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
+import type { ResolvedSourceStoreOptions } from './source-store-options.js';
 import type { SourceStore } from './source-store.js';
 
 // A source's inbox on DynamoDB: one item per accepted event under the source's partition
 // (`INBOX#<event timestamp>#<arrival>#<event id>`, unique and stable per event: the stream and
 // the SQS FIFO Pipe key on it), claimed by event id in the same transaction. Reading and
 // consuming it is the source store's (`dynamodb-inbox.ts`).
-
-export interface DynamoDbInboxWriterOptions extends SourceStoreOptions {
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-  /** Write the sparse work index's key (default true; off on Lambda: docs/persistence.md). */
-  readonly workIndex?: boolean;
-}
 
 /**
  * `accept` on kaiwa's DynamoDB table, and nothing else: the event's claim and its inbox item in
@@ -37,24 +29,26 @@ export interface DynamoDbInboxWriterOptions extends SourceStoreOptions {
  * leave out the checkpoint, ownership, history and migration code.
  */
 export class DynamoDbInboxWriter implements Pick<SourceStore, 'accept'> {
-  private readonly table: TableClient;
   private readonly clock: Clock;
   private readonly claimTtlMs: number;
   private readonly maxInbox: number;
-  private readonly workIndex: boolean;
   private readonly onWriteStep: (step: string) => void;
+  /** Write the sparse work index's key (off on Lambda: docs/persistence.md, "The work index"). */
+  private readonly workIndex: boolean;
   /** Orders items accepted in the same millisecond by this process. */
   private sequence = 0;
 
-  constructor(options: DynamoDbInboxWriterOptions) {
-    this.table = { documents: DynamoDBDocumentClient.from(options.client), tableName: options.tableName };
+  constructor(
+    private readonly table: TableClient,
+    options: ResolvedSourceStoreOptions & { readonly workIndex: boolean },
+  ) {
     ({
       clock: this.clock,
       claimTtlMs: this.claimTtlMs,
       maxInbox: this.maxInbox,
       onWriteStep: this.onWriteStep,
-    } = resolveSourceStoreOptions(options));
-    this.workIndex = options.workIndex ?? true;
+      workIndex: this.workIndex,
+    } = options);
   }
 
   accept(item: InboxItem): Promise<boolean> {
@@ -119,31 +113,21 @@ async function readInboxTail(
   sourceId: string,
   maxInbox: number,
 ): Promise<{ waiting: number; last: InboxItem | undefined; key: string | undefined }> {
+  // The source's inbox items, newest first.
+  const newestFirst = {
+    TableName: table.tableName,
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :inboxEnd',
+    ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+    ExpressionAttributeValues: { ':pk': sourceId, ':first': INBOX_PREFIX, ':inboxEnd': 'INBOX$' },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  };
   const answer = await table.documents.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :inboxEnd',
-      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': sourceId, ':first': INBOX_PREFIX, ':inboxEnd': 'INBOX$' },
-      ScanIndexForward: false,
-      Select: 'COUNT',
-      Limit: Math.max(1, maxInbox),
-      ConsistentRead: true,
-    }),
+    new QueryCommand({ ...newestFirst, Select: 'COUNT', Limit: Math.max(1, maxInbox) }),
   );
   const waiting = answer.Count ?? 0;
   if (waiting < maxInbox) return { waiting, last: undefined, key: undefined };
-  const newest = await table.documents.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :inboxEnd',
-      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': sourceId, ':first': INBOX_PREFIX, ':inboxEnd': 'INBOX$' },
-      ScanIndexForward: false,
-      Limit: 1,
-      ConsistentRead: true,
-    }),
-  );
+  const newest = await table.documents.send(new QueryCommand({ ...newestFirst, Limit: 1 }));
   const stored = newest.Items?.[0];
   const last = stored ? inboxItemFromStored(stored) : undefined;
   return { waiting, last: last?.item, key: last?.key };

@@ -2,7 +2,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { compressJson } from './dynamodb-compressed-json.js';
 import { paginate } from './dynamodb-history-pages.js';
-import { conversationFromItem } from './dynamodb-items.js';
+import type { FirstWaveConversation } from './first-wave-conversation.js';
+import type { JsonObject } from '../domain/index.js';
 import { headKey, inboxStoredItem, pageItem, profileItem, type StoredItem } from './dynamodb-source-items.js';
 import { CONVERSATION_SORT_KEY, INBOX_PREFIX, inboxSortKey, padNumber, workShard } from './dynamodb-table.js';
 import { batchDelete, batchPut, transactWrite, type TableClient } from './dynamodb-writes.js';
@@ -149,4 +150,30 @@ async function inboxEvents(table: TableClient, sourceId: string) {
     for (const item of page.Items ?? []) events.push({ sk: String(item.sk), eventId: String(item.eventId) });
   }
   return events;
+}
+
+/** A first-wave `CONVERSATION` item, read for its migration: the snapshot is a JSON string. */
+function conversationFromItem(item: Record<string, unknown>): FirstWaveConversation {
+  return {
+    sourceId: readString(item, 'pk'),
+    version: readNumber(item, 'version'),
+    machineVersion: readNumber(item, 'machineVersion'),
+    snapshot: JSON.parse(readString(item, 'snapshot')) as JsonObject,
+    busy: item.busy === true,
+    updatedAt: readNumber(item, 'updatedAt'),
+  };
+}
+
+function readString(item: Record<string, unknown>, name: string): string {
+  const value = item[name];
+  if (typeof value !== 'string')
+    throw new TypeError(`stored item ${String(item.pk)}: ${name} is not a string`);
+  return value;
+}
+
+function readNumber(item: Record<string, unknown>, name: string): number {
+  const value = item[name];
+  if (typeof value !== 'number')
+    throw new TypeError(`stored item ${String(item.pk)}: ${name} is not a number`);
+  return value;
 }

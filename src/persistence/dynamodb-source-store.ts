@@ -9,7 +9,6 @@ import { DynamoDbInboxWriter } from './dynamodb-inbox-writer.js';
 import { checkInboxKey, countInboxAttempt, deleteConsumed, readInbox } from './dynamodb-inbox.js';
 import { pageKeysBelow, readNewestHistory } from './dynamodb-history-reader.js';
 import { MAX_ITEM_BYTES } from './dynamodb-item-size.js';
-import { toEpochSeconds } from './dynamodb-items.js';
 import { migrateLegacyConversation } from './dynamodb-legacy-migration.js';
 import { acquireHead, ownedBy, releaseHead, renewHead } from './dynamodb-ownership.js';
 import { lostOwnership } from './dynamodb-returned-item.js';
@@ -26,7 +25,7 @@ import {
   type StoredHead,
   type StoredItem,
 } from './dynamodb-source-items.js';
-import { CONVERSATION_SORT_KEY, HEAD_SORT_KEY, PROFILE_PREFIX } from './dynamodb-table.js';
+import { CONVERSATION_SORT_KEY, HEAD_SORT_KEY, PROFILE_PREFIX, toEpochSeconds } from './dynamodb-table.js';
 import { writeSteps } from './dynamodb-write-steps.js';
 import { batchDelete, transactWrite, type TableClient } from './dynamodb-writes.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
@@ -81,8 +80,6 @@ const MAX_REMEMBERED_HEADS = 10_000;
  */
 export class DynamoDbSourceStore implements SourceStore {
   private readonly table: TableClient;
-  private readonly claimTtlMs: number;
-  private readonly maxInbox: number;
   private readonly conversationTtlMs: number;
   private readonly maxItemBytes: number;
   private readonly limits: DynamoDbSourceStoreLimits;
@@ -95,17 +92,13 @@ export class DynamoDbSourceStore implements SourceStore {
 
   constructor(options: DynamoDbSourceStoreOptions) {
     this.table = { documents: DynamoDBDocumentClient.from(options.client), tableName: options.tableName };
-    ({
-      clock: this.clock,
-      claimTtlMs: this.claimTtlMs,
-      maxInbox: this.maxInbox,
-      onWriteStep: this.onWriteStep,
-    } = resolveSourceStoreOptions(options));
+    const resolved = resolveSourceStoreOptions(options);
+    ({ clock: this.clock, onWriteStep: this.onWriteStep } = resolved);
     this.conversationTtlMs = options.conversationTtlMs ?? 0;
     this.maxItemBytes = options.maxItemBytes ?? MAX_ITEM_BYTES;
     this.limits = { ...defaultDynamoDbSourceStoreLimits, ...options.limits };
     this.workIndex = options.workIndex ?? true;
-    this.inboxWriter = new DynamoDbInboxWriter(options);
+    this.inboxWriter = new DynamoDbInboxWriter(this.table, { ...resolved, workIndex: this.workIndex });
   }
 
   accept(item: InboxItem): Promise<boolean> {

@@ -133,3 +133,8 @@ export function timeToLiveSpecification(): TimeToLiveSpecification {
 export function padNumber(value: number, width: number): string {
   return String(Math.max(0, Math.trunc(value))).padStart(width, '0');
 }
+
+/** Epoch seconds, as DynamoDB's time to live reads them. */
+export function toEpochSeconds(epochMs: number): number {
+  return Math.ceil(epochMs / 1000);
+}

@@ -162,7 +162,7 @@ describe('the LINE transport under @line/bot-sdk', () => {
       const answer = await transport.call(url, init);
       expect({ ok: answer.ok, status: answer.status }).toEqual({ ok: true, status: 200 });
       expect(answer.headers.get('content-type')).toBe('application/json');
-      expect(await answer.json()).toEqual({ userId: 'U1', displayName: 'あ' });
+      expect(JSON.parse(await answer.text())).toEqual({ userId: 'U1', displayName: 'あ' });
     }
   });
 
