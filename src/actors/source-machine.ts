@@ -74,6 +74,12 @@ export interface AcquiredSource {
   readonly leaseFrom: number;
 }
 
+export interface QuarantineInput {
+  readonly sourceId: string;
+  readonly message: InboundMessage;
+  readonly conversation: ConversationActor;
+}
+
 export interface CheckpointResult {
   readonly version: number;
   readonly savedSeq: number;
@@ -216,7 +222,8 @@ const sourceSetup = setup({
       notProvided('closeTurn'),
     ),
     /** Tells the user that a message was set aside (and logs it); it is consumed afterwards. */
-    quarantine: fromPromise<void, { sourceId: string; message: InboundMessage }>(notProvided('quarantine')),
+    /** Tells the user a message was set aside, and records it in the conversation (its last turn). */
+    quarantine: fromPromise<void, QuarantineInput>(notProvided('quarantine')),
     /** Deletes what was accepted up to the unfollow or leave, and cancels the source's reminders. */
     forget: fromPromise<void, { ownership: Ownership; key: string; event: ForgetEvent }>(
       notProvided('forget'),
@@ -779,13 +786,18 @@ export const sourceMachine = sourceSetup.createMachine({
                 },
               },
             },
-            // Poison: the notice goes out, then the checkpoint consumes the message.
+            // Poison: the notice goes out, then the checkpoint consumes the message and stores
+            // the conversation's record of it.
             quarantining: {
               invoke: {
                 src: 'quarantine',
                 input: ({ context }) => {
                   if (context.plan.kind !== 'quarantine') throw new Error('quarantining without a plan');
-                  return { sourceId: context.sourceId, message: context.plan.message };
+                  return {
+                    sourceId: context.sourceId,
+                    message: context.plan.message,
+                    conversation: liveConversation({ context }),
+                  };
                 },
                 onDone: {
                   target: 'checkpointing',

@@ -29,6 +29,7 @@ import {
   type LoadedConversation,
   type NextStep,
   type PreparedTurn,
+  type QuarantineInput,
   type RelayWatch,
   type SourceContext,
   type SourceEvent,
@@ -293,11 +294,18 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           return { ...checkpointResult(input, closed.version), released: closed.released };
         },
       ),
-      quarantine: fromPromise(async ({ input }: { input: { sourceId: string; message: InboundMessage } }) => {
+      quarantine: fromPromise(async ({ input }: { input: QuarantineInput }) => {
         loggerFor(input.sourceId).error('message set aside: its turns kept failing to finish', {
           eventId: input.message.eventId,
         });
         await services.quarantineNotice?.(input.message);
+        // Outside the source's step (a promise settles later): the checkpoint that follows stores it.
+        input.conversation.send({
+          type: 'message.quarantined',
+          eventId: input.message.eventId,
+          at: clock.now(),
+          noticeSent: services.quarantineNotice !== undefined,
+        });
       }),
       forget: fromPromise(async ({ input }) => {
         const logger = loggerFor(input.ownership.sourceId);

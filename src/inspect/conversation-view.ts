@@ -1,5 +1,6 @@
 import type { JsonObject } from '../domain/index.js';
 import { activeStateIds, stateValueText } from './chart-model.js';
+import { turnOutcome, type TurnOutcome } from './turn-outcome.js';
 
 /**
  * What the inspector reads from a conversation's snapshot, live or stored. Snapshots are
@@ -64,6 +65,8 @@ export interface SourceRow {
   readonly state: string;
   readonly live: boolean;
   readonly lastActivity?: number;
+  /** How the last turn ended, and why it got no answer when it did not. */
+  readonly lastTurn?: TurnOutcome;
 }
 
 export function sourceRow(
@@ -77,6 +80,7 @@ export function sourceRow(
     kind === 'user'
       ? ((context && userNameOf(context)) ?? facts.fallbackName)
       : (context?.chat?.title ?? facts.fallbackName ?? `${kind} ${shortId(sourceId)}`);
+  const lastTurn = turnOutcome(context?.lastTurn);
   return {
     sourceId,
     kind,
@@ -84,6 +88,7 @@ export function sourceRow(
     state: stateValueText(snapshot?.value),
     live: facts.live,
     ...(facts.lastActivity !== undefined && { lastActivity: facts.lastActivity }),
+    ...(lastTurn && { lastTurn }),
   };
 }
 

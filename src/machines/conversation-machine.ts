@@ -32,6 +32,7 @@ import {
   finishTurn,
   isInboxFullTurn,
   isQuietTurn,
+  quarantinedTurn,
   recordDelivery,
   recordModelResponse,
   recordOutcome,
@@ -108,6 +109,10 @@ export const conversationMachine = setup({
     stopTurn: assign(({ context }, params: { reason: StopReason }) => ({
       turn: { ...currentTurn(context), stopReason: params.reason },
     })),
+    /** A notice went out: the turn's summary then says the user was told (the inspector shows it). */
+    countNotice: assign(({ context }) => ({
+      turn: { ...currentTurn(context), deliveries: currentTurn(context).deliveries + 1 },
+    })),
     /**
      * A side effect's intent: the `securing` state announces that it waits and moves on when
      * the host answers `checkpoint.done`, so the snapshot the host persists is the intent. A
@@ -156,6 +161,10 @@ export const conversationMachine = setup({
       guard: 'turnInProgress',
       target: '.done',
       actions: { type: 'stopTurn', params: { reason: 'abandoned' } },
+    },
+    // The host sends it only while idle; nothing runs, the head just says why there was no answer.
+    'message.quarantined': {
+      actions: assign(({ event }) => ({ lastTurn: quarantinedTurn(event) })),
     },
     // The host sends it only while idle; whatever the state, an unsend just leaves history.
     'line.unsend': {
@@ -351,7 +360,7 @@ export const conversationMachine = setup({
               ...deliveryRequest(context, [noticeFor(context)]),
               resumed: resumedAfterCheckpoint(event),
             }),
-            onDone: '#conversation.done',
+            onDone: { target: '#conversation.done', actions: 'countNotice' },
             onError: '#conversation.done',
           },
         },

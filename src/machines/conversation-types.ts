@@ -55,7 +55,12 @@ export type StopReason =
    * Resumed after its process died too many times (docs/runtime.md, "Poison"): set aside
    * without its pending side effects; the host tells the user.
    */
-  | 'abandoned';
+  | 'abandoned'
+  /**
+   * Not a turn that ran: a message whose turns kept starting and never finished was set aside
+   * by the host (docs/runtime.md, "Poison") with a notice; recorded so the inspector says why.
+   */
+  | 'quarantined';
 
 /**
  * The cost of the turns that started in one fixed period (a minute or a day, aligned to the
@@ -120,6 +125,10 @@ export interface TurnSummary {
   readonly modelCalls: number;
   readonly usage: TokenUsage;
   readonly startedAt: number;
+  /** Whether the model's answer reached the user (absent in summaries written before it was kept). */
+  readonly replied?: boolean;
+  /** Messages that went out to the user: the answer, or a notice (absent as above). */
+  readonly deliveries?: number;
 }
 
 /** A cached LINE profile: display names are looked up once and refreshed now and then. */
@@ -179,7 +188,12 @@ export type ConversationEvent =
    * Set the turn in progress aside (its resumption kept killing its process): no pending side
    * effect runs; calls still unanswered get an error result, and the turn ends as `abandoned`.
    */
-  | { type: 'turn.abandon' };
+  | { type: 'turn.abandon' }
+  /**
+   * Sent while idle: the host set a message aside (poison) and told the user when `noticeSent`;
+   * it becomes the last turn's summary, so the stored head says why that message got no answer.
+   */
+  | { type: 'message.quarantined'; eventId: string; at: number; noticeSent: boolean };
 
 /** What the conversation announces to its host (`actor.on(type, handler)`). */
 export type ConversationEmitted =

@@ -16,6 +16,7 @@ import type {
   StopReason,
   Turn,
   TurnMessage,
+  TurnSummary,
 } from './conversation-types.js';
 import { recordUsage } from './usage-limits.js';
 
@@ -275,7 +276,22 @@ export function finishTurn(
       modelCalls: turn.modelCalls,
       usage: turn.usage,
       startedAt: turn.startedAt,
+      replied: turn.replied,
+      deliveries: turn.deliveries,
     },
+  };
+}
+
+/** A message the host set aside stands as the last turn: no model call, at most its notice. */
+export function quarantinedTurn(event: { eventId: string; at: number; noticeSent: boolean }): TurnSummary {
+  return {
+    id: event.eventId,
+    stopReason: 'quarantined',
+    modelCalls: 0,
+    usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
+    startedAt: event.at,
+    replied: false,
+    deliveries: event.noticeSent ? 1 : 0,
   };
 }
 

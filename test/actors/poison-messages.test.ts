@@ -13,6 +13,7 @@ import {
 import { RecordingDelivery } from '../support/conversation-harness.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import { until } from '../support/until.js';
+import { turnOutcome } from '../../src/inspect/turn-outcome.js';
 
 // Poison (docs/aws.md, "Poison and long drains"): every turn counts an attempt on the inbox
 // items it takes before it starts; a message whose turns started `maxInboxAttempts` times and
@@ -78,6 +79,37 @@ describe('poison messages', () => {
     ]);
     expect(delivery.requests[0]).toMatchObject({ replyToken: poison.replyToken, index: 0 });
     expect(userTexts(await storedHistory(store, source.id))).toEqual(['after']);
+    await host.shutdown(1000);
+  });
+
+  it('the stored head says a message was set aside, so the inspector can say why it got no answer', async () => {
+    const source = userSourceNumber(4);
+    const { host, store, delivery } = createTestHost({
+      model: new ScriptedModel([callReply('never asked')], { repeatLast: true }),
+      host: { maxInboxAttempts: 2 },
+    });
+    const poison = messageFor(source, 'poison');
+    await store.accept(poison);
+    const [stored] = await store.inbox(source.id);
+    for (let attempt = 0; attempt < 2; attempt++) await store.countAttempt(source.id, stored!.key);
+
+    host.notify(source.id);
+    await until(async () => (await sourceAtRest(store, source.id)) && delivery.requests.length === 1);
+
+    const head = await storedHead(store, source.id);
+    const lastTurn = (head?.snapshot?.context as { lastTurn?: unknown } | undefined)?.lastTurn;
+    expect(lastTurn).toMatchObject({
+      id: poison.eventId,
+      stopReason: 'quarantined',
+      modelCalls: 0,
+      replied: false,
+      deliveries: 1,
+    });
+    expect(turnOutcome(lastTurn)).toMatchObject({
+      answered: false,
+      noAnswer: 'quarantine',
+      noticeSent: true,
+    });
     await host.shutdown(1000);
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/inspect/index.js';
-import { ScriptedModel, callReply, callTools } from '../../src/model/index.js';
+import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import type { KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 import {
   emulatorChatId,
@@ -21,6 +21,9 @@ interface SourceRowJson {
   state: string;
   live: boolean;
   lastActivity?: number;
+  lastTurn?: { stopReason: string; answered: boolean | null; noAnswer?: string; noticeSent?: boolean };
+  owner?: string;
+  leaseUntil?: number;
 }
 interface DetailJson {
   source: SourceRowJson;
@@ -78,6 +81,51 @@ describe('the inspector API in emulator mode', () => {
     expect(sources.find((row) => row.sourceId === groupId)?.displayName).toBe('Trip');
     for (const row of sources) expect(row.lastActivity).toBeGreaterThan(Date.now() - 60_000);
     gated.release();
+    await runtime.host.whenSettled();
+  });
+
+  it("lists how each source's last turn ended — answered, or why not — and the owner while a turn runs", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const model = new ScriptedModel(
+      [
+        async (request: ModelRequest) => {
+          const text = request.history.findLast((entry) => entry.role === 'user')?.text;
+          if (text === 'not for you') return callTools(['skip', { reason: 'talking to Ken' }]);
+          if (text === 'wait') await gate;
+          return callReply(`re: ${text}`);
+        },
+      ],
+      { repeatLast: true },
+    );
+    const runtime = await startEmulatorKaiwa({ model });
+    runtimes.push(runtime);
+    await sayInEmulator(runtime.url, 'hi', { kind: 'user', name: 'Aiko' }, 'Aiko');
+    await sayInEmulator(runtime.url, 'not for you', { kind: 'group', name: 'Trip' }, 'Ken');
+    await runtime.host.whenSettled();
+    await sayInEmulator(runtime.url, 'wait', { kind: 'user', name: 'Mia' }, 'Mia');
+    const [aiko, trip, mia] = await Promise.all([
+      emulatorChatId(runtime.url, 'user', 'Aiko'),
+      emulatorChatId(runtime.url, 'group', 'Trip'),
+      emulatorChatId(runtime.url, 'user', 'Mia'),
+    ]);
+    await until(() => runtime.host.snapshotOf(mia)?.matches('generate'));
+
+    const { sources } = await json<{ sources: SourceRowJson[] }>(`${runtime.url}/inspect/api/sources`);
+    const row = (sourceId: string) => sources.find((candidate) => candidate.sourceId === sourceId);
+
+    expect(row(aiko)?.lastTurn).toMatchObject({ stopReason: 'final-tool', answered: true });
+    expect(row(trip)?.lastTurn).toMatchObject({
+      stopReason: 'final-tool',
+      answered: false,
+      noAnswer: 'skip',
+      noticeSent: false,
+    });
+    expect(row(aiko)?.owner).toBeUndefined();
+    expect(row(mia)?.lastTurn).toBeUndefined();
+    expect(row(mia)?.owner).toEqual(expect.any(String));
+    expect(row(mia)?.leaseUntil).toBeGreaterThan(Date.now());
+    open();
     await runtime.host.whenSettled();
   });
 

@@ -74,6 +74,7 @@ describe('the inspector page in Chromium', () => {
     await expect.poll(() => page.textContent('#current-state')).toBe('generate');
     await expect.poll(() => page.locator('#source-rows tr').count()).toBe(1);
     expect(await page.textContent('#source-rows tr')).toContain('Aiko');
+    await expect.poll(() => page.textContent('#source-rows tr .state')).toContain('owner ');
     // Next to it, the source's lifecycle: owned here, feeding a turn.
     await page.waitForSelector('#lifecycle-chart [data-state-id="source.owned.active.turn"].kc-active');
     await expect.poll(() => page.textContent('#lifecycle-state')).toBe('owned.active.turn');
@@ -89,6 +90,8 @@ describe('the inspector page in Chromium', () => {
     await expect.poll(() => page.textContent('#history')).toContain('here you are');
     // The turn is over: the source was released, its inbox read once more, and it rests.
     await page.waitForSelector('#lifecycle-chart [data-state-id="source.idle"].kc-active');
+    // The list says how the last turn ended.
+    await expect.poll(() => page.textContent('#source-rows tr .outcome')).toBe('answered');
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector.png'), fullPage: true });
 
     // Replay: each step highlights the state that entry entered.

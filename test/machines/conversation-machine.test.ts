@@ -87,6 +87,8 @@ describe('conversation machine', () => {
       id: message.eventId,
       stopReason: 'final-tool',
       modelCalls: 1,
+      replied: true,
+      deliveries: 1,
     });
   });
 
@@ -115,7 +117,33 @@ describe('conversation machine', () => {
     const snapshot = await untilIdle(actor);
 
     expect(delivery.requests).toEqual([]);
-    expect(snapshot.context.lastTurn?.stopReason).toBe('final-tool');
+    expect(snapshot.context.lastTurn).toMatchObject({
+      stopReason: 'final-tool',
+      replied: false,
+      deliveries: 0,
+    });
+  });
+
+  it('records a message its host set aside as the last turn, without running one', async () => {
+    const model = new ScriptedModel([callReply('never asked')]);
+    const { actor, delivery } = startConversation({ model });
+
+    actor.send({ type: 'message.quarantined', eventId: 'poison-1', at: 1_700_000_000_000, noticeSent: true });
+    const snapshot = actor.getSnapshot();
+
+    expect(snapshot.value).toBe('idle');
+    expect(model.calls).toEqual([]);
+    expect(delivery.requests).toEqual([]);
+    expect(snapshot.context.history).toEqual([]);
+    expect(snapshot.context.lastTurn).toEqual({
+      id: 'poison-1',
+      stopReason: 'quarantined',
+      modelCalls: 0,
+      usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
+      startedAt: 1_700_000_000_000,
+      replied: false,
+      deliveries: 1,
+    });
   });
 
   it('stops at the model-call limit', async () => {
@@ -201,7 +229,11 @@ describe('conversation machine', () => {
     const snapshot = await untilIdle(actor);
 
     expect(delivery.texts).toEqual([expect.stringContaining('Sorry') as string]);
-    expect(snapshot.context.lastTurn?.stopReason).toBe('model-failed');
+    expect(snapshot.context.lastTurn).toMatchObject({
+      stopReason: 'model-failed',
+      replied: false,
+      deliveries: 1,
+    });
   });
 
   it('records a failed delivery as an error in the reply response', async () => {

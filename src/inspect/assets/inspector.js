@@ -168,8 +168,15 @@ function renderSources() {
         ]),
         element('td', {
           className: 'state',
-          textContent: row.lifecycle ? `${row.state} · ${row.lifecycle}` : row.state,
+          textContent: [
+            row.state,
+            row.lifecycle,
+            row.owner && `owner ${row.owner} until ${clock(row.leaseUntil)}`,
+          ]
+            .filter(Boolean)
+            .join(' · '),
         }),
+        element('td', { className: 'outcome', textContent: outcomeText(row.lastTurn) }),
         element('td', { className: 'activity', textContent: ago(row.lastActivity) }),
       ]);
       tr.dataset.sourceId = row.sourceId;
@@ -177,6 +184,14 @@ function renderSources() {
       return tr;
     }),
   );
+}
+
+/** How the last turn ended; when it got no answer, why (skip, limit, failure, quarantine). */
+function outcomeText(outcome) {
+  if (!outcome) return '—';
+  if (outcome.answered === null) return outcome.stopReason;
+  if (outcome.answered) return 'answered';
+  return `no answer: ${outcome.noAnswer}${outcome.noticeSent ? ', notice sent' : ''}`;
 }
 
 async function loadSources() {
@@ -255,7 +270,9 @@ function renderContext() {
     ],
     [
       'last turn',
-      view.lastTurn ? `${view.lastTurn.stopReason}, ${view.lastTurn.modelCalls} model call(s)` : '—',
+      view.lastTurn
+        ? `${outcomeText(state.detail.source.lastTurn)} (${view.lastTurn.stopReason}, ${view.lastTurn.modelCalls} model call(s))`
+        : '—',
     ],
     ['history', `${view.history.length} entries`],
   ];
@@ -386,7 +403,9 @@ function onEntry({ sourceId, entry }) {
     row.lastActivity = entry.time;
     row.live = entry.kind !== 'stop';
     renderSources();
-  } else {
+  }
+  // A new source, or a turn that starts or ends: its owner and last turn's outcome come from the store.
+  if (!row || entry.to === 'receive' || entry.to === 'idle') {
     sourcesTimer = later(sourcesTimer, () => void loadSources(), 100);
   }
   if (sourceId !== state.selected) return;
