@@ -124,7 +124,7 @@ describe('conversation machine', () => {
     });
   });
 
-  it('records a message its host set aside as the last turn, without running one', async () => {
+  it('records a message its host set aside as the last turn, without running one', () => {
     const model = new ScriptedModel([callReply('never asked')]);
     const { actor, delivery } = startConversation({ model });
 
