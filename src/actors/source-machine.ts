@@ -172,6 +172,23 @@ function onPlan(kind: InboxPlan['kind'], target: string) {
   };
 }
 
+/**
+ * A checkpoint write failed (`onError` of `saving`): another owner has the source, another write
+ * won the version (reload), or it failed on its own (count, log and retry after a backoff).
+ */
+function checkpointWriteFailed() {
+  return [
+    { guard: 'ownershipLost' as const, target: '#source.owned.lost' },
+    { guard: 'versionConflict' as const, target: '#source.owned.conflict', actions: 'logFailure' as const },
+    { target: 'waiting', actions: ['countFailure' as const, 'logFailure' as const] },
+  ];
+}
+
+/** The error of an `onError` event, read by the guards that judge a failed write. */
+function errorOf(event: unknown): unknown {
+  return (event as { error?: unknown }).error;
+}
+
 function notProvided(name: string) {
   return () => Promise.reject(new Error(`the "${name}" actor was not provided; use provideSourceServices()`));
 }
@@ -263,8 +280,9 @@ const sourceSetup = setup({
     /** An unfollow or leave under the `keep` retention policy: nothing is deleted. */
     forgetButKeep: ({ context }, params: { plan: InboxPlan }) =>
       params.plan.kind === 'forget' && context.forgetPolicy === 'keep',
-    ownershipLost: (_, params: { error: unknown }) => OwnershipLostError.isInstance(params.error),
-    versionConflict: (_, params: { error: unknown }) => VersionConflictError.isInstance(params.error),
+    // Of a write's error event (`onError`): another owner took the source, or another write won.
+    ownershipLost: ({ event }) => OwnershipLostError.isInstance(errorOf(event)),
+    versionConflict: ({ event }) => VersionConflictError.isInstance(errorOf(event)),
     /** The reloaded head is still under our fence: what it holds was written by us. */
     headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
       params.head?.fence === context.ownership?.fence &&
@@ -383,7 +401,7 @@ function securingSideEffect(resumed: boolean) {
           },
           onError: [
             {
-              guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+              guard: 'ownershipLost',
               target: '#source.owned.lost',
             },
             {
@@ -541,7 +559,7 @@ export const sourceMachine = sourceSetup.createMachine({
                 onError: [
                   {
                     // Its count of a resumed turn was refused: another owner has the source.
-                    guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                    guard: 'ownershipLost',
                     target: '#source.owned.lost',
                   },
                   {
@@ -717,21 +735,7 @@ export const sourceMachine = sourceSetup.createMachine({
                         },
                       },
                     ],
-                    onError: [
-                      {
-                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.lost',
-                      },
-                      {
-                        guard: { type: 'versionConflict', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.conflict',
-                        actions: 'logFailure',
-                      },
-                      {
-                        target: 'waiting',
-                        actions: ['countFailure', 'logFailure'],
-                      },
-                    ],
+                    onError: checkpointWriteFailed(),
                   },
                 },
                 waiting: { after: { retry: 'saving' } },
@@ -751,21 +755,7 @@ export const sourceMachine = sourceSetup.createMachine({
                         params: ({ event }) => ({ result: event.output, released: true }),
                       },
                     },
-                    onError: [
-                      {
-                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.lost',
-                      },
-                      {
-                        guard: { type: 'versionConflict', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.conflict',
-                        actions: 'logFailure',
-                      },
-                      {
-                        target: 'waiting',
-                        actions: ['countFailure', 'logFailure'],
-                      },
-                    ],
+                    onError: checkpointWriteFailed(),
                   },
                 },
                 waiting: { after: { retry: 'saving' } },
@@ -822,7 +812,7 @@ export const sourceMachine = sourceSetup.createMachine({
                 onDone: { target: '#source.owned.loading', actions: assign({ failures: 0 }) },
                 onError: [
                   {
-                    guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
+                    guard: 'ownershipLost',
                     target: '#source.owned.lost',
                   },
                   {
@@ -866,21 +856,7 @@ export const sourceMachine = sourceSetup.createMachine({
                         },
                       },
                     ],
-                    onError: [
-                      {
-                        guard: { type: 'ownershipLost', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.lost',
-                      },
-                      {
-                        guard: { type: 'versionConflict', params: ({ event }) => ({ error: event.error }) },
-                        target: '#source.owned.conflict',
-                        actions: 'logFailure',
-                      },
-                      {
-                        target: 'waiting',
-                        actions: ['countFailure', 'logFailure'],
-                      },
-                    ],
+                    onError: checkpointWriteFailed(),
                   },
                 },
                 waiting: { after: { retry: 'saving' } },
