@@ -90,6 +90,32 @@ describe('the inspector page in Chromium', () => {
     await expect.poll(() => page.textContent('#history')).toContain('here you are');
     // The turn is over: the source was released, its inbox read once more, and it rests.
     await page.waitForSelector('#lifecycle-chart [data-state-id="source.idle"].kc-active');
+    // The lifecycle chart is too large to read fitted: it is drawn larger, scrolled to where the source stands.
+    const inView = () =>
+      page.evaluate(() => {
+        const container = document.getElementById('lifecycle-chart')!;
+        const view = container.getBoundingClientRect();
+        const box = container.querySelector('[data-state-id="source.idle"]')!.getBoundingClientRect();
+        const svg = container.querySelector('svg')!.getBoundingClientRect();
+        return {
+          wider: svg.width > view.width * 2,
+          visible:
+            box.left >= view.left &&
+            box.right <= view.right &&
+            box.top >= view.top &&
+            box.bottom <= view.bottom,
+        };
+      });
+    await expect.poll(inView).toEqual({ wider: true, visible: true });
+    await page.click('#lifecycle-fit');
+    const fitted = await page.evaluate(() => {
+      const container = document.getElementById('lifecycle-chart')!;
+      return (
+        container.querySelector('svg')!.getBoundingClientRect().width <=
+        container.getBoundingClientRect().width
+      );
+    });
+    expect(fitted).toBe(true);
     // The list says how the last turn ended.
     await expect.poll(() => page.textContent('#source-rows tr .outcome')).toBe('answered');
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector.png'), fullPage: true });

@@ -20,6 +20,7 @@ const elements = {
   lifecycleChart: $('lifecycle-chart'),
   lifecycleState: $('lifecycle-state'),
   lifecycleFacts: $('lifecycle-facts'),
+  lifecycleFit: $('lifecycle-fit'),
   sourceRows: $('source-rows'),
   noSources: $('no-sources'),
   title: $('source-title'),
@@ -98,8 +99,38 @@ async function loadChart() {
 
 async function loadLifecycleChart() {
   const response = await fetch('/inspect/api/lifecycle.svg');
-  if (response.ok) elements.lifecycleChart.innerHTML = await response.text();
+  if (!response.ok) return;
+  elements.lifecycleChart.innerHTML = await response.text();
+  const width = elements.lifecycleChart.querySelector('svg')?.getAttribute('width');
+  if (width) elements.lifecycleChart.style.setProperty('--natural-width', width);
 }
+
+/** Where the lifecycle chart was last scrolled to: it follows a new state, not every poll. */
+let lifecycleCentredOn = '';
+
+/** Scrolls the zoomed lifecycle chart so that its innermost active state is in the middle. */
+function centreLifecycle(stateText) {
+  const container = elements.lifecycleChart;
+  if (!container.classList.contains('zoomed') || stateText === lifecycleCentredOn) return;
+  const area = (node) => node.getBoundingClientRect().width * node.getBoundingClientRect().height;
+  const innermost = [...container.querySelectorAll('.kc-state.kc-active')].sort(
+    (a, b) => area(a) - area(b),
+  )[0];
+  if (!innermost) return;
+  lifecycleCentredOn = stateText;
+  const box = innermost.getBoundingClientRect();
+  const view = container.getBoundingClientRect();
+  container.scrollLeft += box.left - view.left - (view.width - box.width) / 2;
+  container.scrollTop += box.top - view.top - (view.height - box.height) / 2;
+}
+
+elements.lifecycleFit.addEventListener('click', () => {
+  const fitted = elements.lifecycleChart.classList.toggle('zoomed') === false;
+  elements.lifecycleFit.setAttribute('aria-pressed', String(fitted));
+  elements.lifecycleFit.textContent = fitted ? 'zoom in' : 'whole chart';
+  lifecycleCentredOn = '';
+  centreLifecycle(elements.lifecycleState.textContent);
+});
 
 /** The selected source's lifecycle: ownership, loading, draining its inbox, releasing. */
 function showLifecycle(lifecycle) {
@@ -110,6 +141,7 @@ function showLifecycle(lifecycle) {
   const text = lifecycle?.state || (state.detail ? 'not in memory' : '');
   elements.lifecycleState.textContent = text;
   elements.lifecycleState.dataset.state = text;
+  centreLifecycle(text);
   const row = state.detail?.source;
   const facts = [];
   if (lifecycle) facts.push(lifecycle.owned ? `owned here (fence ${lifecycle.fence})` : 'not owned here');
