@@ -91,31 +91,26 @@ describe('the inspector page in Chromium', () => {
     // The turn is over: the source was released, its inbox read once more, and it rests.
     await page.waitForSelector('#lifecycle-chart [data-state-id="source.idle"].kc-active');
     // The lifecycle chart is too large to read fitted: it is drawn larger, scrolled to where the source stands.
-    const inView = () =>
-      page.evaluate(() => {
-        const container = document.getElementById('lifecycle-chart')!;
-        const view = container.getBoundingClientRect();
-        const box = container.querySelector('[data-state-id="source.idle"]')!.getBoundingClientRect();
-        const svg = container.querySelector('svg')!.getBoundingClientRect();
-        return {
-          wider: svg.width > view.width * 2,
-          visible:
-            box.left >= view.left &&
-            box.right <= view.right &&
-            box.top >= view.top &&
-            box.bottom <= view.bottom,
-        };
-      });
+    const box = async (selector: string) => (await page.locator(selector).boundingBox())!;
+    const inView = async () => {
+      const [view, node, svg] = await Promise.all([
+        box('#lifecycle-chart'),
+        box('#lifecycle-chart [data-state-id="source.idle"]'),
+        box('#lifecycle-chart svg'),
+      ]);
+      return {
+        wider: svg.width > view.width * 2,
+        visible:
+          node.x >= view.x &&
+          node.x + node.width <= view.x + view.width &&
+          node.y >= view.y &&
+          node.y + node.height <= view.y + view.height,
+      };
+    };
     await expect.poll(inView).toEqual({ wider: true, visible: true });
     await page.click('#lifecycle-fit');
-    const fitted = await page.evaluate(() => {
-      const container = document.getElementById('lifecycle-chart')!;
-      return (
-        container.querySelector('svg')!.getBoundingClientRect().width <=
-        container.getBoundingClientRect().width
-      );
-    });
-    expect(fitted).toBe(true);
+    const [fittedView, fittedSvg] = await Promise.all([box('#lifecycle-chart'), box('#lifecycle-chart svg')]);
+    expect(fittedSvg.width).toBeLessThanOrEqual(fittedView.width);
     // The list says how the last turn ended.
     await expect.poll(() => page.textContent('#source-rows tr .outcome')).toBe('answered');
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector.png'), fullPage: true });
