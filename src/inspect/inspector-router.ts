@@ -17,6 +17,8 @@ const MAX_SOURCES = 500;
 const HEARTBEAT_MS = 15_000;
 /** How much stored history the inspector shows of a conversation that is not in memory. */
 const STORED_HISTORY: HistoryWindow = { maxEntries: 200, maxBytes: 256 * 1024 };
+/** The head alone. */
+const NO_HISTORY: HistoryWindow = { maxEntries: 0, maxBytes: 0 };
 
 export interface InspectorRouterOptions {
   /** The live actors (the actor host). */
@@ -110,9 +112,22 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
       return;
     }
     const { model } = await options.chart();
-    const [entries, waiting] = await Promise.all([journal.entries(sourceId), store.inbox(sourceId, 100)]);
+    const [entries, waiting, { head }] = await Promise.all([
+      journal.entries(sourceId),
+      store.inbox(sourceId, 100),
+      store.load(sourceId, NO_HISTORY),
+    ]);
+    // What the store records of the source: its owner and lease, and what waits in its inbox.
+    const summary: SourceSummary | undefined = head && {
+      sourceId,
+      version: head.version,
+      ...(head.owner && { owner: head.owner }),
+      busy: head.busy,
+      inboxSize: waiting.length,
+      updatedAt: head.updatedAt,
+    };
     sendJson(response, {
-      source: await rowOf(sourceId, found.live, found),
+      source: await rowOf(sourceId, found.live, found, summary),
       // Messages wait for their turn in the inbox (not in the conversation), one turn each.
       view: { ...conversationView(model.id, found.snapshot), queued: queuedOf(waiting, found.snapshot) },
       lifecycle: await lifecycleView(sourceId),

@@ -24,6 +24,7 @@ interface SourceRowJson {
   lastTurn?: { stopReason: string; answered: boolean | null; noAnswer?: string; noticeSent?: boolean };
   owner?: string;
   leaseUntil?: number;
+  inboxSize?: number;
 }
 interface DetailJson {
   source: SourceRowJson;
@@ -125,6 +126,12 @@ describe('the inspector API in emulator mode', () => {
     expect(row(mia)?.lastTurn).toBeUndefined();
     expect(row(mia)?.owner).toEqual(expect.any(String));
     expect(row(mia)?.leaseUntil).toBeGreaterThan(Date.now());
+    // One source's detail says the same (the inspector's lifecycle panel shows it).
+    const detail = await json<DetailJson>(`${runtime.url}/inspect/api/sources/${mia}`);
+    // The message stays in the inbox until the turn's intent is written.
+    expect(row(mia)?.inboxSize).toBe(1);
+    expect(detail.source).toMatchObject({ owner: row(mia)?.owner, inboxSize: 1 });
+    expect(detail.source.leaseUntil).toBeGreaterThan(Date.now());
     open();
     await runtime.host.whenSettled();
   });

@@ -79,6 +79,10 @@ describe('the inspector page in Chromium', () => {
     await page.waitForSelector('#lifecycle-chart [data-state-id="source.owned.active.turn"].kc-active');
     await expect.poll(() => page.textContent('#lifecycle-state')).toBe('owned.active.turn');
     expect(await page.textContent('#lifecycle-facts')).toContain('owned here');
+    // With what the store records: the owner, its lease, the inbox.
+    await expect
+      .poll(() => page.textContent('#lifecycle-facts'))
+      .toMatch(/owner .+, lease until .+ · 1 waiting in the inbox/);
     const rowsWhileGenerating = await logRows(page);
     expect(rowsWhileGenerating).toBeGreaterThanOrEqual(3);
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector-generate.png'), fullPage: true });
