@@ -172,6 +172,15 @@ describe('the inspector page in Chromium', () => {
     await page.goto(`${second.url}/inspect`);
     await page.waitForSelector('#source-rows tr .badge:text("stored")');
     await expect.poll(() => logRows(page)).toBeGreaterThan(8);
+    expect(await page.textContent('#source-rows tr .outcome')).toBe('answered');
+    // Not in memory, no state is active: the lifecycle chart is shown whole, not a corner of it.
+    await expect.poll(() => page.textContent('#lifecycle-state')).toBe('not in memory');
+    const [view, svg] = await Promise.all(
+      ['#lifecycle-chart', '#lifecycle-chart svg'].map(
+        async (selector) => (await page.locator(selector).boundingBox())!,
+      ),
+    );
+    expect(svg!.width).toBeLessThanOrEqual(view!.width);
 
     await page.click('#replay-first');
     const visited: string[] = [];

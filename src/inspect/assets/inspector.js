@@ -138,6 +138,7 @@ function showLifecycle(lifecycle) {
   for (const node of elements.lifecycleChart.querySelectorAll('.kc-state')) {
     node.classList.toggle('kc-active', active.has(node.dataset.stateId));
   }
+  elements.lifecycleChart.classList.toggle('nothing-active', active.size === 0);
   const text = lifecycle?.state || (state.detail ? 'not in memory' : '');
   elements.lifecycleState.textContent = text;
   elements.lifecycleState.dataset.state = text;
