@@ -292,7 +292,13 @@ function renderContext() {
   const facts = [
     ['state', view.state],
     ['status', view.status],
-    ['iteration', `${view.iteration.modelCalls} / ${view.iteration.maxModelCalls ?? '?'} model calls`],
+    // A stored head has no settings (they come from the running configuration): no limit to show.
+    [
+      'iteration',
+      view.iteration.maxModelCalls === null
+        ? `${view.iteration.modelCalls} model calls`
+        : `${view.iteration.modelCalls} / ${view.iteration.maxModelCalls} model calls`,
+    ],
     ['queued', `${view.queued.reduce((sum, group) => sum + group.length, 0)} message(s)`],
     ['pending tools', String(view.pendingTools.length)],
     [
