@@ -17,6 +17,8 @@ const MAX_SOURCES = 500;
 const HEARTBEAT_MS = 15_000;
 /** How much stored history the inspector shows of a conversation that is not in memory. */
 const STORED_HISTORY: HistoryWindow = { maxEntries: 200, maxBytes: 256 * 1024 };
+/** A list row needs the newest entries only: a stored 1:1 chat is named by its newest user entry. */
+const LIST_HISTORY: HistoryWindow = { maxEntries: 8, maxBytes: 32 * 1024 };
 /** The head alone. */
 const NO_HISTORY: HistoryWindow = { maxEntries: 0, maxBytes: 0 };
 
@@ -93,14 +95,18 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
   router.get('/api/sources', async (_request, response) => {
     const live = new Set(host.liveSources());
     const stored = new Map((await store.listSources()).map((summary) => [summary.sourceId, summary]));
-    const ids = [...new Set([...live, ...stored.keys()])];
+    // The most recently active first, and only those shown are read: a store may hold many.
+    const activity = (sourceId: string) =>
+      Math.max(journal.lastActivity(sourceId) ?? 0, stored.get(sourceId)?.updatedAt ?? 0);
+    const ids = [...new Set([...live, ...stored.keys()])]
+      .sort((a, b) => activity(b) - activity(a) || a.localeCompare(b))
+      .slice(0, MAX_SOURCES);
     const rows = await Promise.all(
       ids.map((sourceId) => rowOf(sourceId, live.has(sourceId), undefined, stored.get(sourceId))),
     );
     const sources = rows
       .filter((row): row is SourceRow => row !== undefined)
-      .sort((a, b) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0) || a.sourceId.localeCompare(b.sourceId))
-      .slice(0, MAX_SOURCES);
+      .sort((a, b) => (b.lastActivity ?? 0) - (a.lastActivity ?? 0) || a.sourceId.localeCompare(b.sourceId));
     sendJson(response, { sources });
   });
 
@@ -159,10 +165,11 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
 
   async function snapshotOf(
     sourceId: string,
+    window: HistoryWindow = STORED_HISTORY,
   ): Promise<{ snapshot: SnapshotLike; live: boolean; updatedAt?: number } | undefined> {
     const live = host.snapshotOf(sourceId);
     if (live) return { snapshot: live, live: true };
-    const { head, history } = await store.load(sourceId, STORED_HISTORY);
+    const { head, history } = await store.load(sourceId, window);
     if (!head?.snapshot) return undefined;
     // A stored head holds no history: the view shows it with the newest stored entries.
     const context = { ...(head.snapshot.context as object), history: history.map((record) => record.entry) };
@@ -175,7 +182,7 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
     known?: { snapshot: SnapshotLike; updatedAt?: number },
     summary?: SourceSummary,
   ): Promise<SourceRow | undefined> {
-    const found = known ?? (await snapshotOf(sourceId));
+    const found = known ?? (await snapshotOf(sourceId, LIST_HISTORY));
     if (!found && !summary) return undefined;
     const lastActivity = Math.max(
       journal.lastActivity(sourceId) ?? 0,

@@ -6,6 +6,12 @@ import type { JournalEntry } from '../../src/inspect/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import type { KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 import {
+  MemorySourceStore,
+  type HistoryWindow,
+  type LoadedSource,
+  type SourceSummary,
+} from '../../src/persistence/index.js';
+import {
   emulatorChatId,
   gatedModel,
   gatedTool,
@@ -189,6 +195,46 @@ describe('the inspector API in emulator mode', () => {
       initial: 'idle',
     });
     expect((await fetch(`${runtime.url}/inspect/api/sources/Unobody`)).status).toBe(404);
+  });
+});
+
+describe('a store with many sources', () => {
+  it('lists the 500 most recently active, reading only those, each with a short window', async () => {
+    const stored = Array.from({ length: 520 }, (_, index) => `U${String(index).padStart(32, '0')}`);
+    // The memory store, with 520 stored sources more than it holds: their heads answer `load`.
+    class ManyStoredSources extends MemorySourceStore {
+      readonly windows: HistoryWindow[] = [];
+      override async listSources(): Promise<SourceSummary[]> {
+        const own = await super.listSources();
+        const extra = stored.map((sourceId, index) => ({
+          sourceId,
+          version: 1,
+          busy: false,
+          inboxSize: 0,
+          updatedAt: 1_700_000_000_000 + index,
+        }));
+        return [...own, ...extra];
+      }
+      override load(sourceId: string, window: HistoryWindow): Promise<LoadedSource> {
+        const index = stored.indexOf(sourceId);
+        if (index < 0) return super.load(sourceId, window);
+        this.windows.push(window);
+        const snapshot = { value: 'idle', context: { source: { kind: 'user', id: sourceId } } };
+        const head = { sourceId, version: 1, fence: 1, machineVersion: 1, snapshot, lastSeq: 0, busy: false };
+        return Promise.resolve({ head: { ...head, updatedAt: 1_700_000_000_000 + index }, history: [] });
+      }
+    }
+    const store = new ManyStoredSources();
+    const runtime = await startEmulatorKaiwa({ model: new ScriptedModel([callReply('hi')]), store });
+    runtimes.push(runtime);
+
+    const { sources } = await json<{ sources: SourceRowJson[] }>(`${runtime.url}/inspect/api/sources`);
+
+    expect(sources).toHaveLength(500);
+    expect(sources[0]?.sourceId).toBe(stored.at(-1));
+    expect(sources.at(-1)?.sourceId).toBe(stored[20]);
+    expect(store.windows).toHaveLength(500);
+    expect(Math.max(...store.windows.map((window) => window.maxEntries))).toBeLessThanOrEqual(8);
   });
 });
 

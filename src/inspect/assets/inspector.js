@@ -430,6 +430,16 @@ document.addEventListener('keydown', (event) => {
 
 let detailTimer;
 let sourcesTimer;
+
+/** One reload of the list within half a second, however many entries ask: a busy bot never starves it. */
+function reloadSourcesSoon() {
+  if (sourcesTimer !== undefined) return;
+  sourcesTimer = window.setTimeout(() => {
+    sourcesTimer = undefined;
+    void loadSources();
+  }, 500);
+}
+
 function later(timer, action, ms) {
   window.clearTimeout(timer);
   return window.setTimeout(action, ms);
@@ -444,9 +454,7 @@ function onEntry({ sourceId, entry }) {
     renderSources();
   }
   // A new source, or a turn that starts or ends: its owner and last turn's outcome come from the store.
-  if (!row || entry.to === 'receive' || entry.to === 'idle') {
-    sourcesTimer = later(sourcesTimer, () => void loadSources(), 100);
-  }
+  if (!row || entry.to === 'receive' || entry.to === 'idle') reloadSourcesSoon();
   if (sourceId !== state.selected) return;
   mergeJournal([entry]);
   renderLog();
