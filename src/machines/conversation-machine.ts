@@ -139,6 +139,8 @@ export const conversationMachine = setup({
       allCallsSettled(context.turn) && textsToDeliver(context.turn).length > 0,
     stepSettled: ({ context }) => allCallsSettled(context.turn),
     turnShouldStop: ({ context }) => turnShouldStop(currentTurn(context), context.settings) !== undefined,
+    outOfModelCalls: ({ context }) =>
+      turnShouldStop(currentTurn(context), context.settings) === 'model-call-limit',
   },
 }).createMachine({
   id: 'conversation',
@@ -326,6 +328,12 @@ export const conversationMachine = setup({
         deciding: {
           entry: assign(({ context }) => closeStep(context)),
           always: [
+            {
+              // Out of model calls before `reply` or `skip`: the user gets the apology, not silence.
+              guard: 'outOfModelCalls',
+              target: '#conversation.apologize',
+              actions: { type: 'stopTurn', params: { reason: 'model-call-limit' } },
+            },
             {
               guard: 'turnShouldStop',
               target: '#conversation.done',

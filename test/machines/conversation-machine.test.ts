@@ -146,9 +146,9 @@ describe('conversation machine', () => {
     });
   });
 
-  it('stops at the model-call limit', async () => {
+  it('stops at the model-call limit, and apologises when no reply went out by then', async () => {
     const model = new ScriptedModel([callTools(['echo', { text: 'again' }])], { repeatLast: true });
-    const { actor } = startConversation({
+    const { actor, delivery } = startConversation({
       model,
       tools: [gatedTool('echo', [])],
       settings: { maxModelCalls: 3 },
@@ -158,7 +158,14 @@ describe('conversation machine', () => {
     const snapshot = await untilIdle(actor);
 
     expect(model.calls).toHaveLength(3);
-    expect(snapshot.context.lastTurn).toMatchObject({ stopReason: 'model-call-limit', modelCalls: 3 });
+    expect(snapshot.context.lastTurn).toMatchObject({
+      stopReason: 'model-call-limit',
+      modelCalls: 3,
+      replied: false,
+      deliveries: 1,
+    });
+    // Not silence: the user is told the bot could not answer.
+    expect(delivery.texts).toEqual([expect.stringContaining('Sorry') as string]);
   });
 
   it('runs the calls of one response in parallel and keeps their results in call order', async () => {
