@@ -295,17 +295,25 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         },
       ),
       quarantine: fromPromise(async ({ input }: { input: QuarantineInput }) => {
-        loggerFor(input.sourceId).error('message set aside: its turns kept failing to finish', {
-          eventId: input.message.eventId,
-        });
-        await services.quarantineNotice?.(input.message);
+        const logger = loggerFor(input.sourceId);
+        const eventId = input.message.eventId;
+        logger.error('message set aside: its turns kept failing to finish', { eventId });
+        // The notice is the user's courtesy, not a condition: a notice LINE refuses (the monthly
+        // quota spent, the bot blocked) must not keep the poison in the inbox and block the chat.
+        let noticeSent = false;
+        if (services.quarantineNotice) {
+          try {
+            await services.quarantineNotice(input.message);
+            noticeSent = true;
+          } catch (error) {
+            logger.error('the set-aside notice could not be sent; the message is set aside all the same', {
+              eventId,
+              error,
+            });
+          }
+        }
         // Outside the source's step (a promise settles later): the checkpoint that follows stores it.
-        input.conversation.send({
-          type: 'message.quarantined',
-          eventId: input.message.eventId,
-          at: clock.now(),
-          noticeSent: services.quarantineNotice !== undefined,
-        });
+        input.conversation.send({ type: 'message.quarantined', eventId, at: clock.now(), noticeSent });
       }),
       forget: fromPromise(async ({ input }) => {
         const logger = loggerFor(input.ownership.sourceId);

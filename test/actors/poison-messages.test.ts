@@ -11,6 +11,7 @@ import {
   storedHead,
 } from '../support/host-harness.js';
 import { RecordingDelivery } from '../support/conversation-harness.js';
+import type { DeliveryRequest } from '../../src/machines/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import { until } from '../support/until.js';
 import { turnOutcome } from '../../src/inspect/turn-outcome.js';
@@ -110,6 +111,42 @@ describe('poison messages', () => {
       noAnswer: 'quarantine',
       noticeSent: true,
     });
+    await host.shutdown(1000);
+  });
+
+  it('a set-aside notice LINE refuses does not block the chat: the message is set aside all the same', async () => {
+    const source = userSourceNumber(5);
+    // LINE refuses every notice (say the monthly quota is spent); answers still go out.
+    class RefusingNotices extends RecordingDelivery {
+      override deliver(request: DeliveryRequest) {
+        if (request.texts[0]?.includes('set it aside')) {
+          this.requests.push(request);
+          return Promise.reject(new Error('LINE refused the notice'));
+        }
+        return super.deliver(request);
+      }
+    }
+    const { host, store, delivery } = createTestHost({
+      model: new ScriptedModel(
+        [(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)],
+        {
+          repeatLast: true,
+        },
+      ),
+      delivery: new RefusingNotices(),
+      host: { maxInboxAttempts: 2 },
+    });
+    const poison = messageFor(source, 'poison');
+    await store.accept(poison);
+    const [stored] = await store.inbox(source.id);
+    for (let attempt = 0; attempt < 2; attempt++) await store.countAttempt(source.id, stored!.key);
+
+    await host.accept([messageFor(source, 'after')]);
+    await until(() => sourceAtRest(store, source.id));
+
+    expect(delivery.texts.filter((text) => text.includes('set it aside'))).toHaveLength(1);
+    expect(delivery.texts.at(-1)).toBe('re: after');
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['after']);
     await host.shutdown(1000);
   });
 
