@@ -105,6 +105,25 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
   const window = { maxEntries: settings.maxHistoryEntries, maxBytes: settings.maxHistoryBytes };
   const loggerFor = (sourceId: string) => services.logger.child({ sourceId });
 
+  /**
+   * Tells the user a message or turn of theirs was set aside; whether it went out. A courtesy,
+   * not a condition: a notice LINE refuses (the monthly quota spent, the bot blocked) is logged,
+   * and the poison leaves all the same rather than block the chat.
+   */
+  async function sendSetAsideNotice(message: InboundMessage, logger: Logger): Promise<boolean> {
+    if (!services.quarantineNotice) return false;
+    try {
+      await services.quarantineNotice(message);
+      return true;
+    } catch (error) {
+      logger.error('the set-aside notice could not be sent; set aside all the same', {
+        eventId: message.eventId,
+        error,
+      });
+      return false;
+    }
+  }
+
   /** Completes a turn's messages (display names, looked up and cached when unknown). */
   async function prepareTurn(
     ownership: Ownership,
@@ -216,7 +235,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
                 resumes: resumes - 1,
               });
               const message = turn && noticeMessage(source, turn);
-              if (message) await services.quarantineNotice?.(message);
+              if (message) await sendSetAsideNotice(message, logger);
             } else {
               logger.warn('resuming a turn its process left in progress', { turnId: turn?.id, resumes });
             }
@@ -298,20 +317,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         const logger = loggerFor(input.sourceId);
         const eventId = input.message.eventId;
         logger.error('message set aside: its turns kept failing to finish', { eventId });
-        // The notice is the user's courtesy, not a condition: a notice LINE refuses (the monthly
-        // quota spent, the bot blocked) must not keep the poison in the inbox and block the chat.
-        let noticeSent = false;
-        if (services.quarantineNotice) {
-          try {
-            await services.quarantineNotice(input.message);
-            noticeSent = true;
-          } catch (error) {
-            logger.error('the set-aside notice could not be sent; the message is set aside all the same', {
-              eventId,
-              error,
-            });
-          }
-        }
+        const noticeSent = await sendSetAsideNotice(input.message, logger);
         // Outside the source's step (a promise settles later): the checkpoint that follows stores it.
         input.conversation.send({ type: 'message.quarantined', eventId, at: clock.now(), noticeSent });
       }),
