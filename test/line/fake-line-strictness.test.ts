@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeLine } from '../support/fake-line-server.js';
+import { until } from '../support/until.js';
 
 // The fake LINE the crash tests run against is at least as strict as LINE: a spent or old
 // reply token is a 400, a repeated retry key a 409 naming the request that took it, a retry
@@ -74,11 +75,18 @@ describe('the fake LINE', () => {
   });
 
   it('records which named access token sent a request, and what LINE answered even when the answer is late', async () => {
-    line = await startFakeLine({ messageLatencyMs: () => 100 });
+    // Answers a second late: the record is there while the answer is still on its way (polled,
+    // not slept for: a loaded machine may take a while to deliver the request at all).
+    line = await startFakeLine({ messageLatencyMs: () => 1000 });
     const token = line.accessTokenFor('B#2');
-    const pending = send('/v2/bot/message/push', { to, messages }, {}, token);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(line.requestsTo('/v2/bot/message/push')[0]).toMatchObject({ sender: 'B#2', status: 200 });
+    let answered = false;
+    const pending = send('/v2/bot/message/push', { to, messages }, {}, token).finally(
+      () => (answered = true),
+    );
+    const fake = line;
+    const recorded = await until(() => fake.requestsTo('/v2/bot/message/push')[0]);
+    expect(recorded).toMatchObject({ sender: 'B#2', status: 200 });
+    expect(answered).toBe(false);
     expect((await pending).status).toBe(200);
   });
 });
