@@ -5,6 +5,9 @@
 // Behind INSPECT_TOKEN the session is an HttpOnly cookie the browser sends by itself (same
 // origin, the event stream included): no address this page asks for carries the token.
 
+import { loadLifecycleChart, showLifecycle } from './lifecycle-panel.js';
+import { ago, clock, duration } from './time-format.js';
+
 const state = {
   sources: [],
   selected: null,
@@ -17,10 +20,6 @@ const state = {
 const $ = (id) => document.getElementById(id);
 const elements = {
   chart: $('chart'),
-  lifecycleChart: $('lifecycle-chart'),
-  lifecycleState: $('lifecycle-state'),
-  lifecycleFacts: $('lifecycle-facts'),
-  lifecycleFit: $('lifecycle-fit'),
   sourceRows: $('source-rows'),
   noSources: $('no-sources'),
   title: $('source-title'),
@@ -54,30 +53,6 @@ function element(tag, properties = {}, children = []) {
 const shortId = (id) => (id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id);
 const nameOf = (row) => row.displayName || shortId(row.sourceId);
 
-function clock(time) {
-  if (!time) return '';
-  const date = new Date(time);
-  const pad = (value, size = 2) => String(value).padStart(size, '0');
-  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
-}
-
-function duration(ms) {
-  if (ms === undefined || ms === null) return '';
-  return ms < 1000
-    ? `${ms} ms`
-    : ms < 60_000
-      ? `${(ms / 1000).toFixed(1)} s`
-      : `${(ms / 60_000).toFixed(1)} min`;
-}
-
-function ago(time) {
-  if (!time) return '—';
-  const seconds = Math.max(0, Math.round((Date.now() - time) / 1000));
-  if (seconds < 60) return `${seconds} s ago`;
-  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
-  return new Date(time).toLocaleString();
-}
-
 /** Events as the machine's author wrote them: `generate.onDone`, not XState's internal name. */
 function eventText(entry) {
   const event = entry.event;
@@ -95,60 +70,6 @@ function eventText(entry) {
 async function loadChart() {
   const response = await fetch('/inspect/api/chart.svg');
   elements.chart.innerHTML = await response.text();
-}
-
-async function loadLifecycleChart() {
-  const response = await fetch('/inspect/api/lifecycle.svg');
-  if (!response.ok) return;
-  elements.lifecycleChart.innerHTML = await response.text();
-  const width = elements.lifecycleChart.querySelector('svg')?.getAttribute('width');
-  if (width) elements.lifecycleChart.style.setProperty('--natural-width', width);
-}
-
-/** Where the lifecycle chart was last scrolled to: it follows a new state, not every poll. */
-let lifecycleCentredOn = '';
-
-/** Scrolls the zoomed lifecycle chart so that its innermost active state is in the middle. */
-function centreLifecycle(stateText) {
-  const container = elements.lifecycleChart;
-  if (!container.classList.contains('zoomed') || stateText === lifecycleCentredOn) return;
-  const area = (node) => node.getBoundingClientRect().width * node.getBoundingClientRect().height;
-  const innermost = [...container.querySelectorAll('.kc-state.kc-active')].sort(
-    (a, b) => area(a) - area(b),
-  )[0];
-  if (!innermost) return;
-  lifecycleCentredOn = stateText;
-  const box = innermost.getBoundingClientRect();
-  const view = container.getBoundingClientRect();
-  container.scrollLeft += box.left - view.left - (view.width - box.width) / 2;
-  container.scrollTop += box.top - view.top - (view.height - box.height) / 2;
-}
-
-elements.lifecycleFit.addEventListener('click', () => {
-  const fitted = elements.lifecycleChart.classList.toggle('zoomed') === false;
-  elements.lifecycleFit.setAttribute('aria-pressed', String(fitted));
-  elements.lifecycleFit.textContent = fitted ? 'zoom in' : 'whole chart';
-  lifecycleCentredOn = '';
-  centreLifecycle(elements.lifecycleState.textContent);
-});
-
-/** The selected source's lifecycle: ownership, loading, draining its inbox, releasing. */
-function showLifecycle(lifecycle) {
-  const active = new Set(lifecycle?.activeStateIds || []);
-  for (const node of elements.lifecycleChart.querySelectorAll('.kc-state')) {
-    node.classList.toggle('kc-active', active.has(node.dataset.stateId));
-  }
-  elements.lifecycleChart.classList.toggle('nothing-active', active.size === 0);
-  const text = lifecycle?.state || (state.detail ? 'not in memory' : '');
-  elements.lifecycleState.textContent = text;
-  elements.lifecycleState.dataset.state = text;
-  centreLifecycle(text);
-  const row = state.detail?.source;
-  const facts = [];
-  if (lifecycle) facts.push(lifecycle.owned ? `owned here (fence ${lifecycle.fence})` : 'not owned here');
-  if (row?.owner) facts.push(`owner ${row.owner}, lease until ${clock(row.leaseUntil)}`);
-  if (row?.inboxSize !== undefined) facts.push(`${row.inboxSize} waiting in the inbox`);
-  elements.lifecycleFacts.textContent = facts.join(' · ');
 }
 
 function highlight(activeIds, transition, stateText) {
@@ -269,7 +190,7 @@ async function refreshDetail() {
   renderContext();
   renderLog();
   showCurrent();
-  showLifecycle(detail.lifecycle);
+  showLifecycle(detail.lifecycle, row, true);
 }
 
 /**
