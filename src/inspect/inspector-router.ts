@@ -56,7 +56,8 @@ export interface InspectorRouterOptions {
  * - `GET /` the page; `GET /assets/*` its JS and CSS
  * - `GET /api/chart.svg`, `/api/chart.mmd`, `/api/machine.json` (Stately), `/api/chart.json` (model)
  * - `GET /api/lifecycle.svg`, `/api/lifecycle.mmd` the source lifecycle machine
- * - `GET /api/sources` live and stored sources; `GET /api/sources/:sourceId` one in full
+ * - `GET /api/sources` live and stored sources; `GET /api/sources/:sourceId` one in full;
+ *   `GET /api/sources/:sourceId/row` one list row
  * - `GET /api/stream` journal entries of every source as they happen (SSE)
  */
 export function inspectorRouter(options: InspectorRouterOptions): Router {
@@ -118,20 +119,12 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
       return;
     }
     const { model } = await options.chart();
-    const [entries, waiting, { head }] = await Promise.all([
+    const inbox = store.inbox(sourceId, 100);
+    const [entries, waiting, summary] = await Promise.all([
       journal.entries(sourceId),
-      store.inbox(sourceId, 100),
-      store.load(sourceId, NO_HISTORY),
+      inbox,
+      storedSummary(sourceId, inbox),
     ]);
-    // What the store records of the source: its owner and lease, and what waits in its inbox.
-    const summary: SourceSummary | undefined = head && {
-      sourceId,
-      version: head.version,
-      ...(head.owner && { owner: head.owner }),
-      busy: head.busy,
-      inboxSize: waiting.length,
-      updatedAt: head.updatedAt,
-    };
     sendJson(response, {
       source: await rowOf(sourceId, found.live, found, summary),
       // Messages wait for their turn in the inbox (not in the conversation), one turn each.
@@ -139,6 +132,19 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
       lifecycle: await lifecycleView(sourceId),
       journal: entries.map((entry) => withActiveIds(model.id, entry)),
     });
+  });
+
+  // One row of the list, fresh: the page asks for it when a turn starts or ends, instead of
+  // reading every source again (on DynamoDB the list is a scan).
+  router.get('/api/sources/:sourceId/row', async (request, response) => {
+    const { sourceId } = request.params;
+    const live = host.snapshotOf(sourceId) !== undefined;
+    const row = await rowOf(sourceId, live, undefined, await storedSummary(sourceId));
+    if (!row) {
+      sendJson(response, { message: `no conversation ${sourceId}` }, 404);
+      return;
+    }
+    sendJson(response, { source: row });
   });
 
   router.get('/api/stream', async (request, response) => {
@@ -174,6 +180,24 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
     // A stored head holds no history: the view shows it with the newest stored entries.
     const context = { ...(head.snapshot.context as object), history: history.map((record) => record.entry) };
     return { snapshot: { ...head.snapshot, context }, live: false, updatedAt: head.updatedAt };
+  }
+
+  /** What the store records of one source: its owner and lease, and what waits in its inbox. */
+  async function storedSummary(
+    sourceId: string,
+    inbox: Promise<readonly StoredInboxItem[]> = store.inbox(sourceId, 100),
+  ): Promise<SourceSummary | undefined> {
+    const [{ head }, waiting] = await Promise.all([store.load(sourceId, NO_HISTORY), inbox]);
+    return (
+      head && {
+        sourceId,
+        version: head.version,
+        ...(head.owner && { owner: head.owner }),
+        busy: head.busy,
+        inboxSize: waiting.length,
+        updatedAt: head.updatedAt,
+      }
+    );
   }
 
   async function rowOf(

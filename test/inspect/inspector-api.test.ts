@@ -138,8 +138,16 @@ describe('the inspector API in emulator mode', () => {
     expect(row(mia)?.inboxSize).toBe(1);
     expect(detail.source).toMatchObject({ owner: row(mia)?.owner, inboxSize: 1 });
     expect(detail.source.leaseUntil).toBeGreaterThan(Date.now());
+    // And so does its row alone, which the page asks for when a turn starts or ends.
+    const rowOf = async (sourceId: string) =>
+      (await json<{ source: SourceRowJson }>(`${runtime.url}/inspect/api/sources/${sourceId}/row`)).source;
+    expect(await rowOf(mia)).toMatchObject({ owner: row(mia)?.owner, inboxSize: 1, state: 'generate' });
     open();
     await runtime.host.whenSettled();
+    const after = await rowOf(mia);
+    expect(after.lastTurn).toMatchObject({ answered: true });
+    expect(after.owner).toBeUndefined();
+    expect((await fetch(`${runtime.url}/inspect/api/sources/U${'0'.repeat(32)}/row`)).status).toBe(404);
   });
 
   it('shows one source: state, history, queued messages, iteration and pending tools, and its journal', async () => {

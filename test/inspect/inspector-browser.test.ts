@@ -75,6 +75,11 @@ describe('the inspector page in Chromium', () => {
     await expect.poll(() => page.locator('#source-rows tr').count()).toBe(1);
     expect(await page.textContent('#source-rows tr')).toContain('Aiko');
     await expect.poll(() => page.textContent('#source-rows tr .state')).toContain('owner ');
+    // From now on a turn's start and end refresh its row alone, never the whole list (a scan on DynamoDB).
+    const listReads: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/inspect/api/sources') listReads.push(request.url());
+    });
     // Next to it, the source's lifecycle: owned here, feeding a turn.
     await page.waitForSelector('#lifecycle-chart [data-state-id="source.owned.active.turn"].kc-active');
     await expect.poll(() => page.textContent('#lifecycle-state')).toBe('owned.active.turn');
@@ -117,6 +122,7 @@ describe('the inspector page in Chromium', () => {
     expect(fittedSvg.width).toBeLessThanOrEqual(fittedView.width);
     // The list says how the last turn ended.
     await expect.poll(() => page.textContent('#source-rows tr .outcome')).toBe('answered');
+    expect(listReads).toEqual([]);
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'inspector.png'), fullPage: true });
 
     // Replay: each step highlights the state that entry entered.

@@ -361,6 +361,30 @@ function reloadSourcesSoon() {
   }, 500);
 }
 
+/** Rows waiting for their refresh: one request per source within half a second. */
+const rowTimers = new Map();
+
+function refreshRowSoon(sourceId) {
+  if (rowTimers.has(sourceId)) return;
+  const refresh = async () => {
+    rowTimers.delete(sourceId);
+    let fresh;
+    try {
+      ({ source: fresh } = await getJson(`/inspect/api/sources/${encodeURIComponent(sourceId)}/row`));
+    } catch {
+      return;
+    }
+    const index = state.sources.findIndex((candidate) => candidate.sourceId === sourceId);
+    if (index < 0) return;
+    state.sources[index] = fresh;
+    renderSources();
+  };
+  rowTimers.set(
+    sourceId,
+    window.setTimeout(() => void refresh(), 500),
+  );
+}
+
 function later(timer, action, ms) {
   window.clearTimeout(timer);
   return window.setTimeout(action, ms);
@@ -374,8 +398,9 @@ function onEntry({ sourceId, entry }) {
     row.live = entry.kind !== 'stop';
     renderSources();
   }
-  // A new source, or a turn that starts or ends: its owner and last turn's outcome come from the store.
-  if (!row || entry.to === 'receive' || entry.to === 'idle') reloadSourcesSoon();
+  // A new source joins the list; a turn that starts or ends changes its row's owner and outcome.
+  if (!row) reloadSourcesSoon();
+  else if (entry.to === 'receive' || entry.to === 'idle') refreshRowSoon(sourceId);
   if (sourceId !== state.selected) return;
   mergeJournal([entry]);
   renderLog();
