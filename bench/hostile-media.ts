@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { BENCH_BOT_USER_ID } from './bench-bot.js';
 import { updatePerformanceSection } from './performance-doc.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
 
@@ -42,7 +43,8 @@ async function startContentServer() {
 
 function imageWebhook(index: number): { body: string; signature: string } {
   const body = JSON.stringify({
-    destination: 'U' + '0'.repeat(32),
+    // The bot the fake LINE speaks for: a webhook for another bot is refused (nothing stored).
+    destination: BENCH_BOT_USER_ID,
     events: [
       {
         type: 'message',
@@ -96,7 +98,12 @@ async function main() {
       }),
     );
     if (statuses.some((status) => status !== 200)) throw new Error(`webhook answered ${statuses.join(', ')}`);
-    while ((await replies()) < SOURCES) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Bounded: a bot that answers 200 but stores nothing (a refused webhook) must fail the bench, not hang it.
+    const deadline = Date.now() + 120_000;
+    while ((await replies()) < SOURCES) {
+      if (Date.now() > deadline) throw new Error(`${await replies()} of ${SOURCES} replies within 120 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const seconds = (performance.now() - started) / 1000;
     const done = await memory();
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
