@@ -1,140 +1,24 @@
-import { createHmac } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { BENCH_BOT_USER_ID } from './bench-bot.js';
+import { measureHostileMedia, type HostileMediaFigures } from './hostile-media-measure.js';
 import { updatePerformanceSection } from './performance-doc.js';
-import { forkBench, nextMessage, stop } from './process-control.js';
 
 // `npm run bench:hostile`: 40 sources each send a 10 MB image at once; how much memory does the
-// bot take at its peak, and how much does it keep after a minute of idling? The bot, the fake LINE
-// and the content server (this process) are separate processes. Writes the "Hostile input"
-// section of docs/PERFORMANCE.md.
+// bot take at its peak, and how much does it keep after a minute of idling? The measurement is
+// `hostile-media-measure.ts`; this writes the "Hostile input" section of docs/PERFORMANCE.md.
 
 const SOURCES = Number(process.env.BENCH_IMAGE_SOURCES ?? 40);
 const IMAGE_BYTES = Number(process.env.BENCH_IMAGE_BYTES ?? 10 * 1024 * 1024);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 60_000);
 const MiB = 1024 * 1024;
 
-interface Memory {
-  rss: number;
-  maxRss: number;
-  /** V8's heap in use plus memory outside it (Buffers, large strings): what the process still holds. */
-  live: number;
-}
-
-/** A content API that serves the same JPEG-looking 10 MB body for every message. */
-async function startContentServer() {
-  const image = Buffer.alloc(IMAGE_BYTES, 0x00);
-  image.set([0xff, 0xd8, 0xff, 0xe0]);
-  let served = 0;
-  const server = createServer((_request, response) => {
-    served++;
-    response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(image.length) });
-    response.end(image);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    served: () => served,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-function imageWebhook(index: number): { body: string; signature: string } {
-  const body = JSON.stringify({
-    // The bot the fake LINE speaks for: a webhook for another bot is refused (nothing stored).
-    destination: BENCH_BOT_USER_ID,
-    events: [
-      {
-        type: 'message',
-        mode: 'active',
-        timestamp: Date.now(),
-        source: { type: 'user', userId: `U${index.toString(16).padStart(32, '0')}` },
-        webhookEventId: `01HBENCHIMAGE${String(index).padStart(13, '0')}`,
-        deliveryContext: { isRedelivery: false },
-        replyToken: `reply-${index}`,
-        message: {
-          type: 'image',
-          id: String(900000 + index),
-          quoteToken: `q${index}`,
-          contentProvider: { type: 'line' },
-        },
-      },
-    ],
-  });
-  return { body, signature: createHmac('sha256', 'bench-secret').update(body).digest('base64') };
-}
-
 async function main() {
   process.env.LOG_LEVEL ??= 'warn';
-  const content = await startContentServer();
-  const line = forkBench('fake-line-process.ts');
-  const { url: lineUrl } = await nextMessage<{ url: string }>(line, 'ready');
-  const bot = forkBench('media-bot-process.ts', [], {
-    BENCH_LINE_URL: lineUrl,
-    BENCH_CONTENT_URL: content.url,
-  });
-  try {
-    const { url: botUrl } = await nextMessage<{ url: string }>(bot, 'ready');
-    const memory = async (): Promise<Memory> => {
-      const answer = nextMessage<Memory>(bot, 'memory');
-      bot.send({ type: 'memory' });
-      return answer;
-    };
-    const replies = async () =>
-      ((await (await fetch(`${lineUrl}/stats`)).json()) as { replies: number; pushes: number }).replies;
-    const idle = await memory();
-    const started = performance.now();
-    const statuses = await Promise.all(
-      Array.from({ length: SOURCES }, async (_, index) => {
-        const { body, signature } = imageWebhook(index);
-        const response = await fetch(`${botUrl}/webhook`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-line-signature': signature },
-          body,
-        });
-        return response.status;
-      }),
-    );
-    if (statuses.some((status) => status !== 200)) throw new Error(`webhook answered ${statuses.join(', ')}`);
-    // Bounded: a bot that answers 200 but stores nothing (a refused webhook) must fail the bench, not hang it.
-    const deadline = Date.now() + 120_000;
-    while ((await replies()) < SOURCES) {
-      if (Date.now() > deadline) throw new Error(`${await replies()} of ${SOURCES} replies within 120 s`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const seconds = (performance.now() - started) / 1000;
-    const done = await memory();
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-    const after = await memory();
-    const figures = {
-      idleMiB: idle.rss / MiB,
-      peakMiB: done.maxRss / MiB,
-      doneMiB: done.rss / MiB,
-      afterIdleMiB: after.rss / MiB,
-      liveAfterIdleMiB: after.live / MiB,
-      seconds,
-      downloads: content.served(),
-    };
-    console.log(figures);
-    await updatePerformanceSection('hostile-input', hostileInputSection(figures));
-  } finally {
-    await stop(bot);
-    await stop(line);
-    await content.close();
-  }
+  const figures = await measureHostileMedia({ sources: SOURCES, imageBytes: IMAGE_BYTES, idleMs: IDLE_MS });
+  console.log(figures);
+  await updatePerformanceSection('hostile-input', hostileInputSection(figures));
 }
 
-function hostileInputSection(figures: {
-  idleMiB: number;
-  peakMiB: number;
-  doneMiB: number;
-  afterIdleMiB: number;
-  liveAfterIdleMiB: number;
-  seconds: number;
-  downloads: number;
-}): string {
+function hostileInputSection(figures: HostileMediaFigures): string {
   const mib = (value: number) => `${value.toFixed(0)} MiB`;
   return `<!-- hostile-input -->
 ## Hostile input: 40 sources × 10 MB images
