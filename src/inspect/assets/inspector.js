@@ -190,7 +190,7 @@ async function refreshDetail() {
   renderContext();
   renderLog();
   showCurrent();
-  showLifecycle(detail.lifecycle, row, true);
+  showLifecycle(detail.lifecycle, row);
 }
 
 /**

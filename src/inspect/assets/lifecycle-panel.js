@@ -19,17 +19,14 @@ export async function loadLifecycleChart() {
   if (width) chart.style.setProperty('--natural-width', width);
 }
 
-/**
- * Shows a source's lifecycle (`null` when it is not in memory) and its row's store facts
- * (owner, lease, inbox); `selected`: whether a source is selected at all.
- */
-export function showLifecycle(lifecycle, row, selected) {
+/** Shows the selected source's lifecycle (`null`: not in memory) and its row's store facts. */
+export function showLifecycle(lifecycle, row) {
   const active = new Set(lifecycle?.activeStateIds || []);
   for (const node of chart.querySelectorAll('.kc-state')) {
     node.classList.toggle('kc-active', active.has(node.dataset.stateId));
   }
   chart.classList.toggle('nothing-active', active.size === 0);
-  const text = lifecycle?.state || (selected ? 'not in memory' : '');
+  const text = lifecycle?.state || 'not in memory';
   stateText.textContent = text;
   stateText.dataset.state = text;
   centre(text);
