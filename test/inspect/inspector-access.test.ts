@@ -157,7 +157,12 @@ describe('GET /inspect on a running kaiwa with a real LINE channel', () => {
 
   it('is off without INSPECT_TOKEN', async () => {
     runtime = await start({});
-    for (const path of ['/inspect', '/inspect/api/sources', '/inspect/api/stream']) {
+    for (const path of [
+      '/inspect',
+      '/inspect/api/sources',
+      `/inspect/api/sources/U${'1'.repeat(32)}/row`,
+      '/inspect/api/stream',
+    ]) {
       expect((await fetch(`${runtime.url}${path}`)).status).toBe(404);
     }
   });
@@ -167,6 +172,8 @@ describe('GET /inspect on a running kaiwa with a real LINE channel', () => {
     for (const path of [
       '/inspect',
       '/inspect/api/sources',
+      `/inspect/api/sources/U${'1'.repeat(32)}`,
+      `/inspect/api/sources/U${'1'.repeat(32)}/row`,
       '/inspect/api/chart.svg',
       '/inspect/api/stream',
     ]) {
