@@ -12,13 +12,14 @@ import { countWrites, type CountedStore, type StoreWriteCounts } from './counted
 import { startNaiveBot } from './naive-bot.js';
 import { NaiveHistoryStore } from './naive-history-store.js';
 import { trackWrittenBytes, type WrittenBytes } from './written-bytes.js';
+import { BENCH_CHANNEL_SECRET } from './bench-bot.js';
 
 // One contender, in its own process. The parent asks over IPC for this process's CPU time,
 // memory, bytes written and store counters; the load generator and LINE are other processes.
 const contender = process.argv[2];
 const lineUrl = process.env.BENCH_LINE_URL!;
 const dataDir = process.env.BENCH_DATA_DIR!;
-const channelSecret = 'bench-secret';
+const channelSecret = BENCH_CHANNEL_SECRET;
 const channelAccessToken = 'bench-token';
 const writtenBytes = trackWrittenBytes();
 

@@ -12,6 +12,7 @@ import { LocalReminderScheduler } from '../src/reminders/index.js';
 import { messageFor, userSourceNumber } from '../test/support/host-harness.js';
 import { EchoReplyModel } from './bench-model.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
+import { BENCH_CHANNEL_SECRET } from './bench-bot.js';
 
 // kaiwa's CPU per turn as `npm start` composes it — the tool registry, step prompts with tool
 // selection, the LINE delivery through the SDK and the transport over HTTP to the bench's fake
@@ -30,7 +31,7 @@ const { url: lineUrl } = await nextMessage<{ url: string }>(line, 'ready');
 const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-composed-cpu-'));
 const config = loadConfig({
   PORT: '0',
-  LINE_CHANNEL_SECRET: 'bench-secret',
+  LINE_CHANNEL_SECRET: BENCH_CHANNEL_SECRET,
   LINE_CHANNEL_ACCESS_TOKEN: 'bench-token',
   LINE_API_BASE_URL: lineUrl,
   STORE: storeName,

@@ -1,7 +1,6 @@
-import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BENCH_BOT_USER_ID } from './bench-bot.js';
+import { signedMessageWebhook } from './bench-bot.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
 
 // The hostile-media benchmark's measurement (`npm run bench:hostile` writes its figures): `sources`
@@ -56,28 +55,17 @@ async function startContentServer(imageBytes: number) {
 }
 
 function imageWebhook(index: number): { body: string; signature: string } {
-  const body = JSON.stringify({
-    // The bot the fake LINE speaks for: a webhook for another bot is refused (nothing stored).
-    destination: BENCH_BOT_USER_ID,
-    events: [
-      {
-        type: 'message',
-        mode: 'active',
-        timestamp: Date.now(),
-        source: { type: 'user', userId: `U${index.toString(16).padStart(32, '0')}` },
-        webhookEventId: `01HBENCHIMAGE${String(index).padStart(13, '0')}`,
-        deliveryContext: { isRedelivery: false },
-        replyToken: `reply-${index}`,
-        message: {
-          type: 'image',
-          id: String(900000 + index),
-          quoteToken: `q${index}`,
-          contentProvider: { type: 'line' },
-        },
-      },
-    ],
+  return signedMessageWebhook({
+    userId: `U${index.toString(16).padStart(32, '0')}`,
+    webhookEventId: `01HBENCHIMAGE${String(index).padStart(13, '0')}`,
+    replyToken: `reply-${index}`,
+    message: {
+      type: 'image',
+      id: String(900000 + index),
+      quoteToken: `q${index}`,
+      contentProvider: { type: 'line' },
+    },
   });
-  return { body, signature: createHmac('sha256', 'bench-secret').update(body).digest('base64') };
 }
 
 /** One run: the bot's memory before, at its peak, after the last reply and after idling. */

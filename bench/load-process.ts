@@ -1,7 +1,7 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BENCH_BOT_USER_ID } from './bench-bot.js';
+import { signedMessageWebhook } from './bench-bot.js';
 
 // The load generator, in its own process: signed webhooks, one text message each, over a set
 // of user sources. Turn t of a source is its t-th message. Two ways to load the bot:
@@ -95,23 +95,12 @@ function post(url: string, body: string, signature: string): Promise<number> {
 }
 
 function webhookBody(label: string, source: number, turn: number) {
-  const userId = `U${source.toString(16).padStart(32, '0')}`;
-  const body = JSON.stringify({
-    destination: BENCH_BOT_USER_ID,
-    events: [
-      {
-        type: 'message',
-        mode: 'active',
-        timestamp: Date.now(),
-        source: { type: 'user', userId },
-        webhookEventId: `${label}-${source}-${turn}-${randomUUID()}`,
-        deliveryContext: { isRedelivery: false },
-        replyToken: randomUUID(),
-        message: { type: 'text', id: `${source}-${turn}`, quoteToken: 'q', text: `turn ${turn}: hello` },
-      },
-    ],
+  return signedMessageWebhook({
+    userId: `U${source.toString(16).padStart(32, '0')}`,
+    webhookEventId: `${label}-${source}-${turn}-${randomUUID()}`,
+    replyToken: randomUUID(),
+    message: { type: 'text', id: `${source}-${turn}`, quoteToken: 'q', text: `turn ${turn}: hello` },
   });
-  return { body, signature: createHmac('sha256', 'bench-secret').update(body).digest('base64') };
 }
 
 async function lineStats(lineUrl: string): Promise<{ replies: number; otherReplies: number }> {

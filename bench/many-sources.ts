@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { defaults } from '../src/defaults/index.js';
-import { BENCH_BOT_USER_ID } from './bench-bot.js';
+import { signedMessageWebhook } from './bench-bot.js';
 import { updatePerformanceSection } from './performance-doc.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
 
@@ -38,27 +37,12 @@ interface Figures {
 }
 
 function textWebhook(index: number): { body: string; signature: string } {
-  const body = JSON.stringify({
-    destination: BENCH_BOT_USER_ID,
-    events: [
-      {
-        type: 'message',
-        mode: 'active',
-        timestamp: Date.now(),
-        source: { type: 'user', userId: `U${index.toString(16).padStart(32, '0')}` },
-        webhookEventId: `01HBENCHSOURCE${String(index).padStart(12, '0')}`,
-        deliveryContext: { isRedelivery: false },
-        replyToken: `reply-${index}`,
-        message: {
-          type: 'text',
-          id: String(700000 + index),
-          quoteToken: `q${index}`,
-          text: `hello ${index}`,
-        },
-      },
-    ],
+  return signedMessageWebhook({
+    userId: `U${index.toString(16).padStart(32, '0')}`,
+    webhookEventId: `01HBENCHSOURCE${String(index).padStart(12, '0')}`,
+    replyToken: `reply-${index}`,
+    message: { type: 'text', id: String(700000 + index), quoteToken: `q${index}`, text: `hello ${index}` },
   });
-  return { body, signature: createHmac('sha256', 'bench-secret').update(body).digest('base64') };
 }
 
 /**

@@ -2,12 +2,13 @@ import { loadConfig } from '../src/config/index.js';
 import { MemorySourceStore } from '../src/persistence/index.js';
 import { startKaiwa } from '../src/server/kaiwa-runtime.js';
 import { EchoReplyModel } from './bench-model.js';
+import { BENCH_CHANNEL_SECRET } from './bench-bot.js';
 
 // kaiwa for the hostile-media benchmark, in its own process: its LINE and content API are the
 // parent's servers. The parent asks for this process's memory over IPC.
 const config = loadConfig({
   PORT: '0',
-  LINE_CHANNEL_SECRET: 'bench-secret',
+  LINE_CHANNEL_SECRET: BENCH_CHANNEL_SECRET,
   LINE_CHANNEL_ACCESS_TOKEN: 'bench-token',
   LINE_API_BASE_URL: process.env.BENCH_LINE_URL!,
   LINE_DATA_API_BASE_URL: process.env.BENCH_CONTENT_URL!,

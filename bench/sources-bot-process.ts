@@ -2,13 +2,14 @@ import { createStore } from '../src/composition/index.js';
 import { loadConfig } from '../src/config/index.js';
 import { startKaiwa } from '../src/server/kaiwa-runtime.js';
 import { EchoReplyModel } from './bench-model.js';
+import { BENCH_CHANNEL_SECRET } from './bench-bot.js';
 
 // kaiwa for the many-sources benchmark, in its own process, as `npm start` runs it: SQLite in a
 // fresh data directory, the live-source cap from `KAIWA_MAX_LIVE_SOURCES`. Its LINE is the
 // parent's fake LINE. The parent asks for this process's memory over IPC.
 const config = loadConfig({
   PORT: '0',
-  LINE_CHANNEL_SECRET: 'bench-secret',
+  LINE_CHANNEL_SECRET: BENCH_CHANNEL_SECRET,
   LINE_CHANNEL_ACCESS_TOKEN: 'bench-token',
   LINE_API_BASE_URL: process.env.BENCH_LINE_URL!,
   STORE: 'sqlite',
