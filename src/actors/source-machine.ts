@@ -173,14 +173,23 @@ function onPlan(kind: InboxPlan['kind'], target: string) {
 }
 
 /**
- * A checkpoint write failed (`onError` of `saving`): another owner has the source, another write
- * won the version (reload), or it failed on its own (count, log and retry after a backoff).
+ * A fenced write failed (`onError`): another owner has the source (stop: `lost`), or it failed
+ * on its own (count, log, and go to `retry`, which backs off). A checkpoint's write may also
+ * lose its version to another write (`conflict`: reload and go on from what is durable).
  */
-function checkpointWriteFailed() {
+function writeFailed(retry: string, options: { reloadOnConflict?: boolean } = {}) {
   return [
     { guard: 'ownershipLost' as const, target: '#source.owned.lost' },
-    { guard: 'versionConflict' as const, target: '#source.owned.conflict', actions: 'logFailure' as const },
-    { target: 'waiting', actions: ['countFailure' as const, 'logFailure' as const] },
+    ...(options.reloadOnConflict
+      ? [
+          {
+            guard: 'versionConflict' as const,
+            target: '#source.owned.conflict',
+            actions: 'logFailure' as const,
+          },
+        ]
+      : []),
+    { target: retry, actions: ['countFailure' as const, 'logFailure' as const] },
   ];
 }
 
@@ -399,16 +408,7 @@ function securingSideEffect(resumed: boolean) {
             target: 'checking',
             actions: assign(({ event }) => ({ leaseFrom: event.output, failures: 0 })),
           },
-          onError: [
-            {
-              guard: 'ownershipLost',
-              target: '#source.owned.lost',
-            },
-            {
-              target: 'waiting',
-              actions: ['countFailure', 'logFailure'],
-            },
-          ],
+          onError: writeFailed('waiting'),
         },
       },
       waiting: { after: { retry: 'renewing' } },
@@ -556,17 +556,8 @@ export const sourceMachine = sourceSetup.createMachine({
                     'startConversation',
                   ],
                 },
-                onError: [
-                  {
-                    // Its count of a resumed turn was refused: another owner has the source.
-                    guard: 'ownershipLost',
-                    target: '#source.owned.lost',
-                  },
-                  {
-                    target: 'waiting',
-                    actions: ['countFailure', 'logFailure'],
-                  },
-                ],
+                // Counting a resumed turn is a fenced write too: another owner may have the source.
+                onError: writeFailed('waiting'),
               },
             },
             waiting: { after: { retry: 'reading' } },
@@ -735,7 +726,7 @@ export const sourceMachine = sourceSetup.createMachine({
                         },
                       },
                     ],
-                    onError: checkpointWriteFailed(),
+                    onError: writeFailed('waiting', { reloadOnConflict: true }),
                   },
                 },
                 waiting: { after: { retry: 'saving' } },
@@ -755,7 +746,7 @@ export const sourceMachine = sourceSetup.createMachine({
                         params: ({ event }) => ({ result: event.output, released: true }),
                       },
                     },
-                    onError: checkpointWriteFailed(),
+                    onError: writeFailed('waiting', { reloadOnConflict: true }),
                   },
                 },
                 waiting: { after: { retry: 'saving' } },
@@ -810,16 +801,7 @@ export const sourceMachine = sourceSetup.createMachine({
                 },
                 // The conversation starts again from nothing; what came after the unfollow runs.
                 onDone: { target: '#source.owned.loading', actions: assign({ failures: 0 }) },
-                onError: [
-                  {
-                    guard: 'ownershipLost',
-                    target: '#source.owned.lost',
-                  },
-                  {
-                    target: 'reading',
-                    actions: ['countFailure', 'logFailure'],
-                  },
-                ],
+                onError: writeFailed('reading'),
               },
             },
             checkpointing: {
@@ -856,7 +838,7 @@ export const sourceMachine = sourceSetup.createMachine({
                         },
                       },
                     ],
-                    onError: checkpointWriteFailed(),
+                    onError: writeFailed('waiting', { reloadOnConflict: true }),
                   },
                 },
                 waiting: { after: { retry: 'saving' } },
