@@ -113,18 +113,15 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
 
   router.get('/api/sources/:sourceId', async (request, response) => {
     const { sourceId } = request.params;
-    const found = await snapshotOf(sourceId);
+    const [{ found, summary, waiting }, entries] = await Promise.all([
+      readSource(sourceId, STORED_HISTORY),
+      journal.entries(sourceId),
+    ]);
     if (!found) {
       sendJson(response, { message: `no conversation ${sourceId}` }, 404);
       return;
     }
     const { model } = await options.chart();
-    const inbox = store.inbox(sourceId, 100);
-    const [entries, waiting, summary] = await Promise.all([
-      journal.entries(sourceId),
-      inbox,
-      storedSummary(sourceId, inbox),
-    ]);
     sendJson(response, {
       source: await rowOf(sourceId, found.live, found, summary),
       // Messages wait for their turn in the inbox (not in the conversation), one turn each.
@@ -138,8 +135,8 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
   // reading every source again (on DynamoDB the list is a scan).
   router.get('/api/sources/:sourceId/row', async (request, response) => {
     const { sourceId } = request.params;
-    const live = host.snapshotOf(sourceId) !== undefined;
-    const row = await rowOf(sourceId, live, undefined, await storedSummary(sourceId));
+    const { found, summary } = await readSource(sourceId, LIST_HISTORY);
+    const row = await rowOf(sourceId, found?.live ?? false, found, summary);
     if (!row) {
       sendJson(response, { message: `no conversation ${sourceId}` }, 404);
       return;
@@ -169,41 +166,40 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
 
   return router;
 
-  async function snapshotOf(
-    sourceId: string,
-    window: HistoryWindow = STORED_HISTORY,
-  ): Promise<{ snapshot: SnapshotLike; live: boolean; updatedAt?: number } | undefined> {
+  async function snapshotOf(sourceId: string, window: HistoryWindow): Promise<FoundSnapshot | undefined> {
     const live = host.snapshotOf(sourceId);
     if (live) return { snapshot: live, live: true };
-    const { head, history } = await store.load(sourceId, window);
-    if (!head?.snapshot) return undefined;
-    // A stored head holds no history: the view shows it with the newest stored entries.
-    const context = { ...(head.snapshot.context as object), history: history.map((record) => record.entry) };
-    return { snapshot: { ...head.snapshot, context }, live: false, updatedAt: head.updatedAt };
+    return storedSnapshot(await store.load(sourceId, window));
   }
 
-  /** What the store records of one source: its owner and lease, and what waits in its inbox. */
-  async function storedSummary(
-    sourceId: string,
-    inbox: Promise<readonly StoredInboxItem[]> = store.inbox(sourceId, 100),
-  ): Promise<SourceSummary | undefined> {
-    const [{ head }, waiting] = await Promise.all([store.load(sourceId, NO_HISTORY), inbox]);
-    return (
-      head && {
-        sourceId,
-        version: head.version,
-        ...(head.owner && { owner: head.owner }),
-        busy: head.busy,
-        inboxSize: waiting.length,
-        updatedAt: head.updatedAt,
-      }
-    );
+  /**
+   * One source as its detail and its row show it, each read once: the snapshot (the live actor's,
+   * else the stored head's with `window` of history) and what the store records of it — owner,
+   * lease and the inbox (its first 100 items).
+   */
+  async function readSource(sourceId: string, window: HistoryWindow) {
+    const live = host.snapshotOf(sourceId);
+    const [loaded, waiting] = await Promise.all([
+      store.load(sourceId, live ? NO_HISTORY : window),
+      store.inbox(sourceId, 100),
+    ]);
+    const found: FoundSnapshot | undefined = live ? { snapshot: live, live: true } : storedSnapshot(loaded);
+    const { head } = loaded;
+    const summary: SourceSummary | undefined = head && {
+      sourceId,
+      version: head.version,
+      ...(head.owner && { owner: head.owner }),
+      busy: head.busy,
+      inboxSize: waiting.length,
+      updatedAt: head.updatedAt,
+    };
+    return { found, summary, waiting };
   }
 
   async function rowOf(
     sourceId: string,
     live: boolean,
-    known?: { snapshot: SnapshotLike; updatedAt?: number },
+    known?: FoundSnapshot,
     summary?: SourceSummary,
   ): Promise<SourceRow | undefined> {
     const found = known ?? (await snapshotOf(sourceId, LIST_HISTORY));
@@ -244,6 +240,20 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
   function sendJson(response: Response, body: unknown, status = 200) {
     response.status(status).json(redact(body));
   }
+}
+
+/** A conversation's snapshot as the inspector found it: the live actor's, or a stored head's. */
+interface FoundSnapshot {
+  readonly snapshot: SnapshotLike;
+  readonly live: boolean;
+  readonly updatedAt?: number;
+}
+
+/** A stored head with the history window loaded with it (a head holds none), or nothing without a snapshot. */
+function storedSnapshot({ head, history }: LoadedSource): FoundSnapshot | undefined {
+  if (!head?.snapshot) return undefined;
+  const context = { ...(head.snapshot.context as object), history: history.map((record) => record.entry) };
+  return { snapshot: { ...head.snapshot, context }, live: false, updatedAt: head.updatedAt };
 }
 
 /** The inbox's messages but those of the running turn (they leave the inbox at its first checkpoint). */
