@@ -13,6 +13,7 @@ import { messageFor, userSourceNumber } from '../test/support/host-harness.js';
 import { EchoReplyModel } from './bench-model.js';
 import { forkBench, nextMessage, stop } from './process-control.js';
 import { BENCH_CHANNEL_SECRET } from './bench-bot.js';
+import { fakeLineStats } from './fake-line-stats.js';
 
 // kaiwa's CPU per turn as `npm start` composes it — the tool registry, step prompts with tool
 // selection, the LINE delivery through the SDK and the transport over HTTP to the bench's fake
@@ -82,7 +83,7 @@ if (profiler && profileFile) {
   writeFileSync(profileFile, JSON.stringify(profile));
 }
 const turns = sources * rounds;
-const stats = (await (await fetch(`${lineUrl}/stats`)).json()) as { replies: number; otherReplies: number };
+const stats = await fakeLineStats(lineUrl);
 if (stats.replies !== sources * (warmupRounds + rounds) || stats.otherReplies !== 0) {
   throw new Error(`LINE got ${JSON.stringify(stats)} for ${sources * (warmupRounds + rounds)} turns`);
 }

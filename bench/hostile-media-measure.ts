@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signedMessageWebhook } from './bench-bot.js';
-import { forkBench, nextMessage, stop } from './process-control.js';
+import { ask, forkBench, nextMessage, stop } from './process-control.js';
+import { fakeLineReplies } from './fake-line-stats.js';
 
 // The hostile-media benchmark's measurement (`npm run bench:hostile` writes its figures): `sources`
 // sources each send one image of `imageBytes` at once; the bot, the fake LINE and the content
@@ -79,13 +80,8 @@ export async function measureHostileMedia(options: HostileMediaOptions): Promise
   });
   try {
     const { url: botUrl } = await nextMessage<{ url: string }>(bot, 'ready');
-    const memory = async (): Promise<Memory> => {
-      const answer = nextMessage<Memory>(bot, 'memory');
-      bot.send({ type: 'memory' });
-      return answer;
-    };
-    const replies = async () =>
-      ((await (await fetch(`${lineUrl}/stats`)).json()) as { replies: number; pushes: number }).replies;
+    const memory = () => ask<Memory>(bot, 'memory');
+    const replies = () => fakeLineReplies(lineUrl);
     const idle = await memory();
     const started = performance.now();
     const statuses = await Promise.all(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signedMessageWebhook } from './bench-bot.js';
+import { fakeLineReplies, fakeLineStats } from './fake-line-stats.js';
 
 // The load generator, in its own process: signed webhooks, one text message each, over a set
 // of user sources. Turn t of a source is its t-th message. Two ways to load the bot:
@@ -103,18 +104,9 @@ function webhookBody(label: string, source: number, turn: number) {
   });
 }
 
-async function lineStats(lineUrl: string): Promise<{ replies: number; otherReplies: number }> {
-  const response = await fetch(`${lineUrl}/stats`);
-  return (await response.json()) as { replies: number; otherReplies: number };
-}
-
-async function lineReplies(lineUrl: string): Promise<number> {
-  return (await lineStats(lineUrl)).replies;
-}
-
 async function untilReplies(lineUrl: string, count: number): Promise<void> {
   const deadline = Date.now() + 120_000;
-  while ((await lineReplies(lineUrl)) < count) {
+  while ((await fakeLineReplies(lineUrl)) < count) {
     if (Date.now() > deadline) throw new Error(`replies did not reach ${count} within 120 s`);
     await sleep(5);
   }
@@ -122,7 +114,7 @@ async function untilReplies(lineUrl: string, count: number): Promise<void> {
 
 async function runRounds(load: RoundsLoad, acks: number[]): Promise<number> {
   let failures = 0;
-  let expected = await lineReplies(load.lineUrl);
+  let expected = await fakeLineReplies(load.lineUrl);
   for (let round = 0; round < load.rounds; round++) {
     let next = 0;
     await Promise.all(
@@ -148,7 +140,7 @@ async function runRounds(load: RoundsLoad, acks: number[]): Promise<number> {
 
 async function runOpenLoop(load: OpenLoopLoad, acks: number[], started: number): Promise<number> {
   let failures = 0;
-  const expected = (await lineReplies(load.lineUrl)) + load.turns;
+  const expected = (await fakeLineReplies(load.lineUrl)) + load.turns;
   const requests: Promise<void>[] = [];
   const intervalMs = 1000 / load.turnsPerSecond;
   let sent = 0;
@@ -177,12 +169,12 @@ async function runOpenLoop(load: OpenLoopLoad, acks: number[], started: number):
 
 async function run(load: Load): Promise<LoadResult> {
   const acks: number[] = [];
-  const before = await lineStats(load.lineUrl);
+  const before = await fakeLineStats(load.lineUrl);
   const started = performance.now();
   const failures =
     load.kind === 'rounds' ? await runRounds(load, acks) : await runOpenLoop(load, acks, started);
   const elapsedMs = performance.now() - started;
-  const after = await lineStats(load.lineUrl);
+  const after = await fakeLineStats(load.lineUrl);
   acks.sort((a, b) => a - b);
   return {
     type: 'done',

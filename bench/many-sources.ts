@@ -4,7 +4,8 @@ import path from 'node:path';
 import { defaults } from '../src/defaults/index.js';
 import { signedMessageWebhook } from './bench-bot.js';
 import { updatePerformanceSection } from './performance-doc.js';
-import { forkBench, nextMessage, stop } from './process-control.js';
+import { ask, forkBench, nextMessage, stop } from './process-control.js';
+import { fakeLineReplies } from './fake-line-stats.js';
 
 // `npm run bench:sources`: 10,000 distinct sources each send one text through the real runtime
 // (signed webhooks, SQLite, the fake LINE in its own process), once with the live-source cap
@@ -78,13 +79,8 @@ async function run(lineUrl: string, maxLiveSources: number, label: string): Prom
   let sampler: NodeJS.Timeout | undefined;
   try {
     const { url: botUrl } = await nextMessage<{ url: string }>(bot, 'ready');
-    const memory = async (): Promise<Memory> => {
-      const answer = nextMessage<Memory>(bot, 'memory');
-      bot.send({ type: 'memory' });
-      return answer;
-    };
-    const replies = async () =>
-      ((await (await fetch(`${lineUrl}/stats`)).json()) as { replies: number }).replies;
+    const memory = () => ask<Memory>(bot, 'memory');
+    const replies = () => fakeLineReplies(lineUrl);
     const repliesBefore = await replies();
     const start = await memory();
     let peakHeap = start.heapUsed;

@@ -33,6 +33,13 @@ export function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
+/** Sends a child `{ type }` and resolves its answer of the same type (e.g. its memory). */
+export function ask<T>(child: ChildProcess, type: string): Promise<T> {
+  const answer = nextMessage<T>(child, type);
+  child.send({ type });
+  return answer;
+}
+
 export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
