@@ -27,6 +27,7 @@ import { LimitReachedError } from './limit-reached-error.js';
 import {
   allCallsSettled,
   abandonStep,
+  calledFinalTool,
   closeStep,
   currentTurn,
   finishTurn,
@@ -130,6 +131,7 @@ export const conversationMachine = setup({
     turnIsInboxFull: ({ context }) => isInboxFullTurn(context.turn),
     limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
+    calledFinalTool: ({ context }) => calledFinalTool(context),
     /**
      * Whether a call of this step may act outside the conversation; `provideConversationServices`
      * asks the tool registry. Without it every unsettled call counts: the safe answer.
@@ -234,7 +236,17 @@ export const conversationMachine = setup({
             ],
           },
           {
+            // Text and no call after `reply` or `skip` (sent or refused): what was said stands.
+            guard: 'calledFinalTool',
             target: 'done',
+            actions: [
+              assign(({ context, event }) => recordModelResponse(context, event.output)),
+              { type: 'stopTurn', params: { reason: 'no-function-calls' } },
+            ],
+          },
+          {
+            // Text and no call before either: whatever the model adapter, never silence.
+            target: 'apologize',
             actions: [
               assign(({ context, event }) => recordModelResponse(context, event.output)),
               { type: 'stopTurn', params: { reason: 'no-function-calls' } },

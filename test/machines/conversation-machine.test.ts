@@ -92,58 +92,41 @@ describe('conversation machine', () => {
     });
   });
 
-  it('ends the turn without sending anything when the model returns text and no calls', async () => {
+  it('apologises when the model answers with text and no call before any `reply` or `skip`: the user is never left in silence', async () => {
     const { actor, delivery } = startConversation({
       model: new ScriptedModel([textOnly('I think I will stay quiet')]),
     });
+    const message = inbound('hmm');
 
-    say(actor, inbound('hmm'));
+    say(actor, message);
     const snapshot = await untilIdle(actor);
 
-    expect(delivery.requests).toEqual([]);
-    expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
+    // The notice goes out as the reply (the token is unused), and the turn says why it came.
+    expect(delivery.requests).toMatchObject([
+      { texts: [expect.stringContaining('Sorry') as string], replyToken: message.replyToken },
+    ]);
+    expect(snapshot.context.lastTurn).toMatchObject({
+      stopReason: 'no-function-calls',
+      replied: false,
+      deliveries: 1,
+    });
     expect(snapshot.context.history.at(-1)).toMatchObject({
       role: 'model',
       text: 'I think I will stay quiet',
     });
   });
 
-  it('ends the turn after skip without delivering', async () => {
+  it('apologises when the model ends with text after a tool that said nothing to the user', async () => {
     const { actor, delivery } = startConversation({
-      model: new ScriptedModel([callTools(['skip', { reason: 'not for me' }])]),
+      model: new ScriptedModel([callTools(['lookup', { text: 'x' }]), textOnly('done looking')]),
+      tools: [echoTool('lookup').implement((args) => Promise.resolve({ forLLM: { text: args.text } }))],
     });
 
-    say(actor, inbound('talking to Ken'));
+    say(actor, inbound('look it up'));
     const snapshot = await untilIdle(actor);
 
-    expect(delivery.requests).toEqual([]);
-    expect(snapshot.context.lastTurn).toMatchObject({
-      stopReason: 'final-tool',
-      replied: false,
-      deliveries: 0,
-    });
-  });
-
-  it('records a message its host set aside as the last turn, without running one', () => {
-    const model = new ScriptedModel([callReply('never asked')]);
-    const { actor, delivery } = startConversation({ model });
-
-    actor.send({ type: 'message.quarantined', eventId: 'poison-1', at: 1_700_000_000_000, noticeSent: true });
-    const snapshot = actor.getSnapshot();
-
-    expect(snapshot.value).toBe('idle');
-    expect(model.calls).toEqual([]);
-    expect(delivery.requests).toEqual([]);
-    expect(snapshot.context.history).toEqual([]);
-    expect(snapshot.context.lastTurn).toEqual({
-      id: 'poison-1',
-      stopReason: 'quarantined',
-      modelCalls: 0,
-      usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
-      startedAt: 1_700_000_000_000,
-      replied: false,
-      deliveries: 1,
-    });
+    expect(delivery.texts).toEqual([expect.stringContaining('Sorry') as string]);
+    expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
   });
 
   it('stops at the model-call limit, and apologises when no reply went out by then', async () => {
