@@ -101,6 +101,8 @@ export interface KaiwaConfig {
   /** How long a process owns a source without renewing its heartbeat (three renewals a lease). */
   readonly leaseMs: number;
   readonly shutdownDeadlineMs: number;
+  /** A request's headers and body must arrive within this, or it is answered 408 (slow clients). */
+  readonly httpRequestTimeoutMs: number;
   /** The live inspector (`INSPECT_TOKEN`, its sessions) and the opt-in link to Stately's hosted one. */
   readonly inspect: {
     readonly token: string | undefined;
@@ -142,6 +144,12 @@ const RUNTIME_INTEGERS = {
     fallback: defaults.server.shutdownDeadlineMs,
     min: 0,
     max: 600_000,
+  },
+  httpRequestTimeoutMs: {
+    variable: 'KAIWA_HTTP_REQUEST_TIMEOUT_MS',
+    fallback: defaults.server.httpRequestTimeoutMs,
+    min: 100,
+    max: 300_000,
   },
 } as const satisfies IntegerSettings;
 

@@ -20,6 +20,12 @@ const values = {
      * process manager (Kubernetes' default grace period) waits before it kills.
      */
     shutdownDeadlineMs: 10_000,
+    /**
+     * `KAIWA_HTTP_REQUEST_TIMEOUT_MS`: a request's headers and body arrive within this, or it is
+     * answered 408 and its connection closed. LINE sends a webhook in one go; a client that
+     * dribbles or stalls (slowloris) would otherwise hold a socket for Node.js's 5 minutes.
+     */
+    httpRequestTimeoutMs: 10_000,
     /** `KAIWA_STATELY_INSPECT`: off, because it streams conversations to a hosted service. */
     statelyInspect: false,
     /** `KAIWA_INSPECT_SESSION_MS`: a working day; the token is asked for again the next morning. */

@@ -67,7 +67,12 @@ export async function startKaiwa(
   });
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
-  const server = createServer();
+  const server = createServer({
+    // Headers and body within the timeout, checked every second (Node.js checks every 30 s).
+    requestTimeout: config.httpRequestTimeoutMs,
+    headersTimeout: config.httpRequestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, config.httpRequestTimeoutMs),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

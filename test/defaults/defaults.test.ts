@@ -35,6 +35,7 @@ const configurable: Record<string, string | number> = {
   HOST: `${defaults.server.emulatorHost} / ${defaults.server.channelHost}`,
   LOG_LEVEL: defaults.server.logLevel,
   KAIWA_SHUTDOWN_DEADLINE_MS: defaults.server.shutdownDeadlineMs,
+  KAIWA_HTTP_REQUEST_TIMEOUT_MS: defaults.server.httpRequestTimeoutMs,
   KAIWA_STATELY_INSPECT: String(defaults.server.statelyInspect),
   KAIWA_INSPECT_SESSION_MS: defaults.server.inspectSessionMs,
   LINE_API_BASE_URL: defaults.line.apiBaseUrl,
