@@ -38,7 +38,7 @@ function stalledRequest(url: string, text: string): { closed: Promise<{ answer: 
 
 describe('slow and stalled clients', () => {
   it(
-    'cuts a request whose headers or body stop coming, and still answers LINE',
+    'cuts a connection that sends nothing, or whose headers or body stop coming, and still answers LINE',
     { timeout: 20_000 },
     async () => {
       running = await startKaiwaWithFakeLine({
