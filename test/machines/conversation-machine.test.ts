@@ -129,6 +129,44 @@ describe('conversation machine', () => {
     expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
   });
 
+  it('ends the turn after skip without delivering', async () => {
+    const { actor, delivery } = startConversation({
+      model: new ScriptedModel([callTools(['skip', { reason: 'not for me' }])]),
+    });
+
+    say(actor, inbound('talking to Ken'));
+    const snapshot = await untilIdle(actor);
+
+    expect(delivery.requests).toEqual([]);
+    expect(snapshot.context.lastTurn).toMatchObject({
+      stopReason: 'final-tool',
+      replied: false,
+      deliveries: 0,
+    });
+  });
+
+  it('records a message its host set aside as the last turn, without running one', () => {
+    const model = new ScriptedModel([callReply('never asked')]);
+    const { actor, delivery } = startConversation({ model });
+
+    actor.send({ type: 'message.quarantined', eventId: 'poison-1', at: 1_700_000_000_000, noticeSent: true });
+    const snapshot = actor.getSnapshot();
+
+    expect(snapshot.value).toBe('idle');
+    expect(model.calls).toEqual([]);
+    expect(delivery.requests).toEqual([]);
+    expect(snapshot.context.history).toEqual([]);
+    expect(snapshot.context.lastTurn).toEqual({
+      id: 'poison-1',
+      stopReason: 'quarantined',
+      modelCalls: 0,
+      usage: { promptTokens: 0, outputTokens: 0, cachedTokens: 0 },
+      startedAt: 1_700_000_000_000,
+      replied: false,
+      deliveries: 1,
+    });
+  });
+
   it('stops at the model-call limit, and apologises when no reply went out by then', async () => {
     const model = new ScriptedModel([callTools(['echo', { text: 'again' }])], { repeatLast: true });
     const { actor, delivery } = startConversation({
