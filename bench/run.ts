@@ -14,7 +14,8 @@ import { measureToolSelection, reportToolSelection, toolSelectionSection } from 
 // `npm run bench`: kaiwa against a naive bot and a bare bot, end to end over HTTP; then the
 // tool-selection prompt tokens and the Lambda bundles. Each writes its section of
 // docs/PERFORMANCE.md. `BENCH_QUICK=1`: smaller runtime runs (about 2–3 minutes in all);
-// `BENCH_ONLY=runtime`: the runtime figures alone. Every size can be set: BENCH_SOURCES,
+// `BENCH_ONLY=runtime`: the runtime figures alone; `BENCH_ONLY=lambda`: the Lambda bundles alone.
+// Every size can be set: BENCH_SOURCES,
 // BENCH_CONVERSATION_TURNS, BENCH_MEASURED_ROUNDS, BENCH_CONCURRENCY, BENCH_OPEN_LOOP_SECONDS,
 // BENCH_ROUNDS. BENCH_KAIWA_STORE: the store kaiwa runs on (its `STORE`).
 
@@ -45,12 +46,15 @@ async function main() {
   // Every bench process, the Lambda bundles' included, runs on this Node.js.
   console.log(`kaiwa bench on Node.js ${process.version} (${process.execPath})`);
   process.env.LOG_LEVEL ??= 'warn'; // the same for every contender
-  await runtime();
-  if (process.env.BENCH_ONLY === 'runtime') return;
-  // Prompt tokens, not time.
-  const toolSelection = await measureToolSelection();
-  reportToolSelection(toolSelection);
-  await updatePerformanceSection('tool-selection', toolSelectionSection(toolSelection));
+  const only = process.env.BENCH_ONLY;
+  if (only !== 'lambda') await runtime();
+  if (only === 'runtime') return;
+  if (only !== 'lambda') {
+    // Prompt tokens, not time.
+    const toolSelection = await measureToolSelection();
+    reportToolSelection(toolSelection);
+    await updatePerformanceSection('tool-selection', toolSelectionSection(toolSelection));
+  }
   // The Lambda bundles: sizes and cold init on this Node.js (packaged offline first).
   const lambdaBundles = await measureLambdaBundles();
   console.log(`\n${formatBundleFigures(lambdaBundles)}`);

@@ -438,8 +438,15 @@ describe('npm run package: the CloudFormation template', () => {
     ).toEqual([]);
     const webhookCode = packaged.webhook.entries[0]!.data.toString('utf8');
     expect(webhookCode).not.toContain('generativelanguage.googleapis.com');
-    // The AWS SDK stays external: the Lambda runtime ships it.
-    expect(webhookCode).toMatch(/from\s*"@aws-sdk\/client-dynamodb"/);
+    // The AWS SDK stays external — the Lambda runtime ships it — and is required, never imported
+    // (scripts/lambda-esbuild-plugins.mjs): its inputs are the plugin's one-line modules only.
+    expect(webhookCode).toMatch(/\w+\("@aws-sdk\/client-dynamodb"\)/);
+    for (const code of [
+      webhookCode,
+      ...[packaged.worker, packaged.reminder].map((zip) => zip.entries[0]!.data.toString('utf8')),
+    ])
+      expect(code).not.toMatch(/(from|import\()\s*"@aws-sdk\//);
+    expect(inputs.filter((input) => input.includes('node_modules/@aws-sdk/'))).toEqual([]);
   });
 
   it('bundle sizes are within their targets', () => {
