@@ -6,7 +6,7 @@ import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '.
 import { startEchoGemini } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
-import { KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
+import { fakeServicesEnv, KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
 
 // Two `npm start` processes on one DynamoDB table (DynamoDB Local, the real jar) behind one
 // webhook URL; one of them is SIGKILLed every 1–4 s and restarted at once, the other lives
@@ -58,20 +58,13 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
     async () => {
       const started = Date.now();
       const table = await dynamodb.createTable();
+      const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
       const environment = (name: string) => (incarnation: number) => ({
-        LINE_CHANNEL_SECRET: CHANNEL_SECRET,
-        LINE_CHANNEL_ACCESS_TOKEN: line.accessTokenFor(`${name}#${incarnation}`),
-        LINE_API_BASE_URL: line.url,
-        LINE_DATA_API_BASE_URL: line.url,
-        LINE_BOT_USER_ID: line.emulator.botUserId,
-        GEMINI_API_KEY: 'test-key',
-        GEMINI_BASE_URL: gemini.baseUrl,
+        ...fakeServicesEnv(services, name, incarnation),
         STORE: 'dynamodb',
         DYNAMODB_ENDPOINT: dynamodb.endpoint,
         DYNAMODB_TABLE: table,
         AWS_REGION: 'us-east-1',
-        KAIWA_REPLY_TOKEN_TTL_MS: String(REPLY_TOKEN_TTL_MS),
-        LOG_LEVEL: 'info',
         // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
         // A side effect starts only while the lease covers its timeout: fake LINE answers at once.
         ...(process.env.CRASH_LEASE_MS && {

@@ -8,7 +8,7 @@ import { judgeCrashRun, type SentMessage } from '../support/crash-verdict.js';
 import { startEchoGemini, marksIn } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
-import { KaiwaProcess } from '../support/kaiwa-process.js';
+import { fakeServicesEnv, KaiwaProcess } from '../support/kaiwa-process.js';
 import { until } from '../support/until.js';
 
 // `npm start` on SQLite when its disk fills up mid-run: the data directory is a small tmpfs,
@@ -44,18 +44,11 @@ afterAll(async () => {
 
 describe.runIf(mounted)('npm start on SQLite when the disk is full', () => {
   it('answers 500 to what it cannot store, then answers everything once', { timeout: 120_000 }, async () => {
+    const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
     kaiwa = await KaiwaProcess.create('A', (incarnation) => ({
-      LINE_CHANNEL_SECRET: CHANNEL_SECRET,
-      LINE_CHANNEL_ACCESS_TOKEN: line.accessTokenFor(`A#${incarnation}`),
-      LINE_API_BASE_URL: line.url,
-      LINE_DATA_API_BASE_URL: line.url,
-      LINE_BOT_USER_ID: line.emulator.botUserId,
-      GEMINI_API_KEY: 'test-key',
-      GEMINI_BASE_URL: gemini.baseUrl,
+      ...fakeServicesEnv(services, 'A', incarnation),
       STORE: 'sqlite',
       DATA_DIR: dataDir,
-      KAIWA_REPLY_TOKEN_TTL_MS: String(REPLY_TOKEN_TTL_MS),
-      LOG_LEVEL: 'info',
     }));
     await kaiwa.start();
     const users = ['a', 'b', 'c'].map((name) => line.emulator.registerSpeaker(`user-${name}`));

@@ -7,7 +7,7 @@ import { judgeCrashRun } from '../support/crash-verdict.js';
 import { startEchoGemini } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
-import { KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
+import { fakeServicesEnv, KaiwaProcess, loggedAt } from '../support/kaiwa-process.js';
 
 // `npm start` on its embedded store (SQLite), SIGKILLed every 1–4 s and restarted at once while
 // users and groups write to it, against a fake LINE as strict as LINE and the real Gemini client
@@ -51,18 +51,11 @@ describe('npm start on SQLite, SIGKILLed every 1–4 s', () => {
   // About 50–90 s; a loaded machine restarts slowly, and the kills go on until there were four.
   it('answers every message once, with the model, in order', { timeout: 240_000 }, async () => {
     const started = Date.now();
+    const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
     kaiwa = await KaiwaProcess.create('A', (incarnation) => ({
-      LINE_CHANNEL_SECRET: CHANNEL_SECRET,
-      LINE_CHANNEL_ACCESS_TOKEN: line.accessTokenFor(`A#${incarnation}`),
-      LINE_API_BASE_URL: line.url,
-      LINE_DATA_API_BASE_URL: line.url,
-      LINE_BOT_USER_ID: line.emulator.botUserId,
-      GEMINI_API_KEY: 'test-key',
-      GEMINI_BASE_URL: gemini.baseUrl,
+      ...fakeServicesEnv(services, 'A', incarnation),
       STORE: 'sqlite',
       DATA_DIR: dataDir,
-      KAIWA_REPLY_TOKEN_TTL_MS: String(REPLY_TOKEN_TTL_MS),
-      LOG_LEVEL: 'info',
     }));
     await kaiwa.start();
 

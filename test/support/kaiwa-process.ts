@@ -142,3 +142,32 @@ async function freePort(): Promise<number> {
 export function loggedAt(level: string, processes: readonly KaiwaProcess[]): string[] {
   return processes.flatMap((process) => process.lines).filter((line) => line.includes(`"level":"${level}"`));
 }
+
+/**
+ * The environment of `npm start` against the fake LINE and a fake Gemini, for incarnation
+ * `incarnation` of the process called `name`: its LINE calls carry an access token of that
+ * name (the fake LINE records which process sent what).
+ */
+export function fakeServicesEnv(
+  services: {
+    line: { url: string; emulator: { botUserId: string }; accessTokenFor(name: string): string };
+    gemini: { baseUrl: string };
+    channelSecret: string;
+    replyTokenTtlMs: number;
+  },
+  name: string,
+  incarnation: number,
+): Record<string, string> {
+  const { line } = services;
+  return {
+    LINE_CHANNEL_SECRET: services.channelSecret,
+    LINE_CHANNEL_ACCESS_TOKEN: line.accessTokenFor(`${name}#${incarnation}`),
+    LINE_API_BASE_URL: line.url,
+    LINE_DATA_API_BASE_URL: line.url,
+    LINE_BOT_USER_ID: line.emulator.botUserId,
+    GEMINI_API_KEY: 'test-key',
+    GEMINI_BASE_URL: services.gemini.baseUrl,
+    KAIWA_REPLY_TOKEN_TTL_MS: String(services.replyTokenTtlMs),
+    LOG_LEVEL: 'info',
+  };
+}
