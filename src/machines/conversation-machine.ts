@@ -27,7 +27,6 @@ import { LimitReachedError } from './limit-reached-error.js';
 import {
   allCallsSettled,
   abandonStep,
-  calledFinalTool,
   closeStep,
   currentTurn,
   finishTurn,
@@ -131,7 +130,8 @@ export const conversationMachine = setup({
     turnIsInboxFull: ({ context }) => isInboxFullTurn(context.turn),
     limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
-    calledFinalTool: ({ context }) => calledFinalTool(context),
+    /** Something reached the user this turn (a tool's text; a successful `reply` ends the turn). */
+    deliveredThisTurn: ({ context }) => currentTurn(context).deliveries > 0,
     /**
      * Whether a call of this step may act outside the conversation; `provideConversationServices`
      * asks the tool registry. Without it every unsettled call counts: the safe answer.
@@ -236,8 +236,8 @@ export const conversationMachine = setup({
             ],
           },
           {
-            // Text and no call after `reply` or `skip` (sent or refused): what was said stands.
-            guard: 'calledFinalTool',
+            // Text and no call once something reached the user this turn: what was said stands.
+            guard: 'deliveredThisTurn',
             target: 'done',
             actions: [
               assign(({ context, event }) => recordModelResponse(context, event.output)),
@@ -245,7 +245,8 @@ export const conversationMachine = setup({
             ],
           },
           {
-            // Text and no call before either: whatever the model adapter, never silence.
+            // Text and no call, and nothing sent (no `reply` yet, or one refused or undelivered):
+            // whatever the model adapter, never silence.
             target: 'apologize',
             actions: [
               assign(({ context, event }) => recordModelResponse(context, event.output)),

@@ -2,7 +2,6 @@ import {
   appendHistory,
   boundHistory,
   REPLY_TOOL_NAME,
-  SKIP_TOOL_NAME,
   type FunctionCall,
   type HistoryEntry,
   type InboundMessage,
@@ -186,24 +185,6 @@ export function recordOutcome(
   const turn = currentTurn(context);
   const step = turn.step.map((entry) => (entry.call.id === outcome.callId ? { ...entry, outcome } : entry));
   return { turn: { ...turn, step } };
-}
-
-/**
- * Whether the model called `reply` or `skip` in the current turn, delivered or not: the
- * model's entries since the turn's first message (a bounded history never drops those).
- */
-export function calledFinalTool(context: ConversationContext): boolean {
-  const turnId = currentTurn(context).id;
-  for (let index = context.history.length - 1; index >= 0; index--) {
-    const entry = context.history[index]!;
-    if (entry.role === 'user' && entry.eventId === turnId) return false;
-    if (
-      entry.role === 'model' &&
-      entry.calls.some(({ name }) => name === REPLY_TOOL_NAME || name === SKIP_TOOL_NAME)
-    )
-      return true;
-  }
-  return false;
 }
 
 export function allCallsSettled(turn: Turn | null): boolean {

@@ -248,6 +248,34 @@ describe('conversation machine', () => {
     expect(delivery.texts).toEqual(['fixed']);
   });
 
+  it("ends with the model's text, and no apology, once a tool's own message reached the user", async () => {
+    const { actor, delivery } = startConversation({
+      model: new ScriptedModel([callTools(['announce', { text: 'x' }]), textOnly('that was all')]),
+      tools: [
+        echoTool('announce').implement(() =>
+          Promise.resolve({ forLLM: { text: 'sent' }, forUser: 'Heads up!' }),
+        ),
+      ],
+    });
+
+    say(actor, inbound('tell everyone'));
+    const snapshot = await untilIdle(actor);
+
+    expect(delivery.texts).toEqual(['Heads up!']);
+    expect(snapshot.context.lastTurn).toMatchObject({ stopReason: 'no-function-calls', deliveries: 1 });
+  });
+
+  it('apologises when the model gives up with text after its reply was refused: nothing reached the user', async () => {
+    const model = new ScriptedModel([callTools(['reply', { message: '' }]), textOnly('never mind')]);
+    const { actor, delivery } = startConversation({ model });
+
+    say(actor, inbound('hi'));
+    const snapshot = await untilIdle(actor);
+
+    expect(delivery.texts).toEqual([expect.stringContaining('Sorry') as string]);
+    expect(snapshot.context.lastTurn).toMatchObject({ stopReason: 'no-function-calls', deliveries: 1 });
+  });
+
   it('apologises when the model fails for good', async () => {
     const { actor, delivery } = startConversation({
       model: new ScriptedModel([new Error('503 from the model')]),
@@ -277,6 +305,8 @@ describe('conversation machine', () => {
       results: [{ name: 'reply', response: { error: 'the message could not be delivered' } }],
     });
     expect(snapshot.context.lastTurn?.stopReason).toBe('no-function-calls');
+    // Nothing reached the user: the apology goes out.
+    expect(delivery.requests.at(-1)?.texts).toEqual([expect.stringContaining('Sorry') as string]);
   });
 
   it('keeps the delivery slot after a failure: the next try has the same index (retry key) and knows it is a retry', async () => {
