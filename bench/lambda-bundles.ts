@@ -256,7 +256,7 @@ export function lambdaBundlesSection(figures: readonly BundleFigures[]): string 
 
 \`npm run package\` (osls + serverless-esbuild: minified ESM, \`node22\` target) builds one bundle
 per function. **\`@aws-sdk/*\` is left out of every bundle** (external): the Lambda Node.js
-runtime ships SDK v3, and the bundles load it with \`require()\`, not \`import\`
+runtime ships SDK v3, and the bundles load it and Node.js's modules with \`require()\`, not \`import\`
 (\`scripts/lambda-esbuild-plugins.mjs\`). Cold init is the \`import()\` of the deployed bundle (extracted from its
 zip) in a fresh process of Node.js ${figures[0]?.node ?? process.version} — the Node.js that ran the bench
 (Lambda runs \`nodejs22.x\`) — SDK modules loaded from \`node_modules\`; median and p90 of fresh processes, measured

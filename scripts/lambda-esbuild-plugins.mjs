@@ -1,23 +1,30 @@
 // esbuild plugins for the Lambda bundles (serverless.yml, `custom.esbuild.plugins`).
+import { builtinModules } from 'node:module';
 
-const NAMESPACE = 'aws-sdk-through-require';
+const NAMESPACE = 'through-require';
+
+/** `@aws-sdk/*`, and Node.js's built-in modules by either name (`node:http`, `http`). */
+const REQUIRED = new RegExp(
+  `^(@aws-sdk/.*|node:.*|${builtinModules.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})$`,
+);
 
 /**
- * The AWS SDK stays out of the bundles — the Lambda runtime ships it — and is loaded with
- * `require()` (the banner's `createRequire`), not an ESM `import`. Importing a CommonJS package
- * from ESM makes Node.js scan it and every module it re-exports for their named exports
- * (cjs-module-lexer); for the SDK's clients that was about a third of a cold start
- * (docs/PERFORMANCE.md, "Lambda bundles"). `require()` also finds the runtime's copy through
+ * The AWS SDK stays out of the bundles — the Lambda runtime ships it — and, like Node.js's own
+ * modules, is loaded with `require()` (the banner's `createRequire`), not an ESM `import`.
+ * Importing a CommonJS package from ESM makes Node.js scan it and every module it re-exports for
+ * their named exports (cjs-module-lexer), and importing a built-in reads all its exports, lazy
+ * ones included (`node:http`'s load undici: 45 ms of CPU): together about a third of a cold start
+ * (docs/PERFORMANCE.md, "Lambda bundles"). `require()` finds the runtime's SDK through
  * `NODE_PATH`, as it always has.
  *
  * @type {import('esbuild').Plugin}
  */
-const awsSdkThroughRequire = {
+const throughRequire = {
   name: NAMESPACE,
   setup(build) {
-    // Each `@aws-sdk/*` import becomes a module of one line that requires the package, which
-    // esbuild leaves to run as it is (external).
-    build.onResolve({ filter: /^@aws-sdk\// }, (args) =>
+    // Each such import becomes a module of one line that requires it, which esbuild leaves to
+    // run as it is (external).
+    build.onResolve({ filter: REQUIRED }, (args) =>
       args.namespace === NAMESPACE
         ? { path: args.path, external: true }
         : { path: args.path, namespace: NAMESPACE },
@@ -29,4 +36,4 @@ const awsSdkThroughRequire = {
   },
 };
 
-export default [awsSdkThroughRequire];
+export default [throughRequire];

@@ -438,14 +438,15 @@ describe('npm run package: the CloudFormation template', () => {
     ).toEqual([]);
     const webhookCode = packaged.webhook.entries[0]!.data.toString('utf8');
     expect(webhookCode).not.toContain('generativelanguage.googleapis.com');
-    // The AWS SDK stays external — the Lambda runtime ships it — and is required, never imported
-    // (scripts/lambda-esbuild-plugins.mjs): its inputs are the plugin's one-line modules only.
+    // The AWS SDK stays external — the Lambda runtime ships it — and is required, never imported,
+    // as are Node.js's own modules (scripts/lambda-esbuild-plugins.mjs); only the banner imports.
     expect(webhookCode).toMatch(/\w+\("@aws-sdk\/client-dynamodb"\)/);
+    expect(webhookCode).toMatch(/\w+\("node:http"\)/);
     for (const code of [
       webhookCode,
       ...[packaged.worker, packaged.reminder].map((zip) => zip.entries[0]!.data.toString('utf8')),
     ])
-      expect(code).not.toMatch(/(from|import\()\s*"@aws-sdk\//);
+      expect(code).not.toMatch(/(from|import\()\s*"(@aws-sdk\/|node:)/);
     expect(inputs.filter((input) => input.includes('node_modules/@aws-sdk/'))).toEqual([]);
   });
 
