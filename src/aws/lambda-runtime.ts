@@ -124,6 +124,8 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     clock,
     logger,
     ...(overrides.tools && { tools: overrides.tools }),
+    // A cold worker compiles only the schemas of the tools its turns call (docs/PERFORMANCE.md).
+    compileTools: 'on-first-call',
   });
 
   return {

@@ -15,6 +15,7 @@ import {
   replyTool,
   skipTool,
   type Tool,
+  type ToolRegistryOptions,
 } from '../tools/index.js';
 import { createToolFinderTool } from '../tools/selection/index.js';
 
@@ -30,6 +31,8 @@ export interface ConversationParts {
   readonly logger: Logger;
   /** Tools given by the caller; one replaces the built-in of the same name. */
   readonly tools?: readonly Tool[];
+  /** When the tools' schemas are compiled (see `ToolRegistryOptions`); default at registration. */
+  readonly compileTools?: ToolRegistryOptions['compile'];
 }
 
 /** Per host: what differs between the local server and one Lambda invocation. */
@@ -67,7 +70,11 @@ export interface Conversations {
  */
 export async function composeConversations(parts: ConversationParts): Promise<Conversations> {
   const { config, clock, logger } = parts;
-  const tools = new ToolRegistry({ logger, defaultTimeoutMs: config.toolTimeoutMs });
+  const tools = new ToolRegistry({
+    logger,
+    defaultTimeoutMs: config.toolTimeoutMs,
+    ...(parts.compileTools && { compile: parts.compileTools }),
+  });
   const builtInTools: Tool[] = [
     replyTool,
     skipTool,

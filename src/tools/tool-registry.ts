@@ -14,11 +14,19 @@ export interface ToolRegistryOptions {
   logger?: Logger;
   /** Applies to tools without their own `timeoutMs`. */
   defaultTimeoutMs?: number;
+  /**
+   * When a tool's schemas are compiled (ajv, a few milliseconds each) and its examples checked:
+   * at registration (the default: a bad schema fails at start-up, as in `npm start` and the
+   * tests), or on the tool's first call, so that a cold start (the Lambda worker) pays only for
+   * the tools its turns call; a bad schema then fails that call, logged.
+   */
+  compile?: 'at-registration' | 'on-first-call';
 }
 
 interface RegisteredTool {
   readonly tool: Tool;
-  readonly prepared: PreparedTool;
+  /** Undefined until the first call when compiling on first call. */
+  readonly prepared: PreparedTool | undefined;
 }
 
 /**
@@ -30,12 +38,14 @@ export class ToolRegistry {
   private readonly compiler = new SchemaCompiler();
   private readonly logger: Logger;
   private readonly defaultTimeoutMs: number;
+  private readonly compileOnFirstCall: boolean;
   private cachedDeclarations: readonly ToolDeclaration[] | undefined;
   private cachedList: readonly Tool[] | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? defaults.tools.timeoutMs;
+    this.compileOnFirstCall = options.compile === 'on-first-call';
   }
 
   /**
@@ -45,16 +55,8 @@ export class ToolRegistry {
   register(tool: Tool): this {
     if (this.tools.has(tool.name))
       throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
-    // Compiled here first so a bad schema is named; `prepare` then finds both in ajv's cache.
-    const parameters = this.compileSchema(tool, 'parameters', tool.parameters);
-    this.compileSchema(tool, 'response', tool.response);
-    for (const example of tool.examples ?? []) {
-      const result = parameters.validate(example.args);
-      if (!result.ok)
-        throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
-    }
     checkSelectionHints(tool);
-    this.tools.set(tool.name, { tool, prepared: tool.prepare(this.compiler) });
+    this.tools.set(tool.name, { tool, prepared: this.compileOnFirstCall ? undefined : this.prepare(tool) });
     this.cachedDeclarations = undefined;
     this.cachedList = undefined;
     return this;
@@ -98,13 +100,14 @@ export class ToolRegistry {
         `unknown tool "${call.name}"; available tools: ${[...this.tools.keys()].sort().join(', ')}`,
       );
     }
-    const { tool, prepared } = registered;
+    const { tool } = registered;
     const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
     const started = context.clock.now();
     // On the real clock: the injected one may stand still (tests, restored turns).
     const deadline = Date.now() + timeoutMs;
     let run: ToolRun;
     try {
+      const prepared = registered.prepared ?? this.prepareOnFirstCall(tool);
       run = await withDeadline(
         (signal) =>
           prepared.run(call.args, {
@@ -142,6 +145,25 @@ export class ToolRegistry {
       ...(result.silent !== undefined && { silent: result.silent }),
       ...(result.async !== undefined && { async: result.async }),
     };
+  }
+
+  /** Compiles a tool's schemas, checks its examples and prepares it; throws `ToolDefinitionError`. */
+  private prepare(tool: Tool): PreparedTool {
+    // Compiled here first so a bad schema is named; `prepare` then finds both in ajv's cache.
+    const parameters = this.compileSchema(tool, 'parameters', tool.parameters);
+    this.compileSchema(tool, 'response', tool.response);
+    for (const example of tool.examples ?? []) {
+      const result = parameters.validate(example.args);
+      if (!result.ok)
+        throw new ToolDefinitionError(tool.name, `example "${example.description}": ${result.message}`);
+    }
+    return tool.prepare(this.compiler);
+  }
+
+  private prepareOnFirstCall(tool: Tool): PreparedTool {
+    const prepared = this.prepare(tool);
+    this.tools.set(tool.name, { tool, prepared });
+    return prepared;
   }
 
   private compileSchema(tool: Tool, which: string, schema: ObjectSchema): CompiledSchema<unknown> {

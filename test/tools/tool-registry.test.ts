@@ -299,3 +299,60 @@ describe('built-in tools', () => {
     expect((await registry.execute({ id: 'c', name: 'skip', args: {} }, callContext())).isError).toBe(true);
   });
 });
+
+describe('tool registry: compiling on first call (a cold start pays only for the tools it calls)', () => {
+  function lazyRegistry() {
+    const lines: string[] = [];
+    const registry = new ToolRegistry({
+      logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
+      defaultTimeoutMs: 50,
+      compile: 'on-first-call',
+    });
+    return { registry, lines };
+  }
+
+  it('prepares a tool on its first call, once, and validates as ever', async () => {
+    const { registry } = lazyRegistry();
+    let prepared = 0;
+    registry.register({
+      ...weatherLike,
+      prepare: (compiler) => {
+        prepared++;
+        return weatherLike.prepare(compiler);
+      },
+    });
+    expect(prepared).toBe(0);
+
+    const first = await registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
+      callContext(),
+    );
+    const refused = await registry.execute({ id: 'c2', name: 'lookup', args: {} }, callContext());
+
+    expect(prepared).toBe(1);
+    expect(first).toMatchObject({ isError: false, response: { summary: 'sunny in Tokyo' } });
+    expect(refused).toMatchObject({
+      isError: true,
+      response: { error: expect.stringContaining('location') as string },
+    });
+  });
+
+  it('turns a schema that does not compile into an error outcome on the first call, logged', async () => {
+    const { registry, lines } = lazyRegistry();
+    registry.register(
+      defineTool({
+        ...lookupSpec,
+        // The type lets an unknown keyword through; ajv's strict mode does not.
+        response: { type: 'object', exampel: 1 },
+      }).implement(() => Promise.resolve({ forLLM: {} })),
+    );
+
+    const outcome = await registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Nara' } },
+      callContext(),
+    );
+
+    expect(outcome).toMatchObject({ isError: true, response: { error: 'tool "lookup" failed' } });
+    expect(lines.join('\n')).toContain('invalid response schema');
+  });
+});
