@@ -20,6 +20,7 @@ interface LooseTurnSummary {
   stopReason?: unknown;
   replied?: unknown;
   deliveries?: unknown;
+  noticeSent?: unknown;
 }
 
 const noAnswerReasons: Readonly<Record<string, NoAnswerReason>> = {
@@ -47,10 +48,15 @@ export function turnOutcome(lastTurn: unknown): TurnOutcome | undefined {
   };
   if (typeof summary.replied !== 'boolean') return { ...base, answered: null };
   if (summary.replied) return { ...base, answered: true };
+  const deliveries = typeof summary.deliveries === 'number' ? summary.deliveries : 0;
+  // Stored before kaiwa said so: a delivery without a reply was always a notice.
+  const noticeSent = typeof summary.noticeSent === 'boolean' ? summary.noticeSent : deliveries > 0;
+  // More went out than the notice: a tool's own message reached the user.
+  if (deliveries > (noticeSent ? 1 : 0)) return { ...base, answered: true };
   return {
     ...base,
     answered: false,
     noAnswer: noAnswerReasons[summary.stopReason] ?? 'failure',
-    noticeSent: typeof summary.deliveries === 'number' && summary.deliveries > 0,
+    noticeSent,
   };
 }

@@ -111,7 +111,7 @@ export const conversationMachine = setup({
     })),
     /** A notice went out: the turn's summary then says the user was told (the inspector shows it). */
     countNotice: assign(({ context }) => ({
-      turn: { ...currentTurn(context), deliveries: currentTurn(context).deliveries + 1 },
+      turn: { ...currentTurn(context), deliveries: currentTurn(context).deliveries + 1, noticeSent: true },
     })),
     /**
      * A side effect's intent: the `securing` state announces that it waits and moves on when

@@ -114,6 +114,8 @@ export interface Turn {
   /** Times a host resumed this turn from a checkpoint after its process died (counted before). */
   readonly resumes?: number;
   readonly replied: boolean;
+  /** A notice (the apology, a limit notice) went out instead of an answer; one of `deliveries`. */
+  readonly noticeSent?: boolean;
   readonly usage: TokenUsage;
   readonly stopReason?: StopReason;
 }
@@ -127,8 +129,10 @@ export interface TurnSummary {
   readonly startedAt: number;
   /** Whether the model's answer reached the user (absent in summaries written before it was kept). */
   readonly replied?: boolean;
-  /** Messages that went out to the user: the answer, or a notice (absent as above). */
+  /** Messages that went out to the user: the answer, a tool's own, a notice (absent as above). */
   readonly deliveries?: number;
+  /** Whether one of them was a notice (absent in summaries written before it was kept). */
+  readonly noticeSent?: boolean;
 }
 
 /** A cached LINE profile: display names are looked up once and refreshed now and then. */

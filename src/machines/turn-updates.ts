@@ -278,6 +278,7 @@ export function finishTurn(
       startedAt: turn.startedAt,
       replied: turn.replied,
       deliveries: turn.deliveries,
+      noticeSent: turn.noticeSent === true,
     },
   };
 }
@@ -292,6 +293,7 @@ export function quarantinedTurn(event: { eventId: string; at: number; noticeSent
     startedAt: event.at,
     replied: false,
     deliveries: event.noticeSent ? 1 : 0,
+    noticeSent: event.noticeSent,
   };
 }
 

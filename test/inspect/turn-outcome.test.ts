@@ -42,6 +42,25 @@ describe('the outcome of a last turn, as the inspector lists it', () => {
     expect(why('something-new', 0)).toMatchObject({ answered: false, noAnswer: 'failure' });
   });
 
+  it("counts a tool's own message as an answer, but not a notice", () => {
+    // A tool sent its text, then the model ended with text: the user got the tool's message.
+    expect(
+      turnOutcome(
+        summary({ stopReason: 'no-function-calls', replied: false, deliveries: 1, noticeSent: false }),
+      ),
+    ).toMatchObject({ answered: true });
+    // The apology alone, or after a refused reply, is no answer.
+    expect(
+      turnOutcome(
+        summary({ stopReason: 'no-function-calls', replied: false, deliveries: 1, noticeSent: true }),
+      ),
+    ).toMatchObject({ answered: false, noAnswer: 'failure', noticeSent: true });
+    // Stored before kaiwa said whether a notice went out: a delivery without a reply was a notice.
+    expect(
+      turnOutcome(summary({ stopReason: 'no-function-calls', replied: false, deliveries: 1 })),
+    ).toMatchObject({ answered: false, noticeSent: true });
+  });
+
   it('reads what an older kaiwa stored without guessing, and nothing from what is not a summary', () => {
     expect(turnOutcome(summary({ stopReason: 'final-tool' }))).toEqual({
       turnId: 'turn-1',

@@ -164,6 +164,7 @@ describe('conversation machine', () => {
       startedAt: 1_700_000_000_000,
       replied: false,
       deliveries: 1,
+      noticeSent: true,
     });
   });
 
@@ -262,7 +263,11 @@ describe('conversation machine', () => {
     const snapshot = await untilIdle(actor);
 
     expect(delivery.texts).toEqual(['Heads up!']);
-    expect(snapshot.context.lastTurn).toMatchObject({ stopReason: 'no-function-calls', deliveries: 1 });
+    expect(snapshot.context.lastTurn).toMatchObject({
+      stopReason: 'no-function-calls',
+      deliveries: 1,
+      noticeSent: false,
+    });
   });
 
   it('apologises when the model gives up with text after its reply was refused: nothing reached the user', async () => {
@@ -273,7 +278,11 @@ describe('conversation machine', () => {
     const snapshot = await untilIdle(actor);
 
     expect(delivery.texts).toEqual([expect.stringContaining('Sorry') as string]);
-    expect(snapshot.context.lastTurn).toMatchObject({ stopReason: 'no-function-calls', deliveries: 1 });
+    expect(snapshot.context.lastTurn).toMatchObject({
+      stopReason: 'no-function-calls',
+      deliveries: 1,
+      noticeSent: true,
+    });
   });
 
   it('apologises when the model fails for good', async () => {
