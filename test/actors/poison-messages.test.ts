@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry } from '../../src/domain/index.js';
+import type { HistoryEntry, Source } from '../../src/domain/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import {
   createTestHost,
@@ -12,7 +12,7 @@ import {
 } from '../support/host-harness.js';
 import { RecordingDelivery } from '../support/conversation-harness.js';
 import type { DeliveryRequest } from '../../src/machines/index.js';
-import { MemorySourceStore } from '../../src/persistence/index.js';
+import { MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
 import { until } from '../support/until.js';
 import { turnOutcome } from '../../src/inspect/turn-outcome.js';
 
@@ -23,6 +23,25 @@ import { turnOutcome } from '../../src/inspect/turn-outcome.js';
 function lastUserText(history: readonly HistoryEntry[]): string {
   const last = history.findLast((entry) => entry.role === 'user');
   return last?.role === 'user' ? last.text : '';
+}
+
+/** A model that answers every turn `re: ` and its last user message. */
+function echoModel() {
+  return new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], {
+    repeatLast: true,
+  });
+}
+
+/**
+ * A poison message: accepted while no host runs its source, then taken by `attempts` turns that
+ * died (as a killed worker's).
+ */
+async function wornOutMessage(store: SourceStore, source: Source, attempts: number) {
+  const poison = messageFor(source, 'poison');
+  await store.accept(poison);
+  const [stored] = await store.inbox(source.id);
+  for (let attempt = 0; attempt < attempts; attempt++) await store.countAttempt(source.id, stored!.key);
+  return poison;
 }
 
 describe('poison messages', () => {
@@ -64,11 +83,7 @@ describe('poison messages', () => {
       ),
       host: { maxInboxAttempts: 3 },
     });
-    const poison = messageFor(source, 'poison');
-    // Accepted while no host runs the source, and taken by three turns that died (as a killed worker's).
-    await store.accept(poison);
-    const [stored] = await store.inbox(source.id);
-    for (let attempt = 0; attempt < 3; attempt++) await store.countAttempt(source.id, stored!.key);
+    const poison = await wornOutMessage(store, source, 3);
 
     await host.accept([messageFor(source, 'after')]);
     await until(() => sourceAtRest(store, source.id));
@@ -89,10 +104,7 @@ describe('poison messages', () => {
       model: new ScriptedModel([callReply('never asked')], { repeatLast: true }),
       host: { maxInboxAttempts: 2 },
     });
-    const poison = messageFor(source, 'poison');
-    await store.accept(poison);
-    const [stored] = await store.inbox(source.id);
-    for (let attempt = 0; attempt < 2; attempt++) await store.countAttempt(source.id, stored!.key);
+    const poison = await wornOutMessage(store, source, 2);
 
     host.notify(source.id);
     await until(async () => (await sourceAtRest(store, source.id)) && delivery.requests.length === 1);
@@ -127,19 +139,11 @@ describe('poison messages', () => {
       }
     }
     const { host, store, delivery } = createTestHost({
-      model: new ScriptedModel(
-        [(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)],
-        {
-          repeatLast: true,
-        },
-      ),
+      model: echoModel(),
       delivery: new RefusingNotices(),
       host: { maxInboxAttempts: 2 },
     });
-    const poison = messageFor(source, 'poison');
-    await store.accept(poison);
-    const [stored] = await store.inbox(source.id);
-    for (let attempt = 0; attempt < 2; attempt++) await store.countAttempt(source.id, stored!.key);
+    await wornOutMessage(store, source, 2);
 
     await host.accept([messageFor(source, 'after')]);
     await until(() => sourceAtRest(store, source.id));
@@ -153,16 +157,12 @@ describe('poison messages', () => {
   it('a turn whose resumption kills its process every time is set aside after the limit, with a notice; the chat goes on', async () => {
     const source = userSourceNumber(3);
     const store = new MemorySourceStore();
-    const model = () =>
-      new ScriptedModel([(request: ModelRequest) => callReply(`re: ${lastUserText(request.history)}`)], {
-        repeatLast: true,
-      });
     // Each "process" dies while its reply is on the way: the delivery never ends, and the next
     // host takes the source over at once (the dead owner's process is gone).
     const hanging = { deliveries: 0, deliver: () => (hanging.deliveries++, new Promise<never>(() => {})) };
     const hostNumber = (n: number, delivery: RecordingDelivery | typeof hanging) =>
       createTestHost({
-        model: model(),
+        model: echoModel(),
         store,
         delivery: delivery as RecordingDelivery,
         host: { maxInboxAttempts: 2, ownerId: `host-${n}`, isOwnerGone: () => true },

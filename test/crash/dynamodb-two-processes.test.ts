@@ -59,20 +59,20 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
       const started = Date.now();
       const table = await dynamodb.createTable();
       const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
-      const environment = (name: string) => (incarnation: number) => ({
-        ...fakeServicesEnv(services, name, incarnation),
-        STORE: 'dynamodb',
-        DYNAMODB_ENDPOINT: dynamodb.endpoint,
-        DYNAMODB_TABLE: table,
-        AWS_REGION: 'us-east-1',
-        // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
-        // A side effect starts only while the lease covers its timeout: fake LINE answers at once.
-        ...(process.env.CRASH_LEASE_MS && {
-          KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS,
-          KAIWA_LINE_TIMEOUT_MS: '1000',
-          KAIWA_TOOL_TIMEOUT_MS: '1000',
-        }),
-      });
+      const environment = (name: string) =>
+        fakeServicesEnv(services, name, {
+          STORE: 'dynamodb',
+          DYNAMODB_ENDPOINT: dynamodb.endpoint,
+          DYNAMODB_TABLE: table,
+          AWS_REGION: 'us-east-1',
+          // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
+          // A side effect starts only while the lease covers its timeout: fake LINE answers at once.
+          ...(process.env.CRASH_LEASE_MS && {
+            KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS,
+            KAIWA_LINE_TIMEOUT_MS: '1000',
+            KAIWA_TOOL_TIMEOUT_MS: '1000',
+          }),
+        });
       const survivor = await KaiwaProcess.create('A', environment('A'));
       const victim = await KaiwaProcess.create('B', environment('B'));
       processes.push(survivor, victim);

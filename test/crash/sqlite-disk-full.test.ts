@@ -45,11 +45,10 @@ afterAll(async () => {
 describe.runIf(mounted)('npm start on SQLite when the disk is full', () => {
   it('answers 500 to what it cannot store, then answers everything once', { timeout: 120_000 }, async () => {
     const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
-    kaiwa = await KaiwaProcess.create('A', (incarnation) => ({
-      ...fakeServicesEnv(services, 'A', incarnation),
-      STORE: 'sqlite',
-      DATA_DIR: dataDir,
-    }));
+    kaiwa = await KaiwaProcess.create(
+      'A',
+      fakeServicesEnv(services, 'A', { STORE: 'sqlite', DATA_DIR: dataDir }),
+    );
     await kaiwa.start();
     const users = ['a', 'b', 'c'].map((name) => line.emulator.registerSpeaker(`user-${name}`));
     const messages: SentMessage[] = [];

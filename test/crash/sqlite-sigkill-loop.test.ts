@@ -52,11 +52,10 @@ describe('npm start on SQLite, SIGKILLed every 1–4 s', () => {
   it('answers every message once, with the model, in order', { timeout: 240_000 }, async () => {
     const started = Date.now();
     const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
-    kaiwa = await KaiwaProcess.create('A', (incarnation) => ({
-      ...fakeServicesEnv(services, 'A', incarnation),
-      STORE: 'sqlite',
-      DATA_DIR: dataDir,
-    }));
+    kaiwa = await KaiwaProcess.create(
+      'A',
+      fakeServicesEnv(services, 'A', { STORE: 'sqlite', DATA_DIR: dataDir }),
+    );
     await kaiwa.start();
 
     const run = await runCrashScenario({

@@ -144,9 +144,10 @@ export function loggedAt(level: string, processes: readonly KaiwaProcess[]): str
 }
 
 /**
- * The environment of `npm start` against the fake LINE and a fake Gemini, for incarnation
- * `incarnation` of the process called `name`: its LINE calls carry an access token of that
- * name (the fake LINE records which process sent what).
+ * The environment of `npm start` against the fake LINE and a fake Gemini, for each incarnation
+ * of the process called `name` (what `KaiwaProcess.create` asks for): its LINE calls carry an
+ * access token of that name (the fake LINE records which process sent what). `store` adds the
+ * store's settings.
  */
 export function fakeServicesEnv(
   services: {
@@ -156,10 +157,10 @@ export function fakeServicesEnv(
     replyTokenTtlMs: number;
   },
   name: string,
-  incarnation: number,
-): Record<string, string> {
+  store: Record<string, string>,
+): (incarnation: number) => Record<string, string> {
   const { line } = services;
-  return {
+  return (incarnation) => ({
     LINE_CHANNEL_SECRET: services.channelSecret,
     LINE_CHANNEL_ACCESS_TOKEN: line.accessTokenFor(`${name}#${incarnation}`),
     LINE_API_BASE_URL: line.url,
@@ -169,5 +170,6 @@ export function fakeServicesEnv(
     GEMINI_BASE_URL: services.gemini.baseUrl,
     KAIWA_REPLY_TOKEN_TTL_MS: String(services.replyTokenTtlMs),
     LOG_LEVEL: 'info',
-  };
+    ...store,
+  });
 }
