@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
-import { judgeCrashRun, type SentMessage } from '../support/crash-verdict.js';
-import { startEchoGemini, marksIn } from '../support/echo-gemini.js';
+import { answeredMarks, judgeCrashRun, type SentMessage } from '../support/crash-verdict.js';
+import { startEchoGemini } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { fakeServicesEnv, KaiwaProcess } from '../support/kaiwa-process.js';
@@ -96,23 +96,13 @@ describe.runIf(mounted)('npm start on SQLite when the disk is full', () => {
         sentAt: Date.now(),
         acceptedAt: Date.now(),
       });
-    const answeredMarks = () =>
-      new Set(
-        line.requests
-          .filter(
-            (request) => request.status === 200 && /\/v2\/bot\/message\/(reply|push)$/.test(request.path),
-          )
-          .flatMap((request) => (request.body as { messages: { text?: string }[] }).messages)
-          .flatMap((message) => marksIn(message.text ?? '')),
-      );
-
     // Room to spare: one message each, answered.
     for (const user of users) {
       const { mark, body } = event(user);
       expect(await post(body(false))).toBe(200);
       accepted(mark, user);
     }
-    await until(() => messages.every(({ mark }) => answeredMarks().has(mark)), 30_000);
+    await until(() => messages.every(({ mark }) => answeredMarks(line.requests).has(mark)), 30_000);
 
     // One message each, accepted; while the model thinks (400 ms) the disk fills up.
     for (const user of users) {
@@ -151,7 +141,7 @@ describe.runIf(mounted)('npm start on SQLite when the disk is full', () => {
       expect(await post(body(true))).toBe(200);
       accepted(mark, user);
     }
-    await until(() => messages.every(({ mark }) => answeredMarks().has(mark)), 60_000);
+    await until(() => messages.every(({ mark }) => answeredMarks(line.requests).has(mark)), 60_000);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     const verdict = judgeCrashRun({

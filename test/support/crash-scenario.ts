@@ -1,8 +1,7 @@
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import type { startFakeLine } from './fake-line-server.js';
 import type { KaiwaProcess } from './kaiwa-process.js';
-import type { SentMessage, Kill } from './crash-verdict.js';
-import { marksIn } from './echo-gemini.js';
+import { answeredMarks, type SentMessage, type Kill } from './crash-verdict.js';
 
 type FakeLine = Awaited<ReturnType<typeof startFakeLine>>;
 
@@ -152,12 +151,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   await killing;
 
   const answered = () => {
-    const marks = new Set(
-      line.requests
-        .filter((request) => request.status === 200 && /\/v2\/bot\/message\/(reply|push)$/.test(request.path))
-        .flatMap((request) => (request.body as { messages: { text?: string }[] }).messages)
-        .flatMap((message) => marksIn(message.text ?? '')),
-    );
+    const marks = answeredMarks(line.requests);
     return messages.every((message) => marks.has(message.mark));
   };
   const quietEnds = Date.now() + options.quietMs;

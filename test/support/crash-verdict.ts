@@ -13,6 +13,16 @@ export interface SentMessage {
   readonly acceptedAt: number;
 }
 
+/** The message marks in every text LINE accepted from the bot (a reply or a push that got 200). */
+export function answeredMarks(requests: readonly RecordedLineRequest[]): Set<string> {
+  return new Set(
+    requests
+      .filter((request) => request.status === 200 && /\/v2\/bot\/message\/(reply|push)$/.test(request.path))
+      .flatMap((request) => (request.body as { messages: { text?: string }[] }).messages)
+      .flatMap((message) => marksIn(message.text ?? '')),
+  );
+}
+
 /** A SIGKILL: which incarnation died, and when. */
 export interface Kill {
   readonly instance: string;
