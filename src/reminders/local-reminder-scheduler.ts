@@ -56,16 +56,32 @@ export class LocalReminderScheduler implements ReminderScheduler {
     for (const entry of this.entries()) clearTimeout(entry.timer);
   }
 
+  /** Fails, keeping nothing, when the file cannot be written: the caller tells the user so. */
   async schedule(reminder: Reminder): Promise<void> {
+    const replaced = this.waiting.get(reminder.source.id)?.get(reminder.id)?.reminder;
     this.add(reminder);
-    await this.persist();
+    try {
+      await this.persist();
+    } catch (error) {
+      if (this.current(reminder)) {
+        this.remove(reminder);
+        if (replaced) this.add(replaced);
+      }
+      throw error;
+    }
   }
 
+  /** Fails, keeping the reminder, when the file cannot be written: it still fires. */
   async cancel(sourceId: string, reminderId: string): Promise<boolean> {
     const entry = this.waiting.get(sourceId)?.get(reminderId);
     if (!entry) return false;
     this.remove(entry.reminder);
-    await this.persist();
+    try {
+      await this.persist();
+    } catch (error) {
+      if (!this.waiting.get(sourceId)?.has(reminderId)) this.add(entry.reminder);
+      throw error;
+    }
     return true;
   }
 
@@ -109,26 +125,48 @@ export class LocalReminderScheduler implements ReminderScheduler {
   }
 
   private async fire(reminder: Reminder) {
-    if (this.waiting.get(reminder.source.id)?.get(reminder.id)?.reminder !== reminder) return;
+    if (!this.current(reminder)) return;
     const context = { reminderId: reminder.id, sourceId: reminder.source.id };
     try {
       await this.options.deliver(reminderMessage(reminder, this.options.clock.now()));
-      this.remove(reminder);
-      await this.persist();
-      this.options.logger.info('reminder due', context);
     } catch (error) {
       // Kept: tried again shortly. The inbox claim makes a repeated delivery harmless.
       this.options.logger.error('reminder could not enter the inbox; retrying', { ...context, error });
       this.arm(reminder, this.options.retryMs ?? 5_000);
+      return;
+    }
+    this.remove(reminder);
+    this.options.logger.info('reminder due', context);
+    try {
+      await this.persist();
+    } catch (error) {
+      // In the inbox now: the next write that goes through leaves it out of the file.
+      this.options.logger.error('reminder delivered, but the reminders file was not written', {
+        ...context,
+        consequence: 'it fires again if kaiwa restarts before the next write of the file',
+        error,
+      });
     }
   }
 
-  /** Writes the whole list, one write at a time. */
+  private current(reminder: Reminder): boolean {
+    return this.waiting.get(reminder.source.id)?.get(reminder.id)?.reminder === reminder;
+  }
+
+  /**
+   * Writes the whole list as it stands when the write starts, one write at a time; a failed write
+   * does not stop the next.
+   */
   private persist(): Promise<void> {
     const file = this.options.file;
     if (!file) return Promise.resolve();
-    const reminders = [...this.entries()].map((entry) => entry.reminder);
-    this.writing = this.writing.then(() => writeReminderFile(file, reminders));
-    return this.writing;
+    const write = this.writing.then(() =>
+      writeReminderFile(
+        file,
+        [...this.entries()].map((entry) => entry.reminder),
+      ),
+    );
+    this.writing = write.catch(() => undefined);
+    return write;
   }
 }

@@ -4,10 +4,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry, InboundMessage, InboxItem, Source } from '../../src/domain/index.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
-import { silentLogger } from '../../src/logging/index.js';
+import { createLogger, silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import { LocalReminderScheduler, createReminderTools, type Reminder } from '../../src/reminders/index.js';
+import type { ReminderFile } from '../../src/reminders/reminder-file.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { webhookBody } from '../support/webhook-fixtures.js';
@@ -454,6 +455,114 @@ describe('a reminder end to end', () => {
     });
     await scheduler.start();
     expect(await scheduler.list(source.id)).toEqual([]);
+    scheduler.stop();
+  });
+});
+
+describe('the local reminder scheduler when its file cannot be written', () => {
+  /** A reminders file whose directory is, while `block` holds, a plain file: every write fails. */
+  async function fileOnAFlakyDisk() {
+    const directory = path.join(await freshDirectory(), 'data');
+    return {
+      file: path.join(directory, 'reminders.json'),
+      block: async () => {
+        await rm(directory, { recursive: true, force: true });
+        await writeFile(directory, 'not a directory');
+      },
+      heal: () => rm(directory, { force: true }),
+    };
+  }
+  function recordingLogger() {
+    type Line = { level: string; message: string; [field: string]: unknown };
+    const lines: Line[] = [];
+    const write = (line: string) => lines.push(JSON.parse(line) as Line);
+    return { lines, logger: createLogger({ level: 'info', write }) };
+  }
+  const waitingIds = async (scheduler: LocalReminderScheduler) =>
+    (await scheduler.list(source.id)).map((item) => item.id);
+  const writtenIds = async (file: string) =>
+    (JSON.parse(await readFile(file, 'utf8')) as ReminderFile).sources[source.id]?.map((item) => item.id) ??
+    [];
+
+  it('writes again once the disk is back: one failed write does not fail every later one', async () => {
+    const disk = await fileOnAFlakyDisk();
+    await disk.block();
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => 0 },
+      logger: silentLogger,
+      file: disk.file,
+    });
+    await expect(scheduler.schedule(reminder({ id: 'refused' }))).rejects.toThrow();
+    await disk.heal();
+
+    await scheduler.schedule(reminder({ id: 'kept' }));
+    expect(await writtenIds(disk.file)).toEqual(['kept']);
+    scheduler.stop();
+  });
+
+  it('keeps no reminder it could not write, and cancels none it could not write away', async () => {
+    const disk = await fileOnAFlakyDisk();
+    const delivered: string[] = [];
+    let now = 0;
+    const scheduler = new LocalReminderScheduler({
+      deliver: (message) => Promise.resolve(delivered.push(message.eventId)),
+      clock: { now: () => now },
+      logger: silentLogger,
+      file: disk.file,
+    });
+    await disk.block();
+    // set_reminder tells the user it failed: the reminder must not fire all the same.
+    await expect(scheduler.schedule(reminder({ id: 'refused', dueAt: 20 }))).rejects.toThrow();
+    expect(await waitingIds(scheduler)).toEqual([]);
+
+    await disk.heal();
+    await scheduler.schedule(reminder({ id: 'staying', dueAt: 40 }));
+    await disk.block();
+    // Told the cancel failed, the user still counts on the reminder: it stays, and fires.
+    await expect(scheduler.cancel(source.id, 'staying')).rejects.toThrow();
+    expect(await waitingIds(scheduler)).toEqual(['staying']);
+
+    await disk.heal();
+    now = 50;
+    await vi.waitFor(() => expect(delivered).toEqual([`reminder:${source.id}:staying`]), { timeout: 2_000 });
+    expect(delivered).not.toContain(`reminder:${source.id}:refused`);
+    scheduler.stop();
+  });
+
+  it('delivers a due reminder once although the file cannot then be written, and says so', async () => {
+    const disk = await fileOnAFlakyDisk();
+    const { lines, logger } = recordingLogger();
+    let deliveries = 0;
+    let now = 0;
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(++deliveries),
+      clock: { now: () => now },
+      logger,
+      file: disk.file,
+      retryMs: 5,
+    });
+    await scheduler.schedule(reminder({ id: 'due', dueAt: 30 }));
+    await scheduler.schedule(reminder({ id: 'next', dueAt: 60_000 }));
+    await disk.block();
+    now = 30;
+
+    await vi.waitFor(
+      () =>
+        expect(lines.map((line) => line.message)).toContain(
+          'reminder delivered, but the reminders file was not written',
+        ),
+      { timeout: 2_000 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(deliveries).toBe(1);
+    expect(lines.map((line) => line.message)).not.toContain('reminder could not enter the inbox; retrying');
+    expect(await waitingIds(scheduler)).toEqual(['next']);
+
+    // The next write that goes through leaves the delivered reminder out.
+    await disk.heal();
+    await scheduler.schedule(reminder({ id: 'later', dueAt: 90_000 }));
+    expect(await writtenIds(disk.file)).toEqual(['next', 'later']);
     scheduler.stop();
   });
 });
