@@ -27,6 +27,8 @@ interface RegisteredTool {
   readonly tool: Tool;
   /** Undefined until the first call when compiling on first call. */
   readonly prepared: PreparedTool | undefined;
+  /** Why the first call could not prepare it: every later call fails the same, compiling nothing. */
+  readonly broken?: ToolDefinitionError;
 }
 
 /**
@@ -107,6 +109,7 @@ export class ToolRegistry {
     const deadline = Date.now() + timeoutMs;
     let run: ToolRun;
     try {
+      if (registered.broken) throw registered.broken;
       const prepared = registered.prepared ?? this.prepareOnFirstCall(tool);
       run = await withDeadline(
         (signal) =>
@@ -161,9 +164,15 @@ export class ToolRegistry {
   }
 
   private prepareOnFirstCall(tool: Tool): PreparedTool {
-    const prepared = this.prepare(tool);
-    this.tools.set(tool.name, { tool, prepared });
-    return prepared;
+    try {
+      const prepared = this.prepare(tool);
+      this.tools.set(tool.name, { tool, prepared });
+      return prepared;
+    } catch (error) {
+      if (ToolDefinitionError.isInstance(error))
+        this.tools.set(tool.name, { tool, prepared: undefined, broken: error });
+      throw error;
+    }
   }
 
   private compileSchema(tool: Tool, which: string, schema: ObjectSchema): CompiledSchema<unknown> {

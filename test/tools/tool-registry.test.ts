@@ -355,4 +355,27 @@ describe('tool registry: compiling on first call (a cold start pays only for the
     expect(outcome).toMatchObject({ isError: true, response: { error: 'tool "lookup" failed' } });
     expect(lines.join('\n')).toContain('invalid response schema');
   });
+
+  it('compiles a schema that failed only once: every later call fails the same, logged', async () => {
+    const { registry, lines } = lazyRegistry();
+    const broken = defineTool({ ...lookupSpec, response: { type: 'object', exampel: 1 } }).implement(() =>
+      Promise.resolve({ forLLM: {} }),
+    );
+    let compiled = 0;
+    registry.register(
+      Object.defineProperty({ ...broken }, 'response', {
+        get: () => (compiled++, broken.response),
+      }),
+    );
+
+    const outcomes = [];
+    for (const id of ['c1', 'c2', 'c3'])
+      outcomes.push(
+        await registry.execute({ id, name: 'lookup', args: { location: 'Nara' } }, callContext()),
+      );
+
+    expect(compiled).toBe(1);
+    expect(outcomes.map((outcome) => outcome.isError)).toEqual([true, true, true]);
+    expect(lines.filter((line) => line.includes('invalid response schema'))).toHaveLength(3);
+  });
 });
