@@ -16,7 +16,8 @@ import {
   type SourceStore,
 } from '../persistence/index.js';
 import { defaultBackoff, type BackoffOptions } from './backoff.js';
-import { SETTLED_TAG, type SourceMachine } from './source-machine.js';
+import type { SourceMachine } from './source-machine.js';
+import { SETTLED_TAG } from './source-types.js';
 import { ownerAt, ownerIdentity, ownerProcessIsGone, type OwnerIdentity } from './source-owner.js';
 import { provideSourceServices, type MessageEnricher, type TurnActivityListener } from './source-services.js';
 

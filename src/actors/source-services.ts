@@ -20,21 +20,20 @@ import {
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { planInbox, type InboxPlan, type PlanRules } from './inbox-plan.js';
 import { encodeConversation, restoreConversation } from './snapshot-codec.js';
-import {
-  sourceMachine,
-  type CheckpointRequest,
-  type CheckpointResult,
-  type ConversationActor,
-  type HeartbeatCommand,
-  type LoadedConversation,
-  type NextStep,
-  type PreparedTurn,
-  type QuarantineInput,
-  type RelayWatch,
-  type SourceContext,
-  type SourceEvent,
-  type SourceMachine,
-} from './source-machine.js';
+import { sourceMachine, type SourceMachine } from './source-machine.js';
+import type {
+  CheckpointRequest,
+  CheckpointResult,
+  ConversationActor,
+  HeartbeatCommand,
+  LoadedConversation,
+  NextStep,
+  PreparedTurn,
+  QuarantineInput,
+  RelayWatch,
+  SourceContext,
+  SourceEvent,
+} from './source-types.js';
 import { ownerAt, type OwnerIdentity } from './source-owner.js';
 
 /** Completes a message from what is known of the source's speakers; may call LINE. Never throws. */
