@@ -15,6 +15,7 @@ export type {
 export { isMessage } from './inbound-message.js';
 export { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './final-tools.js';
 export { isValidTimeZone } from './time-zone.js';
+export { setMostRecent } from './recency.js';
 export type { ToolOutcome } from './tool-outcome.js';
 export type {
   Attachment,

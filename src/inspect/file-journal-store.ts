@@ -1,32 +1,50 @@
-import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JournalEntry, JournalStore } from './journal-store.js';
+import { setMostRecent } from '../domain/index.js';
+import { silentLogger, type Logger } from '../logging/index.js';
+import type { JournalBounds, JournalEntry, JournalStore } from './journal-store.js';
+
+const JOURNAL_SUFFIX = '.jsonl';
 
 /**
  * Journals as JSON lines, one file per source: `<dir>/<source>.jsonl`. Appends are cheap; a
  * file that grows past twice the limit is rewritten with its newest `limit` entries (to a
- * temporary file, then renamed). A line torn by a crash is skipped when read.
+ * temporary file, then renamed). A line torn by a crash is skipped when read. By default it
+ * keeps 500 entries for each of the 1,000 sources written most recently (at most about 400 MB):
+ * the first write after a start finds the journals on disk by their age and removes the oldest
+ * beyond that, and each later write that brings in a new source removes the oldest then.
  */
 export class FileJournalStore implements JournalStore {
-  private readonly lineCounts = new Map<string, number>();
+  /** Sources with a journal file, least recently written first; their line count once known. */
+  private readonly files = new Map<string, number | undefined>();
   private readonly queues = new Map<string, Promise<void>>();
-  private directoryReady: Promise<unknown> | undefined;
+  private readonly bounds: JournalBounds;
+  private readonly logger: Logger;
+  /** The journals on disk, found on the first write; resolves with their removals beyond the bound. */
+  private found: Promise<Promise<void>[]> | undefined;
 
   constructor(
     private readonly directory: string,
-    private readonly limit = 500,
-  ) {}
+    options: Partial<JournalBounds> & { readonly logger?: Logger } = {},
+  ) {
+    this.bounds = {
+      entriesPerSource: options.entriesPerSource ?? 500,
+      sources: options.sources ?? 1_000,
+    };
+    this.logger = options.logger ?? silentLogger;
+  }
 
-  append(sourceId: string, entries: readonly JournalEntry[]): Promise<void> {
-    if (entries.length === 0) return Promise.resolve();
-    return this.serialised(sourceId, async () => {
-      this.directoryReady ??= mkdir(this.directory, { recursive: true }).catch((error: unknown) => {
-        this.directoryReady = undefined;
+  async append(sourceId: string, entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // Awaited outside the source's turn: a removal waits for the turn of the source it removes.
+    const removals = await this.serialised(sourceId, async () => {
+      this.found ??= this.findJournals().catch((error: unknown) => {
+        this.found = undefined;
         throw error;
       });
-      await this.directoryReady;
+      const beyondBound = await this.found;
       const file = this.file(sourceId);
-      let count = this.lineCounts.get(sourceId);
+      let count = this.files.get(sourceId);
       let separator = '';
       if (count === undefined) {
         const text = await this.readText(sourceId);
@@ -36,15 +54,21 @@ export class FileJournalStore implements JournalStore {
       }
       await appendFile(file, separator + entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
       let total = count + entries.length;
-      if (total > this.limit * 2) {
-        const kept = (await this.readLines(sourceId)).slice(-this.limit);
+      if (total > this.bounds.entriesPerSource * 2) {
+        const kept = (await this.readLines(sourceId)).slice(-this.bounds.entriesPerSource);
         const temporary = `${file}.${process.pid}.tmp`;
         await writeFile(temporary, kept.map((line) => `${line}\n`).join(''));
         await rename(temporary, file);
         total = kept.length;
       }
-      this.lineCounts.set(sourceId, total);
+      return [
+        ...beyondBound,
+        ...setMostRecent(this.files, sourceId, total, this.bounds.sources).map((oldest) =>
+          this.removeUnlessWritten(oldest),
+        ),
+      ];
     });
+    await Promise.all(removals);
   }
 
   read(sourceId: string): Promise<JournalEntry[]> {
@@ -57,14 +81,56 @@ export class FileJournalStore implements JournalStore {
           // A line cut short by a crash: the rest of the journal still replays.
         }
       }
-      return entries.slice(-this.limit);
+      return entries.slice(-this.bounds.entriesPerSource);
     });
   }
 
   delete(sourceId: string): Promise<void> {
     return this.serialised(sourceId, async () => {
       await rm(this.file(sourceId), { force: true });
-      this.lineCounts.delete(sourceId);
+      this.files.delete(sourceId);
+    });
+  }
+
+  /**
+   * The journals already on disk, oldest first by modification time, kept to the bound; and the
+   * temporary files of a compaction a crash cut short (the journal itself is whole).
+   */
+  private async findJournals(): Promise<Promise<void>[]> {
+    await mkdir(this.directory, { recursive: true });
+    const names = await readdir(this.directory);
+    await Promise.all(
+      names
+        .filter((name) => name.endsWith('.tmp'))
+        .map((name) => rm(path.join(this.directory, name), { force: true })),
+    );
+    const journals = await Promise.all(
+      names.flatMap((name) => {
+        const sourceId = sourceIdOf(name);
+        if (sourceId === undefined) return [];
+        // Deleted meanwhile: nothing to keep.
+        return stat(path.join(this.directory, name)).then(
+          ({ mtimeMs }) => [{ sourceId, mtimeMs }],
+          () => [],
+        );
+      }),
+    );
+    return journals
+      .flat()
+      .sort((a, b) => a.mtimeMs - b.mtimeMs)
+      .flatMap(({ sourceId }) => setMostRecent(this.files, sourceId, undefined, this.bounds.sources))
+      .map((oldest) => this.removeUnlessWritten(oldest));
+  }
+
+  /**
+   * Removes a journal that left the bound, in its source's turn, unless a write queued before
+   * brought it back. Never rejects: a file left behind is found again at the next start.
+   */
+  private removeUnlessWritten(sourceId: string): Promise<void> {
+    return this.serialised(sourceId, async () => {
+      if (!this.files.has(sourceId)) await rm(this.file(sourceId), { force: true });
+    }).catch((error: unknown) => {
+      this.logger.warn('transition journal beyond the bound could not be removed', { error, sourceId });
     });
   }
 
@@ -97,7 +163,18 @@ export class FileJournalStore implements JournalStore {
   }
 
   private file(sourceId: string): string {
-    return path.join(this.directory, `${encodeURIComponent(sourceId)}.jsonl`);
+    return path.join(this.directory, `${encodeURIComponent(sourceId)}${JOURNAL_SUFFIX}`);
+  }
+}
+
+/** The source a journal file is named after; undefined for a file this store did not name. */
+function sourceIdOf(name: string): string | undefined {
+  if (!name.endsWith(JOURNAL_SUFFIX)) return undefined;
+  try {
+    const sourceId = decodeURIComponent(name.slice(0, -JOURNAL_SUFFIX.length));
+    return `${encodeURIComponent(sourceId)}${JOURNAL_SUFFIX}` === name ? sourceId : undefined;
+  } catch {
+    return undefined;
   }
 }
 

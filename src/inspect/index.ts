@@ -1,4 +1,4 @@
-export { createInspection, JOURNAL_LIMIT } from './inspection.js';
+export { createInspection, JOURNAL_BOUNDS } from './inspection.js';
 export type { Inspection, InspectionOptions } from './inspection.js';
 export { exportChart } from './chart-export.js';
 export type { ChartExport } from './chart-export.js';
@@ -12,7 +12,7 @@ export { toStatelyConfig } from './stately-export.js';
 export { TransitionJournal } from './transition-journal.js';
 export type { JournalListener, TransitionJournalOptions } from './transition-journal.js';
 export { MemoryJournalStore } from './journal-store.js';
-export type { JournalEntry, JournalEntryKind, JournalStore } from './journal-store.js';
+export type { JournalBounds, JournalEntry, JournalEntryKind, JournalStore } from './journal-store.js';
 export { FileJournalStore } from './file-journal-store.js';
 export { createRedactor, REDACTED } from './redaction.js';
 export type { Redactor } from './redaction.js';

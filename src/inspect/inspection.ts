@@ -12,13 +12,16 @@ import { conversationSummary } from './conversation-view.js';
 import { FileJournalStore } from './file-journal-store.js';
 import { inspectorAccess, type InspectorAccess } from './inspector-access.js';
 import { inspectorRouter, type InspectorRouterOptions } from './inspector-router.js';
-import { MemoryJournalStore, type JournalStore } from './journal-store.js';
+import { MemoryJournalStore, type JournalBounds, type JournalStore } from './journal-store.js';
 import { createRedactor, type Redactor } from './redaction.js';
 import { connectStatelyInspector } from './stately-inspector.js';
 import { TransitionJournal } from './transition-journal.js';
 
-/** Entries kept per source. */
-export const JOURNAL_LIMIT = 500;
+/** Entries kept per source, and the sources whose journals are kept (the most recently written). */
+export const JOURNAL_BOUNDS = {
+  file: { entriesPerSource: 500, sources: 1_000 },
+  memory: { entriesPerSource: 500, sources: 100 },
+} as const satisfies Record<string, JournalBounds>;
 
 export interface InspectionOptions {
   readonly config: KaiwaConfig;
@@ -74,8 +77,8 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
     store:
       options.journalStore ??
       (config.store.kind === 'sqlite'
-        ? new FileJournalStore(path.join(config.store.dataDir, 'journal'), JOURNAL_LIMIT)
-        : new MemoryJournalStore(JOURNAL_LIMIT)),
+        ? new FileJournalStore(path.join(config.store.dataDir, 'journal'), { ...JOURNAL_BOUNDS.file, logger })
+        : new MemoryJournalStore(JOURNAL_BOUNDS.memory)),
     clock: options.clock,
     logger,
     summarize: conversationSummary,

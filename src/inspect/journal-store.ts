@@ -1,4 +1,4 @@
-import type { JsonObject } from '../domain/index.js';
+import { setMostRecent, type JsonObject } from '../domain/index.js';
 
 /**
  * What one journal entry records:
@@ -49,15 +49,31 @@ export interface JournalStore {
   delete(sourceId: string): Promise<void>;
 }
 
-/** Keeps journals in memory: what `STORE=memory` (tests, benchmarks) uses. */
+/**
+ * How much a journal store keeps: the newest entries of each source, for the sources written
+ * most recently. An entry is about 400 bytes as JSON and 700 in memory; a turn adds about 8.
+ */
+export interface JournalBounds {
+  readonly entriesPerSource: number;
+  /** Sources whose journals are kept; the journal of the one written longest ago goes first. */
+  readonly sources: number;
+}
+
+/**
+ * Keeps journals in memory (`STORE=memory` and `STORE=dynamodb`): by default 500 entries for
+ * each of the 100 sources written most recently, at most about 35 MB however many chats come.
+ */
 export class MemoryJournalStore implements JournalStore {
   private readonly journals = new Map<string, JournalEntry[]>();
+  private readonly bounds: JournalBounds;
 
-  constructor(private readonly limit = 500) {}
+  constructor(bounds: Partial<JournalBounds> = {}) {
+    this.bounds = { entriesPerSource: 500, sources: 100, ...bounds };
+  }
 
   append(sourceId: string, entries: readonly JournalEntry[]): Promise<void> {
     const journal = [...(this.journals.get(sourceId) ?? []), ...entries];
-    this.journals.set(sourceId, journal.slice(-this.limit));
+    setMostRecent(this.journals, sourceId, journal.slice(-this.bounds.entriesPerSource), this.bounds.sources);
     return Promise.resolve();
   }
 

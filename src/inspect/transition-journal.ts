@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { InspectionEvent } from 'xstate';
-import type { Clock, JsonObject } from '../domain/index.js';
+import { setMostRecent, type Clock, type JsonObject } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import { stateValueText } from './chart-model.js';
 import type { JournalEntry, JournalStore } from './journal-store.js';
@@ -11,6 +11,8 @@ export interface TransitionJournalOptions {
   readonly logger?: Logger;
   /** A few numbers from the actor's context, kept with each step for replay. */
   readonly summarize?: (context: unknown) => JsonObject | undefined;
+  /** Sources whose last activity is remembered (the most recently active); 10,000 by default. */
+  readonly rememberedSources?: number;
 }
 
 export type JournalListener = (sourceId: string, entry: JournalEntry) => void;
@@ -178,7 +180,7 @@ export class TransitionJournal {
 
   private add(sourceId: string, fields: Omit<JournalEntry, 'id'>) {
     const entry: JournalEntry = { id: `${this.idPrefix}-${(++this.sequence).toString(36)}`, ...fields };
-    this.activity.set(sourceId, entry.time);
+    setMostRecent(this.activity, sourceId, entry.time, this.options.rememberedSources ?? 10_000);
     const queue = this.pending.get(sourceId);
     if (queue) queue.push(entry);
     else this.pending.set(sourceId, [entry]);

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { HistoryWindowCollector, type Clock, type InboxItem } from '../domain/index.js';
+import { HistoryWindowCollector, setMostRecent, type Clock, type InboxItem } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
 import { writeCheckpoint, type CheckpointBase } from './dynamodb-checkpoint-writer.js';
 import { finishForget, forgetSource } from './dynamodb-forget.js';
@@ -322,9 +322,7 @@ export class DynamoDbSourceStore implements SourceStore {
       forgottenThrough: stored.forgottenThrough,
       tail: stored.tail,
     };
-    this.heads.delete(sourceId);
-    if (this.heads.size >= MAX_REMEMBERED_HEADS) this.heads.delete(this.heads.keys().next().value!);
-    this.heads.set(sourceId, base);
+    setMostRecent(this.heads, sourceId, base, MAX_REMEMBERED_HEADS);
     return base;
   }
 

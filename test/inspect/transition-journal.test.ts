@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assign, createActor, createMachine, fromPromise, setup } from 'xstate';
@@ -9,6 +9,7 @@ import {
   TransitionJournal,
   conversationSummary,
   type JournalEntry,
+  type JournalStore,
 } from '../../src/inspect/index.js';
 import { callReply } from '../../src/model/index.js';
 import { createTestHost, messageFor, userSourceNumber } from '../support/host-harness.js';
@@ -133,6 +134,32 @@ describe('TransitionJournal on the conversation actors of an ActorHost', () => {
     expect(seen).toEqual(['s1:start:a', 's1:transition:b']);
   });
 
+  it('remembers the last activity of its most recently active sources only, whatever the traffic', () => {
+    let now = 0;
+    const journal = new TransitionJournal({
+      store: new MemoryJournalStore(),
+      clock: { now: () => now },
+      rememberedSources: 2,
+    });
+    const machine = createMachine({ initial: 'a', states: { a: { on: { GO: 'b' } }, b: {} } });
+    const start = (sourceId: string) => {
+      now++;
+      return createActor(machine, { inspect: (event) => journal.record(sourceId, event) }).start();
+    };
+    const actors = ['s1', 's2', 's3'].map(start);
+    now++;
+    actors[0]!.send({ type: 'GO' }); // s1 again: s2 is now the longest quiet
+    actors.push(start('s4'));
+
+    expect(['s1', 's2', 's3', 's4'].map((sourceId) => journal.lastActivity(sourceId))).toEqual([
+      4,
+      undefined,
+      undefined,
+      5,
+    ]);
+    for (const actor of actors) actor.stop();
+  });
+
   it('records an event no transition takes as ignored, and never throws into the actor', async () => {
     const journal = new TransitionJournal({ store: new MemoryJournalStore(), clock: { now: () => 5 } });
     journal.subscribe(() => {
@@ -196,13 +223,13 @@ describe('journal stores', () => {
   });
 
   it.each([
-    ['memory', () => Promise.resolve(new MemoryJournalStore(5))],
+    ['memory', () => Promise.resolve(new MemoryJournalStore({ entriesPerSource: 5, sources: 10 }))],
     [
       'file',
       async () => {
         const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-journal-'));
         directories.push(directory);
-        return new FileJournalStore(directory, 5);
+        return new FileJournalStore(directory, { entriesPerSource: 5, sources: 10 });
       },
     ],
   ])('the %s store keeps each source apart and bounded to its newest entries', async (_name, open) => {
@@ -217,16 +244,69 @@ describe('journal stores', () => {
     expect(await store.read('U1')).toEqual([]);
   });
 
+  async function journalDirectory() {
+    const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-journal-'));
+    directories.push(directory);
+    return directory;
+  }
+  const journalFiles = async (directory: string) => (await readdir(directory)).sort();
+
+  it.each([
+    [
+      'memory',
+      (): Promise<{ store: JournalStore; directory?: string }> =>
+        Promise.resolve({ store: new MemoryJournalStore({ entriesPerSource: 5, sources: 3 }) }),
+    ],
+    [
+      'file',
+      async () => {
+        const directory = await journalDirectory();
+        return { store: new FileJournalStore(directory, { entriesPerSource: 5, sources: 3 }), directory };
+      },
+    ],
+  ])(
+    'the %s store keeps the journals of its most recently written sources only, whatever the traffic',
+    async (_name, open) => {
+      const { store, directory } = await open();
+      for (const [index, sourceId] of ['U1', 'U2', 'U3', 'U1', 'U4'].entries())
+        await store.append(sourceId, [entry(index)]);
+
+      // U2 was written longest ago: its journal gave way to U4's.
+      expect(await store.read('U2')).toEqual([]);
+      expect((await store.read('U1')).map((item) => item.id)).toEqual(['e0', 'e3']);
+      expect((await store.read('U3')).map((item) => item.id)).toEqual(['e2']);
+      expect((await store.read('U4')).map((item) => item.id)).toEqual(['e4']);
+      if (directory) expect(await journalFiles(directory)).toEqual(['U1.jsonl', 'U3.jsonl', 'U4.jsonl']);
+    },
+  );
+
+  it('the file store, started on more journals than its bound, keeps the most recently written', async () => {
+    const directory = await journalDirectory();
+    const before = new FileJournalStore(directory, { entriesPerSource: 5, sources: 10 });
+    for (const [index, sourceId] of ['U5', 'U1', 'U4', 'U2', 'U3'].entries()) {
+      await before.append(sourceId, [entry(index)]);
+      // Written a minute apart, whatever the order of their names.
+      const minute = new Date(Date.UTC(2026, 10, 1, 0, index));
+      await utimes(path.join(directory, `${sourceId}.jsonl`), minute, minute);
+    }
+
+    const afterRestart = new FileJournalStore(directory, { entriesPerSource: 5, sources: 3 });
+    await afterRestart.append('U6', [entry(6)]);
+
+    expect(await journalFiles(directory)).toEqual(['U2.jsonl', 'U3.jsonl', 'U6.jsonl']);
+    expect((await afterRestart.read('U3')).map((item) => item.id)).toEqual(['e4']);
+  });
+
   it('the file store survives a restart, compacts its file, and skips a line torn by a crash', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-journal-'));
     directories.push(directory);
-    const first = new FileJournalStore(directory, 3);
+    const first = new FileJournalStore(directory, { entriesPerSource: 3, sources: 10 });
     await first.append('U1', [entry(1), entry(2), entry(3), entry(4), entry(5), entry(6), entry(7)]);
     const file = path.join(directory, 'U1.jsonl');
     expect((await readFile(file, 'utf8')).trim().split('\n')).toHaveLength(3);
     await writeFile(file, `${await readFile(file, 'utf8')}{"id":"torn","ki`);
 
-    const afterRestart = new FileJournalStore(directory, 3);
+    const afterRestart = new FileJournalStore(directory, { entriesPerSource: 3, sources: 10 });
     await afterRestart.append('U1', [entry(8)]);
 
     expect((await afterRestart.read('U1')).map((item) => item.id)).toEqual(['e6', 'e7', 'e8']);
