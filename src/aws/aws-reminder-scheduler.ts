@@ -4,7 +4,8 @@ import {
   GetScheduleCommand,
   ResourceNotFoundException,
   paginateListSchedules,
-  type SchedulerClient,
+  SchedulerClient,
+  type SchedulerClientConfig,
 } from '@aws-sdk/client-scheduler';
 import type { Reminder, ReminderScheduler } from '../reminders/index.js';
 import { oneTimeSchedule } from './one-time-schedule.js';
@@ -20,6 +21,20 @@ export interface AwsReminderSchedulerOptions {
   readonly roleArn: string;
   /** Where a reminder goes when the function cannot be invoked at all. */
   readonly deadLetterArn?: string | undefined;
+}
+
+/**
+ * An EventBridge Scheduler client that gives up on a stalled call by itself: the SDK's default
+ * waits as long as the socket does, and these calls run inside a tool's timeout (3 s by default)
+ * or an unfollow's forget. Two attempts of at most 500 ms to connect and 1 s to answer.
+ * `throwOnRequestTimeout`: without it the SDK's request timeout only logs a warning and waits on.
+ */
+export function schedulerClientWithTimeouts(config: SchedulerClientConfig = {}): SchedulerClient {
+  return new SchedulerClient({
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 500, requestTimeout: 1000, throwOnRequestTimeout: true },
+    ...config,
+  });
 }
 
 /** What a reminder's schedule hands the reminder function. */

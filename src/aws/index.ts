@@ -10,7 +10,7 @@ export { createReminderHandler } from './reminder-handler.js';
 export type { ReminderHandlerDependencies } from './reminder-handler.js';
 export { workerRuntimeProvider, LEASE_BEFORE_VISIBILITY_MS } from './lambda-runtime.js';
 export type { WorkerRuntime, WorkerRuntimeOverrides } from './lambda-runtime.js';
-export { AwsReminderScheduler } from './aws-reminder-scheduler.js';
+export { AwsReminderScheduler, schedulerClientWithTimeouts } from './aws-reminder-scheduler.js';
 export type { AwsReminderSchedulerOptions, ReminderEvent } from './aws-reminder-scheduler.js';
 export { SsmSecrets, ssmClientWithTimeouts, withSecrets } from './ssm-secrets.js';
 export { SecretNotFoundError } from './secret-not-found-error.js';

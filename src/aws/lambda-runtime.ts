@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 // Leaf modules of composition/ and persistence/, not their barrels: the Lambda bundles never
 // load the local stores.
@@ -12,7 +12,7 @@ import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { SourceStore } from '../persistence/source-store.js';
 import type { Tool } from '../tools/index.js';
-import { AwsReminderScheduler } from './aws-reminder-scheduler.js';
+import { AwsReminderScheduler, schedulerClientWithTimeouts } from './aws-reminder-scheduler.js';
 import { SECRET_PARAMETERS, readWorkerSettings, type WorkerSettings } from './lambda-config.js';
 import { createLambdaStore } from './lambda-store.js';
 import { drainSource, type DrainOutcome } from './source-drain.js';
@@ -103,7 +103,7 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const store = createLambdaStore(config.store.dynamodb);
-  const scheduler = overrides.scheduler ?? new SchedulerClient({});
+  const scheduler = overrides.scheduler ?? schedulerClientWithTimeouts();
   const reminders = new AwsReminderScheduler({
     client: scheduler,
     groupName: settings.scheduler.reminderGroup,

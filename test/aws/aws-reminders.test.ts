@@ -1,6 +1,12 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AwsReminderScheduler, createReminderHandler, type ReminderEvent } from '../../src/aws/index.js';
+import { createServer, type Socket } from 'node:net';
+import {
+  AwsReminderScheduler,
+  createReminderHandler,
+  schedulerClientWithTimeouts,
+  type ReminderEvent,
+} from '../../src/aws/index.js';
 import { reminderScheduleName } from '../../src/aws/schedule-names.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
@@ -205,5 +211,34 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
       },
     ]);
     await expect(handler({ kaiwa: 'something else' })).resolves.toEqual({ accepted: false });
+  });
+});
+
+describe('a stalled EventBridge Scheduler', () => {
+  it('fails the call within its timeouts instead of holding the turn', async () => {
+    // Takes every connection and never answers: a network that went quiet.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const stalled = new AwsReminderScheduler({
+      client: schedulerClientWithTimeouts({
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      }),
+      groupName: GROUP,
+      targetArn: TARGET,
+      roleArn: ROLE,
+    });
+    try {
+      await expect(stalled.schedule(reminder('stalled'))).rejects.toMatchObject({ name: 'TimeoutError' });
+      await expect(stalled.list(alice.id)).rejects.toMatchObject({ name: 'TimeoutError' });
+      // Two attempts each: the SDK gave up on every connection it opened.
+      expect(sockets.length).toBe(4);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
