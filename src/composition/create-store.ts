@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { KaiwaConfig } from '../config/index.js';
+import type { Logger } from '../logging/index.js';
 import {
   createDynamoDbClient,
   DynamoDbSourceStore,
@@ -16,7 +17,7 @@ export const SQLITE_FILE_NAME = 'kaiwa.db';
  * written by the retired file store is imported on its first start), DynamoDB for several
  * processes, memory for tests. SQLite is loaded only when chosen, so Lambda bundles never load it.
  */
-export async function createStore(config: KaiwaConfig): Promise<SourceStore> {
+export async function createStore(config: KaiwaConfig, logger?: Logger): Promise<SourceStore> {
   switch (config.store.kind) {
     case 'memory':
       return new MemorySourceStore({ maxInbox: config.store.maxInbox });
@@ -25,6 +26,15 @@ export async function createStore(config: KaiwaConfig): Promise<SourceStore> {
         maxInbox: config.store.maxInbox,
         file: path.join(config.store.dataDir, SQLITE_FILE_NAME),
         importFileStoreFrom: config.store.dataDir,
+        // What DynamoDB's TTL does on AWS: idle conversations expire, old history is compacted.
+        retention: {
+          window: {
+            maxEntries: config.conversation.maxHistoryEntries,
+            maxBytes: config.conversation.maxHistoryBytes,
+          },
+          conversationTtlMs: config.store.conversationTtlDays * 86_400_000,
+          logger,
+        },
       });
     case 'dynamodb': {
       const { table, endpoint, region, conversationTtlDays } = config.store.dynamodb;

@@ -44,6 +44,11 @@ export interface KaiwaConfig {
     readonly kind: StoreKind;
     readonly dataDir: string;
     readonly dynamodb: DynamoDbConfig;
+    /**
+     * `KAIWA_CONVERSATION_TTL_DAYS` (read with the DynamoDB settings, which the Lambda functions
+     * read alone): an idle conversation expires after this on either durable store; 0 = never.
+     */
+    readonly conversationTtlDays: number;
     /** `KAIWA_MAX_INBOX`: messages waiting per source before accept counts them instead. */
     readonly maxInbox: number;
   };
@@ -294,6 +299,7 @@ export function loadConfig(
     );
   }
   const storeKind = readChoice(env, 'STORE', STORE_KINDS, fallback.store);
+  const dynamodb = readDynamoDbConfig(env, storeKind);
   const config: KaiwaConfig = {
     ...readIntegers(env, RUNTIME_INTEGERS),
     host: readHost(
@@ -313,7 +319,8 @@ export function loadConfig(
     store: {
       kind: storeKind,
       dataDir: readString(env, 'DATA_DIR') ?? defaults.store.dataDir,
-      dynamodb: readDynamoDbConfig(env, storeKind),
+      dynamodb,
+      conversationTtlDays: dynamodb.conversationTtlDays,
       maxInbox: readMaxInbox(env),
     },
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, defaults.server.logLevel),

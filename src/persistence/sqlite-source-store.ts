@@ -40,6 +40,7 @@ import {
 } from './sqlite-statements.js';
 import { importFileStore, type FileStoreImport } from './file-store-import.js';
 import { StoreInUseError } from './store-in-use-error.js';
+import { RetentionSweep, type RetentionRow, type SqliteRetentionOptions } from './sqlite-retention.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
@@ -63,6 +64,8 @@ export interface SqliteSourceStoreOptions extends SourceStoreOptions {
    * waits for the disk (fsync), so it survives a power cut too — at one fsync per write.
    */
   readonly synchronous?: 'NORMAL' | 'FULL';
+  /** Expire idle conversations and compact old history now and then (`npm start` does); off when absent. */
+  readonly retention?: SqliteRetentionOptions;
 }
 
 /**
@@ -84,6 +87,7 @@ export class SqliteSourceStore implements SourceStore {
   private readonly onWriteStep: (step: string) => void;
   private lastClaimPrune = 0;
   private closed = false;
+  private readonly retention: RetentionSweep | undefined;
 
   private constructor(
     private readonly database: DatabaseSync,
@@ -98,6 +102,18 @@ export class SqliteSourceStore implements SourceStore {
       onWriteStep: this.onWriteStep,
     } = resolveSourceStoreOptions(options));
     this.claimPruneIntervalMs = options.claimPruneIntervalMs ?? 3_600_000;
+    this.retention =
+      options.retention &&
+      new RetentionSweep(
+        {
+          sourcesAfter: (sourceId, limit) =>
+            this.statements.retentionPage.all(sourceId, limit) as unknown as RetentionRow[],
+          expire: (row) => this.expire(row),
+          compact: (sourceId, window) => this.compact(sourceId, window),
+        },
+        options.retention,
+        this.clock,
+      );
   }
 
   /**
@@ -135,6 +151,7 @@ export class SqliteSourceStore implements SourceStore {
         );
       }
       store.pruneClaims(store.clock.now());
+      store.retention?.start();
       return store;
     } catch (error) {
       database?.close();
@@ -364,8 +381,23 @@ export class SqliteSourceStore implements SourceStore {
     );
   }
 
+  /**
+   * Deletes the history below the window a load returns (as `DynamoDbSourceStore.compactHistory`);
+   * returns how many entries went. The retention sweep calls it for long histories.
+   */
+  compactHistory(sourceId: string, window: HistoryWindow): Promise<number> {
+    return this.run(() => this.compact(sourceId, window));
+  }
+
+  /** One pass of the retention sweep now (it also runs by itself when `retention` is set). */
+  sweepRetention(): Promise<{ expired: number; compactedEntries: number }> {
+    if (!this.retention) return Promise.reject(new Error('this store was opened without retention'));
+    return this.retention.sweep();
+  }
+
   close(): Promise<void> {
     if (!this.closed) {
+      this.retention?.stop();
       this.closed = true;
       this.database.close();
       this.releaseLock();
@@ -474,6 +506,35 @@ export class SqliteSourceStore implements SourceStore {
       row?.fence,
       row?.owner_id ?? undefined,
     );
+  }
+
+  private compact(sourceId: string, window: HistoryWindow): number {
+    return this.transaction('compact', (step) => {
+      const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
+      const oldestKept = collectHistoryWindow(
+        parsedRows(newestFirst),
+        (record) => ({ entry: record.entry, bytes: record.bytes }),
+        window,
+      )[0]?.seq;
+      if (oldestKept === undefined) return 0;
+      const { changes } = this.statements.deleteHistoryBelow.run(sourceId, oldestKept);
+      step('history');
+      return Number(changes);
+    });
+  }
+
+  /** An idle conversation goes as on unfollow (its head kept as a tombstone), unless it moved since `row`. */
+  private expire(row: RetentionRow): boolean {
+    return this.transaction('expire', (step) => {
+      const { changes } = this.statements.expireHead.run(this.clock.now(), row.source_id, row.version);
+      if (Number(changes) === 0) return false;
+      step('head');
+      this.statements.deleteHistory.run(row.source_id);
+      step('history');
+      this.statements.deleteProfiles.run(row.source_id);
+      step('profiles');
+      return true;
+    });
   }
 
   private pruneClaimsNowAndThen(now: number) {

@@ -143,12 +143,27 @@ export function prepareStatements(database: DatabaseSync) {
     historyNewestFirst: prepare('SELECT seq, entry FROM history WHERE source_id = ? ORDER BY seq DESC'),
     deleteHistoryEntry: prepare('DELETE FROM history WHERE source_id = ? AND seq = ?'),
     deleteHistory: prepare('DELETE FROM history WHERE source_id = ?'),
+    deleteHistoryBelow: prepare('DELETE FROM history WHERE source_id = ? AND seq < ?'),
     profiles: prepare('SELECT profile FROM profiles WHERE source_id = ?'),
     saveProfile: prepare(
       `INSERT INTO profiles (source_id, user_id, profile) VALUES (?, ?, ?)
        ON CONFLICT (source_id, user_id) DO UPDATE SET profile = excluded.profile`,
     ),
     deleteProfiles: prepare('DELETE FROM profiles WHERE source_id = ?'),
+    // The retention sweep's page of sources (sqlite-retention.ts).
+    retentionPage: prepare(
+      `SELECT source_id, version, owner_id, heartbeat_at, lease_ms, busy, updated_at, last_seq,
+         snapshot IS NOT NULL AS has_snapshot,
+         EXISTS (SELECT 1 FROM inbox WHERE inbox.source_id = heads.source_id) AS has_inbox,
+         (SELECT min(seq) FROM history WHERE history.source_id = heads.source_id) AS oldest_seq
+       FROM heads WHERE source_id > ? ORDER BY source_id LIMIT ?`,
+    ),
+    // An idle conversation's head, as `tombstone`, if nothing wrote or arrived since the sweep read it.
+    expireHead: prepare(
+      `UPDATE heads SET version = version + 1, snapshot = NULL, busy = 0, updated_at = ?1
+       WHERE source_id = ?2 AND version = ?3 AND busy = 0
+         AND NOT EXISTS (SELECT 1 FROM inbox WHERE inbox.source_id = ?2)`,
+    ),
     sourcesWithWork: prepare('SELECT source_id FROM heads WHERE busy = 1 UNION SELECT source_id FROM inbox'),
     listSources: prepare(
       `SELECT ids.source_id, ${HEAD_COLUMNS.replace('source_id, ', '')},

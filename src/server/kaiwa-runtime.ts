@@ -50,7 +50,7 @@ export async function startKaiwa(
 ): Promise<KaiwaRuntime> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const store = overrides.store ?? (await createStore(config));
+  const store = overrides.store ?? (await createStore(config, logger));
   const model = overrides.model ?? createModel(config, logger);
   const emulator = config.line.mode === 'emulator' ? new LineEmulator(clock) : undefined;
   // The emulator checks every request the bot sends and every webhook it builds against LINE's schemas.

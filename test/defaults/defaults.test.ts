@@ -167,6 +167,7 @@ describe('defaults', () => {
           table: defaults.store.dynamodbTable,
           conversationTtlDays: defaults.store.conversationTtlDays,
         },
+        conversationTtlDays: defaults.store.conversationTtlDays,
       },
       conversation: {
         maxModelCalls: defaults.conversation.maxModelCalls,
