@@ -133,13 +133,7 @@ export class SqliteSourceStore implements SourceStore {
     }
     let database: DatabaseSync | undefined;
     try {
-      database = new DatabaseSync(options.file);
-      // The pragma rather than the constructor's `timeout`, which Node.js 22.13–22.15 lack.
-      database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
-      prepareDatabase(database, {
-        pageSize: options.pageSize ?? 1024,
-        synchronous: options.synchronous ?? 'NORMAL',
-      });
+      database = openDatabase(options);
       const store = new SqliteSourceStore(database, releaseLock, options);
       recordHolder(database);
       if (options.importFileStoreFrom !== undefined) {
@@ -549,6 +543,28 @@ export class SqliteSourceStore implements SourceStore {
     } catch (error) {
       if (!isBusy(error)) throw error; // another connection is writing: next time
     }
+  }
+}
+
+/**
+ * Opens the file and sets it up; a file that is no database, or one of another schema, fails
+ * naming the file (SQLite's own message does not say which).
+ */
+function openDatabase(options: SqliteSourceStoreOptions): DatabaseSync {
+  let database: DatabaseSync | undefined;
+  try {
+    database = new DatabaseSync(options.file);
+    // The pragma rather than the constructor's `timeout`, which Node.js 22.13–22.15 lack.
+    database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
+    prepareDatabase(database, {
+      pageSize: options.pageSize ?? 1024,
+      synchronous: options.synchronous ?? 'NORMAL',
+    });
+    return database;
+  } catch (error) {
+    database?.close();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the SQLite store ${options.file}: ${reason}`, { cause: error });
   }
 }
 

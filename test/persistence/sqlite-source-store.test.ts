@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -258,6 +259,16 @@ describe('sqlite source store specifics', () => {
 
     await expect(openSqliteSourceStore({ file })).rejects.toThrow(/schema 99/);
     expect((await startChild('open', file).exited()).stderr).toMatch(/schema 99/); // the lock was released
+  });
+
+  it('refuses a file that is no database, naming it, and lets the next process try', async () => {
+    const file = await freshFile();
+    await writeFile(file, randomBytes(8192));
+
+    await expect(openSqliteSourceStore({ file })).rejects.toThrow(
+      `cannot open the SQLite store ${file}: file is not a database`,
+    );
+    expect((await startChild('open', file).exited()).stderr).toContain(`${file}: file is not a database`);
   });
 });
 
