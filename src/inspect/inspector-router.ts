@@ -15,6 +15,8 @@ const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'asset
 /** The list shows this many sources at most, the most recently active first. */
 const MAX_SOURCES = 500;
 const HEARTBEAT_MS = 15_000;
+/** What the event stream buffers for one client that does not read (a few thousand entries). */
+const MAX_STREAM_BUFFER_BYTES = 1024 * 1024;
 /** How much stored history the inspector shows of a conversation that is not in memory. */
 const STORED_HISTORY: HistoryWindow = { maxEntries: 200, maxBytes: 256 * 1024 };
 /** A list row needs the newest entries only: a stored 1:1 chat is named by its newest user entry. */
@@ -151,12 +153,18 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
       'cache-control': 'no-store',
       connection: 'keep-alive',
     });
-    response.write(': connected\n\n');
+    // A client that stopped reading (a stalled socket, a frozen tab) is dropped rather than
+    // buffered for: EventSource connects again, and the page fetches what it missed.
+    const send = (text: string) => {
+      if (response.writableLength > MAX_STREAM_BUFFER_BYTES) response.destroy();
+      else response.write(text);
+    };
+    send(': connected\n\n');
     const unsubscribe = journal.subscribe((sourceId, entry) => {
       const message = redact({ sourceId, entry: withActiveIds(model.id, entry) });
-      response.write(`event: entry\ndata: ${JSON.stringify(message)}\n\n`);
+      send(`event: entry\ndata: ${JSON.stringify(message)}\n\n`);
     });
-    const heartbeat = setInterval(() => response.write(': ping\n\n'), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     request.on('close', () => {
       clearInterval(heartbeat);
