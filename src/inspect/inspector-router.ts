@@ -2,6 +2,7 @@ import express, { type Response, type Router } from 'express';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMessage } from '../domain/index.js';
+import { startEventStream } from '../line/event-stream.js';
 import type { HistoryWindow, LoadedSource, SourceSummary, StoredInboxItem } from '../persistence/index.js';
 import type { ChartExport } from './chart-export.js';
 import { activeStateIds, stateValueText } from './chart-model.js';
@@ -15,8 +16,6 @@ const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'asset
 /** The list shows this many sources at most, the most recently active first. */
 const MAX_SOURCES = 500;
 const HEARTBEAT_MS = 15_000;
-/** What the event stream buffers for one client that does not read (a few thousand entries). */
-const MAX_STREAM_BUFFER_BYTES = 1024 * 1024;
 /** How much stored history the inspector shows of a conversation that is not in memory. */
 const STORED_HISTORY: HistoryWindow = { maxEntries: 200, maxBytes: 256 * 1024 };
 /** A list row needs the newest entries only: a stored 1:1 chat is named by its newest user entry. */
@@ -148,18 +147,7 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
 
   router.get('/api/stream', async (request, response) => {
     const { model } = await options.chart();
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-    });
-    // A client that stopped reading (a stalled socket, a frozen tab) is dropped rather than
-    // buffered for: EventSource connects again, and the page fetches what it missed.
-    const send = (text: string) => {
-      if (response.writableLength > MAX_STREAM_BUFFER_BYTES) response.destroy();
-      else response.write(text);
-    };
-    send(': connected\n\n');
+    const send = startEventStream(response);
     const unsubscribe = journal.subscribe((sourceId, entry) => {
       const message = redact({ sourceId, entry: withActiveIds(model.id, entry) });
       send(`event: entry\ndata: ${JSON.stringify(message)}\n\n`);

@@ -8,6 +8,7 @@ import { lineApiRouter, type LineRequestValidator } from './line-api-router.js';
 import { LineEmulator } from './line-emulator.js';
 import { buildEvent, type EmulatedAction, type EmulatedRequest } from './webhook-event-builder.js';
 import { WebhookSender, type WebhookValidator } from './webhook-sender.js';
+import { startEventStream } from '../event-stream.js';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
@@ -71,13 +72,8 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
   });
 
   router.get('/emulator/api/stream', (request, response) => {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
-    response.write(': connected\n\n');
-    const unsubscribe = emulator.subscribe((entry) => response.write(`data: ${JSON.stringify(entry)}\n\n`));
+    const send = startEventStream(response);
+    const unsubscribe = emulator.subscribe((entry) => send(`data: ${JSON.stringify(entry)}\n\n`));
     request.on('close', unsubscribe);
   });
 
