@@ -116,6 +116,8 @@ export async function createInspection(options: InspectionOptions): Promise<Insp
         journal,
         access,
         redact,
+        // A scan of the table on DynamoDB: at most one per half minute (SQLite reads an index).
+        storedListMs: config.store.kind === 'dynamodb' ? 30_000 : 0,
         chart: () => (chart ??= exportChart(machine)),
         lifecycleChart: () => (lifecycleChart ??= exportChart(sourceMachine)),
         ...(options.emulator && { displayName: emulatorNames(options.emulator) }),

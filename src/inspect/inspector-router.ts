@@ -33,7 +33,7 @@ export interface InspectorRouterOptions {
   };
   /** The stored sources (the store port). */
   readonly store: {
-    listSources(): Promise<SourceSummary[]>;
+    listSources(limit?: number): Promise<SourceSummary[]>;
     load(sourceId: string, window: HistoryWindow): Promise<LoadedSource>;
     inbox(sourceId: string, limit?: number): Promise<StoredInboxItem[]>;
   };
@@ -46,6 +46,13 @@ export interface InspectorRouterOptions {
   readonly lifecycleChart?: () => Promise<ChartExport>;
   /** A name to show when the conversation itself knows none (the emulator's user names). */
   readonly displayName?: (sourceId: string) => string | undefined;
+  /**
+   * How long the list of stored sources is reused (ms; default 0, read on every request). On
+   * DynamoDB it is a scan of the table, and a busy bot has the page reload the list every half
+   * second: `createInspection` reuses it for 30 s there. Each source's own row and detail are
+   * always read afresh.
+   */
+  readonly storedListMs?: number;
 }
 
 /**
@@ -63,6 +70,7 @@ export interface InspectorRouterOptions {
  */
 export function inspectorRouter(options: InspectorRouterOptions): Router {
   const { host, store, journal, redact } = options;
+  let storedList: { readonly at: number; readonly summaries: Promise<SourceSummary[]> } | undefined;
   const router = express.Router();
   const guard = inspectorGuard(options.access);
   router.use(guard.requireEnabled);
@@ -96,7 +104,7 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
 
   router.get('/api/sources', async (_request, response) => {
     const live = new Set(host.liveSources());
-    const stored = new Map((await store.listSources()).map((summary) => [summary.sourceId, summary]));
+    const stored = new Map((await storedSources()).map((summary) => [summary.sourceId, summary]));
     // The most recently active first, and only those shown are read: a store may hold many.
     const activity = (sourceId: string) =>
       Math.max(journal.lastActivity(sourceId) ?? 0, stored.get(sourceId)?.updatedAt ?? 0);
@@ -173,6 +181,20 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
    * else the stored head's with `window` of history) and what the store records of it — owner,
    * lease and the inbox (its first 100 items).
    */
+  /** The most recently updated stored sources, read at most once per `storedListMs`. */
+  function storedSources(): Promise<SourceSummary[]> {
+    const now = Date.now();
+    if (storedList === undefined || now - storedList.at >= (options.storedListMs ?? 0)) {
+      const summaries = store.listSources(MAX_SOURCES);
+      storedList = { at: now, summaries };
+      // A failed read is not kept: the next request reads again.
+      summaries.catch(() => {
+        if (storedList?.summaries === summaries) storedList = undefined;
+      });
+    }
+    return storedList.summaries;
+  }
+
   async function readSource(sourceId: string, window: HistoryWindow) {
     const live = host.snapshotOf(sourceId);
     const [loaded, waiting] = await Promise.all([

@@ -8,7 +8,7 @@ import {
   allWorkShards,
 } from './dynamodb-table.js';
 import type { TableClient } from './dynamodb-writes.js';
-import type { SourceSummary } from './source-store.js';
+import { byRecentUpdate, type SourceSummary } from './source-store.js';
 
 /**
  * Sources with inbox items or a busy head, from the sparse work index (eventually consistent:
@@ -40,11 +40,12 @@ export async function sourcesWithWork(table: TableClient): Promise<string[]> {
 }
 
 /**
- * Every source: its head (or first-wave item) with the size of its inbox; a source with only
- * inbox items is listed at version 0. A full scan: for the inspector and operators, never on a
- * request path.
+ * The sources, the most recently updated first, at most `limit`: each head (or first-wave item)
+ * with the size of its inbox; a source with only inbox items is listed at version 0. A full scan
+ * of the table, whatever the limit: for the inspector (which asks at most every half minute) and
+ * operators, never on a request path.
  */
-export async function listSources(table: TableClient): Promise<SourceSummary[]> {
+export async function listSources(table: TableClient, limit = Infinity): Promise<SourceSummary[]> {
   const summaries = new Map<string, SourceSummary>();
   const inboxSizes = new Map<string, number>();
   const pages = paginateScan(
@@ -91,8 +92,8 @@ export async function listSources(table: TableClient): Promise<SourceSummary[]> 
     if (!summaries.has(sourceId))
       summaries.set(sourceId, { sourceId, version: 0, busy: false, inboxSize: 0, updatedAt: 0 });
   }
-  return [...summaries.values()].map((summary) => ({
-    ...summary,
-    inboxSize: inboxSizes.get(summary.sourceId) ?? 0,
-  }));
+  return [...summaries.values()]
+    .map((summary) => ({ ...summary, inboxSize: inboxSizes.get(summary.sourceId) ?? 0 }))
+    .sort(byRecentUpdate)
+    .slice(0, limit);
 }

@@ -252,8 +252,8 @@ export class DynamoDbSourceStore implements SourceStore {
     return sourcesWithWork(this.table);
   }
 
-  listSources(): Promise<SourceSummary[]> {
-    return listSources(this.table);
+  listSources(limit?: number): Promise<SourceSummary[]> {
+    return listSources(this.table, limit);
   }
 
   /** The client belongs to the caller, who may share it: only this store's memory goes. */

@@ -4,6 +4,7 @@ import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
 import {
+  byRecentUpdate,
   type Checkpoint,
   type ClosedTurn,
   type HistoryRecord,
@@ -272,10 +273,10 @@ export class MemorySourceStore implements SourceStore {
     });
   }
 
-  listSources(): Promise<SourceSummary[]> {
+  listSources(limit = Infinity): Promise<SourceSummary[]> {
     return this.run(() => {
       const sourceIds = new Set([...this.tables.heads.keys(), ...this.tables.inbox.keys()]);
-      return [...sourceIds].map((sourceId) => {
+      const summaries = [...sourceIds].map((sourceId): SourceSummary => {
         const head = this.head(sourceId);
         return {
           sourceId,
@@ -286,6 +287,7 @@ export class MemorySourceStore implements SourceStore {
           updatedAt: head?.updatedAt ?? 0,
         };
       });
+      return summaries.sort(byRecentUpdate).slice(0, limit);
     });
   }
 

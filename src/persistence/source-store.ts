@@ -212,8 +212,17 @@ export interface SourceStore {
 
   /** Sources with inbox items or a busy head: resumed after a restart. */
   sourcesWithWork(): Promise<string[]>;
-  /** Every stored source, for the inspector and operators (never on a request path). */
-  listSources(): Promise<SourceSummary[]>;
+  /**
+   * Stored sources, the most recently updated first (a source with only inbox items counts as
+   * updated at 0, then by id), at most `limit` (all by default): for the inspector and
+   * operators, never on a request path.
+   */
+  listSources(limit?: number): Promise<SourceSummary[]>;
   /** Releases connections and file handles. */
   close(): Promise<void>;
+}
+
+/** `listSources`'s order: the most recently updated first, then by source id. */
+export function byRecentUpdate(a: SourceSummary, b: SourceSummary): number {
+  return b.updatedAt - a.updatedAt || a.sourceId.localeCompare(b.sourceId);
 }

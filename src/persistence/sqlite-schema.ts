@@ -1,7 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 
 /** Bumped with every change below; a newer file is refused rather than misread. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
+
+// Version 2: the inspector lists the most recently updated sources from an index, not a scan
+// of every head (1.5 s for 100,000 sources, blocking the process).
+const headsByUpdate = 'CREATE INDEX IF NOT EXISTS heads_by_update ON heads (updated_at, source_id);';
 
 // Tables of the SQLite source store (docs/persistence.md). Values the store never queries by
 // are JSON text; ids are data, never file names. STRICT tables refuse a value of the wrong type.
@@ -74,8 +78,9 @@ export function prepareDatabase(
     const { user_version: version } = database.prepare('PRAGMA user_version').get() as {
       user_version: number;
     };
-    if (version === 0) {
-      database.exec(schema);
+    if (version === 0 || version === 1) {
+      if (version === 0) database.exec(schema);
+      database.exec(headsByUpdate);
       database.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
     } else if (version !== SQLITE_SCHEMA_VERSION) {
       throw new Error(

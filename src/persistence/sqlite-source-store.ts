@@ -6,6 +6,7 @@ import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-sto
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import {
+  byRecentUpdate,
   type AcceptedAndAcquired,
   type Checkpoint,
   type ClosedTurn,
@@ -357,21 +358,28 @@ export class SqliteSourceStore implements SourceStore {
     );
   }
 
-  listSources(): Promise<SourceSummary[]> {
+  listSources(limit = Infinity): Promise<SourceSummary[]> {
+    const rows = Number.isFinite(limit) ? Math.max(0, Math.trunc(limit)) : -1;
     return this.run(() =>
       (
-        this.statements.listSources.all() as (Partial<HeadRow> & { source_id: string; inbox_size: number })[]
-      ).map((row) => {
-        const owner = row.owner_id ? ownerOf(row as HeadRow) : undefined;
-        return {
-          sourceId: row.source_id,
-          version: row.version ?? 0,
-          ...(owner && { owner }),
-          busy: row.busy === 1,
-          inboxSize: row.inbox_size,
-          updatedAt: row.updated_at ?? 0,
-        };
-      }),
+        this.statements.listSources.all(rows) as (Partial<HeadRow> & {
+          source_id: string;
+          inbox_size: number;
+        })[]
+      )
+        .map((row) => {
+          const owner = row.owner_id ? ownerOf(row as HeadRow) : undefined;
+          return {
+            sourceId: row.source_id,
+            version: row.version ?? 0,
+            ...(owner && { owner }),
+            busy: row.busy === 1,
+            inboxSize: row.inbox_size,
+            updatedAt: row.updated_at ?? 0,
+          };
+        })
+        .sort(byRecentUpdate)
+        .slice(0, limit),
     );
   }
 

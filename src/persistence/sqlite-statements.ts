@@ -165,11 +165,18 @@ export function prepareStatements(database: DatabaseSync) {
          AND NOT EXISTS (SELECT 1 FROM inbox WHERE inbox.source_id = ?2)`,
     ),
     sourcesWithWork: prepare('SELECT source_id FROM heads WHERE busy = 1 UNION SELECT source_id FROM inbox'),
+    // The most recently updated heads from their index, and the sources that have only inbox
+    // items (a first message still waiting), at most ?1 of each; -1 for all.
     listSources: prepare(
-      `SELECT ids.source_id, ${HEAD_COLUMNS.replace('source_id, ', '')},
-         (SELECT count(*) FROM inbox WHERE inbox.source_id = ids.source_id) AS inbox_size
-       FROM (SELECT source_id FROM heads UNION SELECT source_id FROM inbox) AS ids
-       LEFT JOIN heads ON heads.source_id = ids.source_id`,
+      `SELECT * FROM (
+         SELECT source_id, version, fence, owner_id, owner_host, owner_pid, heartbeat_at, lease_ms, busy, updated_at,
+           (SELECT count(*) FROM inbox WHERE inbox.source_id = heads.source_id) AS inbox_size
+         FROM heads ORDER BY updated_at DESC, source_id DESC LIMIT ?1)
+       UNION ALL
+       SELECT * FROM (
+         SELECT source_id, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, count(*)
+         FROM inbox WHERE source_id NOT IN (SELECT source_id FROM heads)
+         GROUP BY source_id ORDER BY source_id LIMIT ?1)`,
     ),
   };
 }

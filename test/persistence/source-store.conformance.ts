@@ -640,6 +640,23 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
           { sourceId: 'U-waiting', version: 0, busy: false, inboxSize: 2, updatedAt: 0 },
         ]);
       });
+
+      it('lists the most recently updated first, at most as many as asked (the inspector asks for 500)', async () => {
+        const { store, clock } = await setUp();
+        await store.accept(message('U-waiting', 'hi'));
+        for (const sourceId of ['U-c', 'U-a', 'U-b']) {
+          clock.advance(1_000);
+          const ownership = (await store.acquire(sourceId, owner('alice', clock), neverGone))!;
+          await store.checkpoint(checkpointOf(ownership));
+          await store.release(ownership);
+        }
+
+        const ids = async (limit?: number) =>
+          (await store.listSources(limit)).map((summary) => summary.sourceId);
+        expect(await ids()).toEqual(['U-b', 'U-a', 'U-c', 'U-waiting']);
+        expect(await ids(2)).toEqual(['U-b', 'U-a']);
+        expect(await ids(0)).toEqual([]);
+      });
     });
 
     describe('two writers on one backend', () => {

@@ -261,6 +261,34 @@ describe('sqlite source store specifics', () => {
     expect((await startChild('open', file).exited()).stderr).toMatch(/schema 99/); // the lock was released
   });
 
+  it('upgrades a file of schema 1: the index the inspector lists sources from is added', async () => {
+    const file = await freshFile();
+    const first = await openSqliteSourceStore({ file });
+    await first.accept(message('U-old', 'hi'));
+    await first.close();
+    const downgrade = new DatabaseSync(file);
+    downgrade.exec('DROP INDEX heads_by_update; PRAGMA user_version = 1');
+    downgrade.close();
+
+    const store = await openSqliteSourceStore({ file });
+    expect((await store.listSources()).map((summary) => summary.sourceId)).toEqual(['U-old']);
+    await store.close();
+    const check = new DatabaseSync(file);
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    expect(
+      check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'heads_by_update'").all(),
+    ).toHaveLength(1);
+    // The list of the most recent sources reads that index, not every head.
+    const plan = check
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT source_id FROM heads ORDER BY updated_at DESC, source_id DESC LIMIT 5',
+      )
+      .all()
+      .map((row) => String((row as { detail: string }).detail));
+    expect(plan.join('\n')).toContain('heads_by_update');
+    check.close();
+  });
+
   it('refuses a file that is no database, naming it, and lets the next process try', async () => {
     const file = await freshFile();
     await writeFile(file, randomBytes(8192));

@@ -14,8 +14,8 @@ import { createRedactor } from '../../src/inspect/redaction.js';
 import { conversationMachine } from '../../src/machines/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 
-// The inspector's event stream against a client that stops reading (a stalled socket, a frozen
-// tab): what the server buffers for it must stay bounded, or a busy bot's entries fill memory.
+// The inspector against what a busy bot with many chats brings: an event stream whose client
+// stops reading (a stalled socket, a frozen tab), and a store with more sources than the list shows.
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -23,17 +23,21 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-async function inspectorServer(journal: TransitionJournal) {
+async function inspectorServer(
+  journal: TransitionJournal,
+  options: { store?: MemorySourceStore; storedListMs?: number } = {},
+) {
   const app = express();
   app.use(
     '/inspect',
     inspectorRouter({
       host: { liveSources: () => [], snapshotOf: () => undefined },
-      store: new MemorySourceStore(),
+      store: options.store ?? new MemorySourceStore(),
       journal,
       access: inspectorAccess({ emulatorMode: true, sessionLifetimeMs: 60_000 }),
       redact: createRedactor([]),
       chart: () => exportChart(conversationMachine),
+      ...(options.storedListMs !== undefined && { storedListMs: options.storedListMs }),
     }),
   );
   const server = app.listen(0, '127.0.0.1');
@@ -74,5 +78,33 @@ describe("the inspector's event stream", () => {
     // Dropped: the client got what the kernel held and the server's bounded buffer, not all of it.
     expect(streamedBytes).toBeGreaterThan(20_000_000);
     expect(received).toBeLessThan(streamedBytes / 2);
+  });
+});
+
+describe("the inspector's list of sources", () => {
+  /** A memory store that counts the inspector's reads of its source list. */
+  class CountingStore extends MemorySourceStore {
+    readonly limits: (number | undefined)[] = [];
+    override listSources(limit?: number) {
+      this.limits.push(limit);
+      return super.listSources(limit);
+    }
+  }
+  const journal = () => new TransitionJournal({ store: new MemoryJournalStore(), clock: { now: () => 1 } });
+
+  it('asks the store for the 500 most recent sources only, on every request by default', async () => {
+    const store = new CountingStore();
+    const port = await inspectorServer(journal(), { store });
+    for (let request = 0; request < 2; request++)
+      expect((await fetch(`http://127.0.0.1:${port}/inspect/api/sources`)).status).toBe(200);
+    expect(store.limits).toEqual([500, 500]);
+  });
+
+  it('reuses the list for storedListMs (DynamoDB: a scan), however often the page reloads it', async () => {
+    const store = new CountingStore();
+    const port = await inspectorServer(journal(), { store, storedListMs: 30_000 });
+    for (let request = 0; request < 5; request++)
+      expect((await fetch(`http://127.0.0.1:${port}/inspect/api/sources`)).status).toBe(200);
+    expect(store.limits).toEqual([500]);
   });
 });
