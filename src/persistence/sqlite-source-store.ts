@@ -55,8 +55,15 @@ export interface SqliteSourceStoreOptions extends SourceStoreOptions {
   readonly importFileStoreFrom?: string;
   /** How long a write waits for another connection's transaction (ms; default 1,000). */
   readonly busyTimeoutMs?: number;
-  /** How often expired claims are deleted (ms; default 1 hour). */
+  /**
+   * Expired claims are deleted when the store opens, then a slice of `claimsPrunedPerStep`
+   * claims (in key order, round and round) at most once per this (ms; default 10 s): an accept
+   * never scans a week of claims (a million take 110–170 ms). An expired claim still there counts
+   * as none; pruning only frees the space.
+   */
   readonly claimPruneIntervalMs?: number;
+  /** Claims one pruning step looks at (default 10,000). */
+  readonly claimsPrunedPerStep?: number;
   /** The page size of a new file (bytes; default 1,024 — see docs/persistence.md). */
   readonly pageSize?: number;
   /**
@@ -87,6 +94,9 @@ export class SqliteSourceStore implements SourceStore {
   private readonly claimPruneIntervalMs: number;
   private readonly onWriteStep: (step: string) => void;
   private lastClaimPrune = 0;
+  /** Where the next slice of claims to prune starts (after this key). */
+  private claimPruneCursor = '';
+  private readonly claimsPrunedPerStep: number;
   private closed = false;
   private readonly retention: RetentionSweep | undefined;
 
@@ -102,7 +112,8 @@ export class SqliteSourceStore implements SourceStore {
       maxInbox: this.maxInbox,
       onWriteStep: this.onWriteStep,
     } = resolveSourceStoreOptions(options));
-    this.claimPruneIntervalMs = options.claimPruneIntervalMs ?? 3_600_000;
+    this.claimPruneIntervalMs = options.claimPruneIntervalMs ?? 10_000;
+    this.claimsPrunedPerStep = Math.max(1, Math.trunc(options.claimsPrunedPerStep ?? 10_000));
     this.retention =
       options.retention &&
       new RetentionSweep(
@@ -539,11 +550,27 @@ export class SqliteSourceStore implements SourceStore {
     });
   }
 
+  /** The next slice of claims, once per interval: accepts call it, so it stays small. */
   private pruneClaimsNowAndThen(now: number) {
-    if (now - this.lastClaimPrune >= this.claimPruneIntervalMs) this.pruneClaims(now);
+    if (now - this.lastClaimPrune < this.claimPruneIntervalMs) return;
+    this.lastClaimPrune = now;
+    try {
+      const end = this.statements.claimSliceEnd.get(this.claimPruneCursor, this.claimsPrunedPerStep - 1) as
+        { event_id: string } | undefined;
+      if (end) {
+        this.statements.pruneClaimSlice.run(this.claimPruneCursor, end.event_id, now);
+        this.claimPruneCursor = end.event_id;
+      } else {
+        // The last slice: the next one starts again from the first claim.
+        this.statements.pruneClaimTail.run(this.claimPruneCursor, now);
+        this.claimPruneCursor = '';
+      }
+    } catch (error) {
+      if (!isBusy(error)) throw error; // another connection is writing: next time
+    }
   }
 
-  /** Expired claims go now and then, not on every accept: a scan of the claims costs milliseconds. */
+  /** Every expired claim at once: when the store opens, before it serves. */
   private pruneClaims(now: number) {
     this.lastClaimPrune = now;
     try {

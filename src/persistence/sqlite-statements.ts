@@ -94,6 +94,12 @@ export function prepareStatements(database: DatabaseSync) {
        ON CONFLICT (event_id) DO UPDATE SET expires_at = excluded.expires_at WHERE claims.expires_at <= ?`,
     ),
     pruneClaims: prepare('DELETE FROM claims WHERE expires_at <= ?'),
+    // Pruning a slice of the claims in key order (?2 rows after ?1): its last key, then its expired.
+    claimSliceEnd: prepare(
+      'SELECT event_id FROM claims WHERE event_id > ? ORDER BY event_id LIMIT 1 OFFSET ?',
+    ),
+    pruneClaimSlice: prepare('DELETE FROM claims WHERE event_id > ? AND event_id <= ? AND expires_at <= ?'),
+    pruneClaimTail: prepare('DELETE FROM claims WHERE event_id > ? AND expires_at <= ?'),
     insertInbox: prepare('INSERT INTO inbox (source_id, event_id, item) VALUES (?, ?, ?)'),
     // What accept decides the cap on: the newest item and how many wait (at most the cap + 1).
     inboxTail: prepare(

@@ -222,6 +222,40 @@ describe('sqlite source store specifics', () => {
     expect(claims()).toBe(0);
   });
 
+  it('prunes claims a slice at a time after opening, so an accept never scans a week of them', async () => {
+    const file = await freshFile();
+    const clock = testClock();
+    const count = (where: string) => {
+      const reader = new DatabaseSync(file, { readOnly: true });
+      const query = reader.prepare(`SELECT count(*) AS count FROM claims WHERE ${where}`);
+      const row = (where.includes('?') ? query.get(clock.now()) : query.get()) as {
+        count: number;
+      };
+      reader.close();
+      return row.count;
+    };
+    const options = { file, clock, claimTtlMs: 1_000, claimPruneIntervalMs: 10_000, claimsPrunedPerStep: 2 };
+    const store = await openSqliteSourceStore(options);
+    for (let n = 0; n < 6; n++) await store.accept(message('U-a', `old${n}`));
+    clock.advance(2_000);
+    expect(count('expires_at <= ?')).toBe(6);
+
+    // One accept per interval: each prunes the next slice of two claims (in key order), never more.
+    const expiredAfterEachStep: number[] = [];
+    for (let step = 0; step < 12 && count("event_id LIKE '%old%'") > 0; step++) {
+      clock.advance(10_000);
+      await store.accept(message('U-a', `new${step}`));
+      // The new claims expire too, a second later: follow the first six.
+      expiredAfterEachStep.push(count("event_id LIKE '%old%'"));
+    }
+
+    expect(expiredAfterEachStep[0]).toBeGreaterThanOrEqual(4);
+    for (const [step, expired] of expiredAfterEachStep.entries())
+      expect((expiredAfterEachStep[step - 1] ?? 6) - expired).toBeLessThanOrEqual(2);
+    expect(expiredAfterEachStep.at(-1)).toBe(0);
+    await store.close();
+  });
+
   it('waits for another connection’s write for the busy timeout, then fails without writing half', async () => {
     const file = await freshFile();
     const store = await openSqliteSourceStore({ file, busyTimeoutMs: 100 });
