@@ -13,6 +13,8 @@ export interface LocalReminderSchedulerOptions {
   readonly file?: string;
   /** Delay before retrying a reminder whose delivery failed (ms). */
   readonly retryMs?: number;
+  /** Writes the list to `file` (default `writeReminderFile`; tests count the writes). */
+  readonly writeList?: (file: string, reminders: readonly Reminder[]) => Promise<void>;
 }
 
 interface WaitingReminder {
@@ -33,6 +35,8 @@ export class LocalReminderScheduler implements ReminderScheduler {
   /** source id → reminder id → the reminder and its timer. */
   private readonly waiting = new Map<string, Map<string, WaitingReminder>>();
   private writing: Promise<void> = Promise.resolve();
+  /** The write that has not started yet: changes made meanwhile join it instead of queueing more. */
+  private nextWrite: Promise<void> | undefined;
   private stopped = false;
 
   constructor(private readonly options: LocalReminderSchedulerOptions) {}
@@ -155,17 +159,19 @@ export class LocalReminderScheduler implements ReminderScheduler {
 
   /**
    * Writes the whole list as it stands when the write starts, one write at a time; a failed write
-   * does not stop the next.
+   * does not stop the next, and changes made before a write starts share it.
    */
   private persist(): Promise<void> {
     const file = this.options.file;
     if (!file) return Promise.resolve();
-    const write = this.writing.then(() =>
-      writeReminderFile(
-        file,
-        [...this.entries()].map((entry) => entry.reminder),
-      ),
-    );
+    // A burst (many reminders due at 9:00) writes the whole file twice, not once per change.
+    if (this.nextWrite) return this.nextWrite;
+    const write = this.writing.then(() => {
+      this.nextWrite = undefined;
+      const reminders = [...this.entries()].map((entry) => entry.reminder);
+      return (this.options.writeList ?? writeReminderFile)(file, reminders);
+    });
+    this.nextWrite = write;
     this.writing = write.catch(() => undefined);
     return write;
   }

@@ -8,7 +8,7 @@ import { createLogger, silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import { LocalReminderScheduler, createReminderTools, type Reminder } from '../../src/reminders/index.js';
-import type { ReminderFile } from '../../src/reminders/reminder-file.js';
+import { writeReminderFile, type ReminderFile } from '../../src/reminders/reminder-file.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { webhookBody } from '../support/webhook-fixtures.js';
@@ -455,6 +455,35 @@ describe('a reminder end to end', () => {
     });
     await scheduler.start();
     expect(await scheduler.list(source.id)).toEqual([]);
+    scheduler.stop();
+  });
+});
+
+describe('the local reminder scheduler under a burst', () => {
+  it('writes its file once for changes made before a write starts, not once per change', async () => {
+    const file = path.join(await freshDirectory(), 'reminders.json');
+    const writes: number[] = [];
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => 0 },
+      logger: silentLogger,
+      file,
+      writeList: (target, reminders) => {
+        writes.push(reminders.length);
+        return writeReminderFile(target, reminders);
+      },
+    });
+
+    await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        scheduler.schedule(reminder({ id: `r${index}`, dueAt: 60_000 })),
+      ),
+    );
+    await scheduler.schedule(reminder({ id: 'later', dueAt: 60_000 }));
+
+    expect(writes).toEqual([50, 51]);
+    const written = JSON.parse(await readFile(file, 'utf8')) as ReminderFile;
+    expect(written.sources[source.id]).toHaveLength(51);
     scheduler.stop();
   });
 });

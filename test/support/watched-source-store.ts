@@ -156,8 +156,8 @@ export class WatchedSourceStore implements SourceStore {
   sourcesWithWork() {
     return this.call(() => this.inner.sourcesWithWork());
   }
-  listSources() {
-    return this.call(() => this.inner.listSources());
+  listSources(limit?: number) {
+    return this.call(() => this.inner.listSources(limit));
   }
   close() {
     return this.inner.close();
