@@ -37,11 +37,11 @@ export async function createStore(config: KaiwaConfig, logger?: Logger): Promise
         },
       });
     case 'dynamodb': {
-      const { table, endpoint, region, conversationTtlDays } = config.store.dynamodb;
+      const { table, endpoint, region } = config.store.dynamodb;
       return new DynamoDbSourceStore({
         client: createDynamoDbClient({ region, endpoint }),
         tableName: table,
-        conversationTtlMs: conversationTtlDays * 86_400_000,
+        conversationTtlMs: config.store.conversationTtlDays * 86_400_000,
         maxInbox: config.store.maxInbox,
       });
     }

@@ -176,11 +176,6 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
     return storedSnapshot(await store.load(sourceId, window));
   }
 
-  /**
-   * One source as its detail and its row show it, each read once: the snapshot (the live actor's,
-   * else the stored head's with `window` of history) and what the store records of it — owner,
-   * lease and the inbox (its first 100 items).
-   */
   /** The most recently updated stored sources, read at most once per `storedListMs`. */
   function storedSources(): Promise<SourceSummary[]> {
     const now = Date.now();
@@ -195,6 +190,11 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
     return storedList.summaries;
   }
 
+  /**
+   * One source as its detail and its row show it, each read once: the snapshot (the live actor's,
+   * else the stored head's with `window` of history) and what the store records of it — owner,
+   * lease and the inbox (its first 100 items).
+   */
   async function readSource(sourceId: string, window: HistoryWindow) {
     const live = host.snapshotOf(sourceId);
     const [loaded, waiting] = await Promise.all([

@@ -70,6 +70,7 @@ export function retentionStep(
 
 /** How many sources one step of a sweep reads before it lets other work run. */
 const SOURCES_PER_STEP = 100;
+const DEFAULT_SWEEP_INTERVAL_MS = 3_600_000;
 
 /**
  * Walks every source of the store now and then, in steps of a hundred with other work in
@@ -125,14 +126,12 @@ export class RetentionSweep {
 
   private schedule(delayMs: number) {
     if (this.stopping.signal.aborted) return;
+    const next = () => this.schedule(this.options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
     this.timer = setTimeout(() => {
-      this.sweep().then(
-        () => this.schedule(this.options.sweepIntervalMs ?? 3_600_000),
-        (error: unknown) => {
-          this.logger.error('retention sweep failed; the next one runs on schedule', { error });
-          this.schedule(this.options.sweepIntervalMs ?? 3_600_000);
-        },
-      );
+      this.sweep().then(next, (error: unknown) => {
+        this.logger.error('retention sweep failed; the next one runs on schedule', { error });
+        next();
+      });
     }, delayMs);
     this.timer.unref();
   }

@@ -266,12 +266,10 @@ export class SqliteSourceStore implements SourceStore {
       this.statements.begin.run();
       try {
         const row = this.statements.head.get(sourceId) as HeadRow | undefined;
-        const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
-        const history = collectHistoryWindow(
-          parsedRows(newestFirst),
-          (record) => ({ entry: record.entry, bytes: record.bytes }),
-          window,
-        ).map(({ seq, entry }): HistoryRecord => ({ seq, entry }));
+        const history = this.historyWindow(sourceId, window).map(({ seq, entry }): HistoryRecord => ({
+          seq,
+          entry,
+        }));
         return { head: row && headOf(row), history };
       } finally {
         this.statements.commit.run();
@@ -370,10 +368,11 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   listSources(limit = Infinity): Promise<SourceSummary[]> {
-    const rows = Number.isFinite(limit) ? Math.max(0, Math.trunc(limit)) : -1;
+    // SQLite's LIMIT: -1 for none.
+    const sqlLimit = Number.isFinite(limit) ? Math.max(0, Math.trunc(limit)) : -1;
     return this.run(() =>
       (
-        this.statements.listSources.all(rows) as (Partial<HeadRow> & {
+        this.statements.listSources.all(sqlLimit) as (Partial<HeadRow> & {
           source_id: string;
           inbox_size: number;
         })[]
@@ -523,17 +522,22 @@ export class SqliteSourceStore implements SourceStore {
 
   private compact(sourceId: string, window: HistoryWindow): number {
     return this.transaction('compact', (step) => {
-      const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
-      const oldestKept = collectHistoryWindow(
-        parsedRows(newestFirst),
-        (record) => ({ entry: record.entry, bytes: record.bytes }),
-        window,
-      )[0]?.seq;
+      const oldestKept = this.historyWindow(sourceId, window)[0]?.seq;
       if (oldestKept === undefined) return 0;
       const { changes } = this.statements.deleteHistoryBelow.run(sourceId, oldestKept);
       step('history');
       return Number(changes);
     });
+  }
+
+  /** The entries a load returns: the newest within the window, starting at a user entry. */
+  private historyWindow(sourceId: string, window: HistoryWindow) {
+    const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
+    return collectHistoryWindow(
+      parsedRows(newestFirst),
+      (record) => ({ entry: record.entry, bytes: record.bytes }),
+      window,
+    );
   }
 
   /** An idle conversation goes as on unfollow (its head kept as a tombstone), unless it moved since `row`. */
