@@ -28,6 +28,7 @@ import {
   recordHolder,
 } from './sqlite-process-lock.js';
 import { prepareDatabase } from './sqlite-schema.js';
+import { settled } from './settled.js';
 import {
   headOf,
   ownerOf,
@@ -167,7 +168,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   accept(item: InboxItem): Promise<boolean> {
-    return this.run(() => {
+    return settled(() => {
       const now = this.clock.now();
       const accepted = this.transaction('accept', (step) => this.acceptWithin(item, now, step));
       if (accepted) this.pruneClaimsNowAndThen(now);
@@ -176,7 +177,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   acceptAndAcquire(item: InboxItem, owner: SourceOwner): Promise<AcceptedAndAcquired> {
-    return this.run(() => {
+    return settled(() => {
       const now = this.clock.now();
       const result = this.transaction('accept', (step): AcceptedAndAcquired => {
         if (!this.acceptWithin(item, now, step)) return { accepted: false, ownership: undefined };
@@ -189,7 +190,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   inbox(sourceId: string, limit = -1): Promise<StoredInboxItem[]> {
-    return this.run(() =>
+    return settled(() =>
       (this.statements.inbox.all(sourceId, Number.isFinite(limit) ? limit : -1) as unknown as InboxRow[]).map(
         (row) => ({
           key: String(row.position),
@@ -201,7 +202,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   countAttempt(sourceId: string, key: string): Promise<void> {
-    return this.run(() => {
+    return settled(() => {
       const position = inboxPosition(key);
       this.transaction('countAttempt', (step) => {
         this.statements.countAttempt.run(sourceId, position);
@@ -215,7 +216,7 @@ export class SqliteSourceStore implements SourceStore {
     owner: SourceOwner,
     isGone: (owner: SourceOwner) => boolean,
   ): Promise<Ownership | undefined> {
-    return this.run(() =>
+    return settled(() =>
       this.transaction('acquire', (step) => {
         const now = this.clock.now();
         return this.takeWithin(
@@ -237,7 +238,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   renew(ownership: Ownership, heartbeatAt: number): Promise<void> {
-    return this.run(() =>
+    return settled(() =>
       this.transaction('renew', (step) => {
         const { changes } = this.statements.renew.run(
           heartbeatAt,
@@ -252,7 +253,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   release(ownership: Ownership): Promise<void> {
-    return this.run(() =>
+    return settled(() =>
       this.transaction('release', (step) => {
         this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
         step('head');
@@ -261,7 +262,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   load(sourceId: string, window: HistoryWindow): Promise<LoadedSource> {
-    return this.run(() => {
+    return settled(() => {
       // One read transaction: the head and the entries are of the same moment.
       this.statements.begin.run();
       try {
@@ -278,11 +279,11 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   checkpoint(checkpoint: Checkpoint): Promise<number> {
-    return this.run(() => this.writeCheckpoint(checkpoint, false).version);
+    return settled(() => this.writeCheckpoint(checkpoint, false).version);
   }
 
   closeTurn(checkpoint: Checkpoint): Promise<ClosedTurn> {
-    return this.run(() => this.writeCheckpoint(checkpoint, true));
+    return settled(() => this.writeCheckpoint(checkpoint, true));
   }
 
   /** One checkpoint transaction; `closing`: also release when the inbox is then empty. */
@@ -327,7 +328,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   forget(ownership: Ownership, throughKey: string): Promise<void> {
-    return this.run(() => {
+    return settled(() => {
       const through = inboxPosition(throughKey);
       this.transaction('forget', (step) => {
         this.ownedHead(ownership);
@@ -344,7 +345,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   profiles(sourceId: string): Promise<StoredProfile[]> {
-    return this.run(() =>
+    return settled(() =>
       (this.statements.profiles.all(sourceId) as { profile: string }[]).map(
         (row) => JSON.parse(row.profile) as StoredProfile,
       ),
@@ -352,7 +353,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   saveProfile(ownership: Ownership, profile: StoredProfile): Promise<void> {
-    return this.run(() =>
+    return settled(() =>
       this.transaction('saveProfile', (step) => {
         this.ownedHead(ownership);
         this.statements.saveProfile.run(ownership.sourceId, profile.userId, JSON.stringify(profile));
@@ -362,7 +363,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   sourcesWithWork(): Promise<string[]> {
-    return this.run(() =>
+    return settled(() =>
       (this.statements.sourcesWithWork.all() as { source_id: string }[]).map((row) => row.source_id),
     );
   }
@@ -370,7 +371,7 @@ export class SqliteSourceStore implements SourceStore {
   listSources(limit = Infinity): Promise<SourceSummary[]> {
     // SQLite's LIMIT: -1 for none.
     const sqlLimit = Number.isFinite(limit) ? Math.max(0, Math.trunc(limit)) : -1;
-    return this.run(() =>
+    return settled(() =>
       (
         this.statements.listSources.all(sqlLimit) as (Partial<HeadRow> & {
           source_id: string;
@@ -398,7 +399,7 @@ export class SqliteSourceStore implements SourceStore {
    * returns how many entries went. The retention sweep calls it for long histories.
    */
   compactHistory(sourceId: string, window: HistoryWindow): Promise<number> {
-    return this.run(() => this.compact(sourceId, window));
+    return settled(() => this.compact(sourceId, window));
   }
 
   /** One pass of the retention sweep now (it also runs by itself when `retention` is set). */
@@ -415,15 +416,6 @@ export class SqliteSourceStore implements SourceStore {
       this.releaseLock();
     }
     return Promise.resolve();
-  }
-
-  /** Runs a synchronous body as the async port promises: a throw becomes a rejection. */
-  private run<T>(body: () => T): Promise<T> {
-    try {
-      return Promise.resolve(body());
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
   }
 
   /**

@@ -3,5 +3,8 @@ export { reminderMessage } from './reminder.js';
 export type { ReminderScheduler } from './reminder-scheduler.js';
 export { LocalReminderScheduler } from './local-reminder-scheduler.js';
 export type { LocalReminderSchedulerOptions } from './local-reminder-scheduler.js';
+export type { ReminderList } from './reminder-list.js';
+export { openSqliteReminderList } from './open-sqlite-reminder-list.js';
+export type { SqliteReminderList, SqliteReminderListOptions } from './sqlite-reminder-list.js';
 export { createReminderTools } from './reminder-tools.js';
 export type { ReminderToolsOptions } from './reminder-tools.js';

@@ -1,6 +1,6 @@
 import type { Clock, InboundMessage } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import { readReminderFile, writeReminderFile } from './reminder-file.js';
+import { unkeptReminders, type ReminderList } from './reminder-list.js';
 import { reminderMessage, type Reminder } from './reminder.js';
 import type { ReminderScheduler } from './reminder-scheduler.js';
 
@@ -9,12 +9,10 @@ export interface LocalReminderSchedulerOptions {
   readonly deliver: (message: InboundMessage) => Promise<unknown>;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** A JSON file that keeps waiting reminders across restarts; memory only when absent. */
-  readonly file?: string;
+  /** Keeps waiting reminders across restarts (`reminders.db`); memory only when absent. */
+  readonly list?: ReminderList;
   /** Delay before retrying a reminder whose delivery failed (ms). */
   readonly retryMs?: number;
-  /** Writes the list to `file` (default `writeReminderFile`; tests count the writes). */
-  readonly writeList?: (file: string, reminders: readonly Reminder[]) => Promise<void>;
 }
 
 interface WaitingReminder {
@@ -26,32 +24,25 @@ interface WaitingReminder {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Reminders for the local runtime: a timer per reminder, the list kept in a JSON file (written
- * atomically, per source; see reminder-file.ts) so they survive a restart; one that fell due
- * while kaiwa was down fires at start. A reminder is known by its source and its id together,
- * so two chats' reminders never replace each other, whatever their ids.
+ * Reminders for the local runtime: a timer per reminder, each change written to the durable list
+ * (one row set or removed) so they survive a restart; one that fell due while kaiwa was down
+ * fires at start. A reminder is known by its source and its id together, so two chats'
+ * reminders never replace each other, whatever their ids.
  */
 export class LocalReminderScheduler implements ReminderScheduler {
   /** source id → reminder id → the reminder and its timer. */
   private readonly waiting = new Map<string, Map<string, WaitingReminder>>();
-  private writing: Promise<void> = Promise.resolve();
-  /** The write that has not started yet: changes made meanwhile join it instead of queueing more. */
-  private nextWrite: Promise<void> | undefined;
+  private readonly kept: ReminderList;
   private stopped = false;
 
-  constructor(private readonly options: LocalReminderSchedulerOptions) {}
+  constructor(private readonly options: LocalReminderSchedulerOptions) {
+    this.kept = options.list ?? unkeptReminders;
+  }
 
-  /** Loads the waiting reminders (migrating a file of the first format) and arms their timers. */
+  /** Loads the waiting reminders and arms their timers. */
   async start(): Promise<void> {
-    if (!this.options.file) return;
-    const { reminders, migrated } = await readReminderFile(this.options.file);
+    const reminders = await this.kept.all();
     for (const reminder of reminders) this.add(reminder);
-    if (migrated) {
-      await this.persist();
-      this.options.logger.info('reminders file migrated to one list per source', {
-        reminders: reminders.length,
-      });
-    }
     if (reminders.length > 0) this.options.logger.info('reminders restored', { waiting: reminders.length });
   }
 
@@ -60,12 +51,12 @@ export class LocalReminderScheduler implements ReminderScheduler {
     for (const entry of this.entries()) clearTimeout(entry.timer);
   }
 
-  /** Fails, keeping nothing, when the file cannot be written: the caller tells the user so. */
+  /** Fails, keeping nothing, when the list cannot be written: the caller tells the user so. */
   async schedule(reminder: Reminder): Promise<void> {
     const replaced = this.waiting.get(reminder.source.id)?.get(reminder.id)?.reminder;
     this.add(reminder);
     try {
-      await this.persist();
+      await this.kept.put(reminder);
     } catch (error) {
       if (this.current(reminder)) {
         this.remove(reminder);
@@ -75,13 +66,13 @@ export class LocalReminderScheduler implements ReminderScheduler {
     }
   }
 
-  /** Fails, keeping the reminder, when the file cannot be written: it still fires. */
+  /** Fails, keeping the reminder, when the list cannot be written: it still fires. */
   async cancel(sourceId: string, reminderId: string): Promise<boolean> {
     const entry = this.waiting.get(sourceId)?.get(reminderId);
     if (!entry) return false;
     this.remove(entry.reminder);
     try {
-      await this.persist();
+      await this.kept.remove(sourceId, reminderId);
     } catch (error) {
       if (!this.waiting.get(sourceId)?.has(reminderId)) this.add(entry.reminder);
       throw error;
@@ -142,12 +133,12 @@ export class LocalReminderScheduler implements ReminderScheduler {
     this.remove(reminder);
     this.options.logger.info('reminder due', context);
     try {
-      await this.persist();
+      await this.kept.remove(reminder.source.id, reminder.id);
     } catch (error) {
-      // In the inbox now: the next write that goes through leaves it out of the file.
-      this.options.logger.error('reminder delivered, but the reminders file was not written', {
+      // In the inbox now; its row stays until a restart fires it again (the claim drops that).
+      this.options.logger.error('reminder delivered, but not removed from the reminders list', {
         ...context,
-        consequence: 'it fires again if kaiwa restarts before the next write of the file',
+        consequence: 'a restart fires it again; the inbox claim (kept 7 days) takes it once',
         error,
       });
     }
@@ -155,24 +146,5 @@ export class LocalReminderScheduler implements ReminderScheduler {
 
   private current(reminder: Reminder): boolean {
     return this.waiting.get(reminder.source.id)?.get(reminder.id)?.reminder === reminder;
-  }
-
-  /**
-   * Writes the whole list as it stands when the write starts, one write at a time; a failed write
-   * does not stop the next, and changes made before a write starts share it.
-   */
-  private persist(): Promise<void> {
-    const file = this.options.file;
-    if (!file) return Promise.resolve();
-    // A burst (many reminders due at 9:00) writes the whole file twice, not once per change.
-    if (this.nextWrite) return this.nextWrite;
-    const write = this.writing.then(() => {
-      this.nextWrite = undefined;
-      const reminders = [...this.entries()].map((entry) => entry.reminder);
-      return (this.options.writeList ?? writeReminderFile)(file, reminders);
-    });
-    this.nextWrite = write;
-    this.writing = write.catch(() => undefined);
-    return write;
   }
 }

@@ -28,3 +28,14 @@ export function reminderMessage(reminder: Reminder, firedAt: number): InboundMes
     ...(reminder.requestedBy && { sender: { userId: reminder.requestedBy } }),
   };
 }
+
+/** A value read back from disk that has what a reminder needs. */
+export function isReminder(value: unknown): value is Reminder {
+  const reminder = value as Partial<Reminder> | null;
+  return (
+    typeof reminder?.id === 'string' &&
+    typeof reminder.source?.id === 'string' &&
+    typeof reminder.dueAt === 'number' &&
+    typeof reminder.text === 'string'
+  );
+}

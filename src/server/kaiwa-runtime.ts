@@ -18,8 +18,11 @@ import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { SourceStore } from '../persistence/index.js';
 import type { Tool } from '../tools/index.js';
-import { LocalReminderScheduler } from '../reminders/index.js';
+import { LocalReminderScheduler, openSqliteReminderList } from '../reminders/index.js';
 import { localHostOnly } from './local-host-only.js';
+
+/** The SQLite file under `DATA_DIR` that keeps the waiting reminders of `npm start`. */
+export const REMINDERS_FILE_NAME = 'reminders.db';
 
 /** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
 export interface RuntimeOverrides {
@@ -58,12 +61,21 @@ export async function startKaiwa(
   // The live inspector: its transition journal listens to every conversation actor.
   const inspection = await createInspection({ config, clock, logger, emulator });
 
+  // Beside the SQLite store, reminders keep a file of their own (a previous release's JSON imported).
+  const reminderList =
+    config.store.kind === 'sqlite'
+      ? await openSqliteReminderList({
+          file: path.join(config.store.dataDir, REMINDERS_FILE_NAME),
+          importFrom: path.join(config.store.dataDir, 'reminders.json'),
+          logger,
+        })
+      : undefined;
   // A due reminder enters its source's inbox like a message (the host exists by then).
   const reminders = new LocalReminderScheduler({
     deliver: (message) => host.accept([message]),
     clock,
     logger,
-    ...(config.store.kind === 'sqlite' && { file: path.join(config.store.dataDir, 'reminders.json') }),
+    ...(reminderList && { list: reminderList }),
   });
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
@@ -173,6 +185,7 @@ export async function startKaiwa(
       await inspection.close();
       server.closeAllConnections();
       await closed;
+      reminderList?.close();
       // Only the store this runtime opened: a store passed in belongs to the caller.
       if (!overrides.store) await store.close();
     },

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,15 +8,23 @@ import { retryKeyFor } from '../../src/line/retry-key.js';
 import { createLogger, silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
-import { LocalReminderScheduler, createReminderTools, type Reminder } from '../../src/reminders/index.js';
-import { writeReminderFile, type ReminderFile } from '../../src/reminders/reminder-file.js';
+import {
+  LocalReminderScheduler,
+  createReminderTools,
+  openSqliteReminderList,
+  type Reminder,
+  type ReminderList,
+  type SqliteReminderList,
+} from '../../src/reminders/index.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { webhookBody } from '../support/webhook-fixtures.js';
 
 const directories: string[] = [];
+const openLists: SqliteReminderList[] = [];
 afterEach(async () => {
   vi.useRealTimers();
+  for (const list of openLists.splice(0)) list.close();
   await Promise.all(
     directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
   );
@@ -24,6 +33,12 @@ async function freshDirectory() {
   const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-reminders-'));
   directories.push(directory);
   return directory;
+}
+/** The list `npm start` keeps in `directory` (closed after the test). */
+async function listIn(directory: string, options: { importFrom?: string; busyTimeoutMs?: number } = {}) {
+  const list = await openSqliteReminderList({ file: path.join(directory, 'reminders.db'), ...options });
+  openLists.push(list);
+  return list;
 }
 
 const source = { kind: 'user' as const, id: 'U' + '8'.repeat(32) };
@@ -63,31 +78,38 @@ describe('the local reminder scheduler', () => {
     expect(await scheduler.list(source.id)).toEqual([]);
   });
 
-  it('survives a restart through its file, and fires one that fell due while down', async () => {
-    const file = path.join(await freshDirectory(), 'reminders.json');
+  it('survives a restart through its list, and fires one that fell due while down', async () => {
+    const directory = await freshDirectory();
     let now = 0;
     const clock = { now: () => now };
+    const firstList = await listIn(directory);
     const first = new LocalReminderScheduler({
       deliver: () => Promise.resolve(),
       clock,
       logger: silentLogger,
-      file,
+      list: firstList,
     });
     await first.schedule(reminder({ id: 'late', dueAt: 5_000 }));
     await first.schedule(reminder({ id: 'later', dueAt: 60_000_000 }));
+    await first.schedule(reminder({ id: 'dropped', dueAt: 70_000_000 }));
+    expect(await first.cancel(source.id, 'dropped')).toBe(true);
     first.stop();
+    firstList.close();
 
     now = 6_000; // kaiwa was down when "late" fell due
     const delivered: string[] = [];
+    const secondList = await listIn(directory);
     const second = new LocalReminderScheduler({
       deliver: (message) => Promise.resolve(delivered.push(message.eventId)),
       clock,
       logger: silentLogger,
-      file,
+      list: secondList,
     });
     await second.start();
     await vi.waitFor(() => expect(delivered).toEqual([`reminder:${source.id}:late`]));
     expect((await second.list(source.id)).map((item) => item.id)).toEqual(['later']);
+    // Delivered, so gone from the list too: a third start fires nothing again.
+    await vi.waitFor(async () => expect((await secondList.all()).map((item) => item.id)).toEqual(['later']));
     second.stop();
   });
 
@@ -137,10 +159,15 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
   });
 
   it('two chats given the same id both keep their reminder: across a restart, when due, and in the inbox', async () => {
-    const file = path.join(await freshDirectory(), 'reminders.json');
+    const directory = await freshDirectory();
     let clock = now;
-    const options = { clock: { now: () => clock }, logger: silentLogger, file };
-    const first = new LocalReminderScheduler({ ...options, deliver: () => Promise.resolve() });
+    const options = { clock: { now: () => clock }, logger: silentLogger };
+    const firstList = await listIn(directory);
+    const first = new LocalReminderScheduler({
+      ...options,
+      list: firstList,
+      deliver: () => Promise.resolve(),
+    });
     const collidingId = () => '0b7e6f8a-2c1d-4e5f-9a0b-1c2d3e4f5a6b';
     const call = toolsOn(first, collidingId);
     await call('set_reminder', { text: 'water the plants', delay_minutes: 1 }, alice);
@@ -160,10 +187,15 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
       cancelled: true,
     });
     first.stop();
+    firstList.close();
 
     clock = now + 5 * 60_000; // both fell due while kaiwa was down
     const store = new MemorySourceStore();
-    const second = new LocalReminderScheduler({ ...options, deliver: (message) => store.accept(message) });
+    const second = new LocalReminderScheduler({
+      ...options,
+      list: await listIn(directory),
+      deliver: (message) => store.accept(message),
+    });
     await second.start();
     await vi.waitFor(async () => {
       expect((await store.inbox(alice.id)).map(({ item }) => textOf(item))).toEqual([
@@ -178,8 +210,9 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     second.stop();
   });
 
-  it('migrates a file of the first format (one list, 8-character ids) without losing a reminder', async () => {
-    const file = path.join(await freshDirectory(), 'reminders.json');
+  it('imports a file of the first format (one list, 8-character ids) without losing a reminder', async () => {
+    const directory = await freshDirectory();
+    const file = path.join(directory, 'reminders.json');
     const old = [
       { id: '3f2a9c1b', source: alice, dueAt: now + 60_000, text: 'stretch', createdAt: now },
       {
@@ -192,24 +225,23 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
       },
     ];
     await writeFile(file, JSON.stringify(old));
-    const options = {
-      deliver: () => Promise.resolve(),
-      clock: { now: () => now },
-      logger: silentLogger,
-      file,
-    };
+    const options = { deliver: () => Promise.resolve(), clock: { now: () => now }, logger: silentLogger };
 
-    const migrated = new LocalReminderScheduler(options);
-    await migrated.start();
-    expect(await migrated.list(alice.id)).toEqual([old[0]]);
-    expect(await migrated.list(bob.id)).toEqual([old[1]]);
-    migrated.stop();
-    // Rewritten at once in the current format, per source; read back the same.
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
-      version: 2,
-      sources: { [alice.id]: [old[0]], [bob.id]: [old[1]] },
+    const importedList = await listIn(directory, { importFrom: file });
+    const imported = new LocalReminderScheduler({ ...options, list: importedList });
+    await imported.start();
+    expect(await imported.list(alice.id)).toEqual([old[0]]);
+    expect(await imported.list(bob.id)).toEqual([old[1]]);
+    imported.stop();
+    importedList.close();
+    // Imported once: the file is renamed, and the reminders are in reminders.db.
+    await expect(access(file)).rejects.toThrow();
+    await access(`${file}.imported`);
+
+    const again = new LocalReminderScheduler({
+      ...options,
+      list: await listIn(directory, { importFrom: file }),
     });
-    const again = new LocalReminderScheduler(options);
     await again.start();
     expect(await again.list(alice.id)).toEqual([old[0]]);
     expect(await again.list(bob.id)).toEqual([old[1]]);
@@ -218,16 +250,41 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     again.stop();
   });
 
-  it('refuses to start on a reminders file it cannot read, naming the file', async () => {
-    const file = path.join(await freshDirectory(), 'reminders.json');
+  it("imports the previous release's reminders.json (one list per source) the same way", async () => {
+    const directory = await freshDirectory();
+    const file = path.join(directory, 'reminders.json');
+    const waiting = {
+      [alice.id]: [
+        { id: crypto.randomUUID(), source: alice, dueAt: now + 60_000, text: 'a', createdAt: now },
+      ],
+      [bob.id]: [{ id: crypto.randomUUID(), source: bob, dueAt: now + 90_000, text: 'b', createdAt: now }],
+    };
+    await writeFile(file, JSON.stringify({ version: 2, sources: waiting }));
+    const list = await listIn(directory, { importFrom: file });
+    expect(await list.all()).toEqual(expect.arrayContaining([...waiting[alice.id]!, ...waiting[bob.id]!]));
+    expect(await list.all()).toHaveLength(2);
+    await access(`${file}.imported`);
+  });
+
+  it('refuses to start on a reminders file it cannot read, naming the file and keeping it', async () => {
+    const directory = await freshDirectory();
+    const file = path.join(directory, 'reminders.json');
     await writeFile(file, '{"version": 3}');
-    const scheduler = new LocalReminderScheduler({
-      deliver: () => Promise.resolve(),
-      clock: { now: () => now },
-      logger: silentLogger,
-      file,
-    });
-    await expect(scheduler.start()).rejects.toThrow(file);
+    await expect(listIn(directory, { importFrom: file })).rejects.toThrow(file);
+    await access(file);
+    // Nothing half-open is left: the list opens once the file is mended.
+    await writeFile(file, JSON.stringify({ version: 2, sources: {} }));
+    expect(await (await listIn(directory, { importFrom: file })).all()).toEqual([]);
+  });
+
+  it('refuses a reminders.db written by a newer kaiwa, naming the file', async () => {
+    const directory = await freshDirectory();
+    const database = new DatabaseSync(path.join(directory, 'reminders.db'));
+    database.exec('PRAGMA user_version = 7');
+    database.close();
+    await expect(listIn(directory)).rejects.toThrow(
+      `cannot open the reminders database ${path.join(directory, 'reminders.db')}: schema 7 is not 1`,
+    );
   });
 });
 
@@ -411,7 +468,7 @@ describe('a reminder end to end', () => {
       deliver: () => Promise.resolve(),
       clock: { now: () => Date.now() },
       logger: silentLogger,
-      file: path.join(dataDir, 'reminders.json'),
+      list: await listIn(dataDir),
     });
     await scheduler.start();
     expect((await scheduler.list(source.id)).map((item) => item.text)).toEqual(['stand up']);
@@ -451,7 +508,7 @@ describe('a reminder end to end', () => {
       deliver: () => Promise.resolve(),
       clock: { now: () => Date.now() },
       logger: silentLogger,
-      file: path.join(dataDir, 'reminders.json'),
+      list: await listIn(dataDir),
     });
     await scheduler.start();
     expect(await scheduler.list(source.id)).toEqual([]);
@@ -459,46 +516,23 @@ describe('a reminder end to end', () => {
   });
 });
 
-describe('the local reminder scheduler under a burst', () => {
-  it('writes its file once for changes made before a write starts, not once per change', async () => {
-    const file = path.join(await freshDirectory(), 'reminders.json');
-    const writes: number[] = [];
-    const scheduler = new LocalReminderScheduler({
-      deliver: () => Promise.resolve(),
-      clock: { now: () => 0 },
-      logger: silentLogger,
-      file,
-      writeList: (target, reminders) => {
-        writes.push(reminders.length);
-        return writeReminderFile(target, reminders);
-      },
-    });
-
-    await Promise.all(
-      Array.from({ length: 50 }, (_, index) =>
-        scheduler.schedule(reminder({ id: `r${index}`, dueAt: 60_000 })),
-      ),
-    );
-    await scheduler.schedule(reminder({ id: 'later', dueAt: 60_000 }));
-
-    expect(writes).toEqual([50, 51]);
-    const written = JSON.parse(await readFile(file, 'utf8')) as ReminderFile;
-    expect(written.sources[source.id]).toHaveLength(51);
-    scheduler.stop();
-  });
-});
-
-describe('the local reminder scheduler when its file cannot be written', () => {
-  /** A reminders file whose directory is, while `block` holds, a plain file: every write fails. */
-  async function fileOnAFlakyDisk() {
-    const directory = path.join(await freshDirectory(), 'data');
+describe('the local reminder scheduler when its list cannot be written', () => {
+  /** A list on a disk that, while blocked, fails every write. */
+  function listOnAFlakyDisk() {
+    const rows = new Map<string, Reminder>();
+    let blocked = false;
+    const write = (change: () => void) =>
+      blocked ? Promise.reject(new Error('ENOSPC: no space left on device')) : Promise.resolve(change());
+    const list: ReminderList = {
+      all: () => Promise.resolve([...rows.values()]),
+      put: (item) => write(() => rows.set(`${item.source.id}/${item.id}`, item)),
+      remove: (sourceId, id) => write(() => rows.delete(`${sourceId}/${id}`)),
+    };
     return {
-      file: path.join(directory, 'reminders.json'),
-      block: async () => {
-        await rm(directory, { recursive: true, force: true });
-        await writeFile(directory, 'not a directory');
-      },
-      heal: () => rm(directory, { force: true }),
+      list,
+      block: () => (blocked = true),
+      heal: () => (blocked = false),
+      writtenIds: () => [...rows.values()].map((item) => item.id),
     };
   }
   function recordingLogger() {
@@ -509,58 +543,54 @@ describe('the local reminder scheduler when its file cannot be written', () => {
   }
   const waitingIds = async (scheduler: LocalReminderScheduler) =>
     (await scheduler.list(source.id)).map((item) => item.id);
-  const writtenIds = async (file: string) =>
-    (JSON.parse(await readFile(file, 'utf8')) as ReminderFile).sources[source.id]?.map((item) => item.id) ??
-    [];
-
-  it('writes again once the disk is back: one failed write does not fail every later one', async () => {
-    const disk = await fileOnAFlakyDisk();
-    await disk.block();
-    const scheduler = new LocalReminderScheduler({
-      deliver: () => Promise.resolve(),
-      clock: { now: () => 0 },
-      logger: silentLogger,
-      file: disk.file,
-    });
-    await expect(scheduler.schedule(reminder({ id: 'refused' }))).rejects.toThrow();
-    await disk.heal();
-
-    await scheduler.schedule(reminder({ id: 'kept' }));
-    expect(await writtenIds(disk.file)).toEqual(['kept']);
-    scheduler.stop();
-  });
 
   it('keeps no reminder it could not write, and cancels none it could not write away', async () => {
-    const disk = await fileOnAFlakyDisk();
+    const disk = listOnAFlakyDisk();
     const delivered: string[] = [];
     let now = 0;
     const scheduler = new LocalReminderScheduler({
       deliver: (message) => Promise.resolve(delivered.push(message.eventId)),
       clock: { now: () => now },
       logger: silentLogger,
-      file: disk.file,
+      list: disk.list,
     });
-    await disk.block();
+    disk.block();
     // set_reminder tells the user it failed: the reminder must not fire all the same.
     await expect(scheduler.schedule(reminder({ id: 'refused', dueAt: 20 }))).rejects.toThrow();
     expect(await waitingIds(scheduler)).toEqual([]);
 
-    await disk.heal();
+    disk.heal();
     await scheduler.schedule(reminder({ id: 'staying', dueAt: 40 }));
-    await disk.block();
+    disk.block();
     // Told the cancel failed, the user still counts on the reminder: it stays, and fires.
     await expect(scheduler.cancel(source.id, 'staying')).rejects.toThrow();
     expect(await waitingIds(scheduler)).toEqual(['staying']);
 
-    await disk.heal();
+    disk.heal();
     now = 50;
     await vi.waitFor(() => expect(delivered).toEqual([`reminder:${source.id}:staying`]), { timeout: 2_000 });
     expect(delivered).not.toContain(`reminder:${source.id}:refused`);
+    expect(disk.writtenIds()).toEqual([]);
     scheduler.stop();
   });
 
-  it('delivers a due reminder once although the file cannot then be written, and says so', async () => {
-    const disk = await fileOnAFlakyDisk();
+  it('a replaced reminder whose write fails is the one it replaced again', async () => {
+    const disk = listOnAFlakyDisk();
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => 0 },
+      logger: silentLogger,
+      list: disk.list,
+    });
+    await scheduler.schedule(reminder({ id: 'r', text: 'first' }));
+    disk.block();
+    await expect(scheduler.schedule(reminder({ id: 'r', text: 'second' }))).rejects.toThrow();
+    expect((await scheduler.list(source.id)).map((item) => item.text)).toEqual(['first']);
+    scheduler.stop();
+  });
+
+  it('delivers a due reminder once although the list cannot then be written, and says so', async () => {
+    const disk = listOnAFlakyDisk();
     const { lines, logger } = recordingLogger();
     let deliveries = 0;
     let now = 0;
@@ -568,18 +598,18 @@ describe('the local reminder scheduler when its file cannot be written', () => {
       deliver: () => Promise.resolve(++deliveries),
       clock: { now: () => now },
       logger,
-      file: disk.file,
+      list: disk.list,
       retryMs: 5,
     });
     await scheduler.schedule(reminder({ id: 'due', dueAt: 30 }));
     await scheduler.schedule(reminder({ id: 'next', dueAt: 60_000 }));
-    await disk.block();
+    disk.block();
     now = 30;
 
     await vi.waitFor(
       () =>
         expect(lines.map((line) => line.message)).toContain(
-          'reminder delivered, but the reminders file was not written',
+          'reminder delivered, but not removed from the reminders list',
         ),
       { timeout: 2_000 },
     );
@@ -587,11 +617,32 @@ describe('the local reminder scheduler when its file cannot be written', () => {
     expect(deliveries).toBe(1);
     expect(lines.map((line) => line.message)).not.toContain('reminder could not enter the inbox; retrying');
     expect(await waitingIds(scheduler)).toEqual(['next']);
+    scheduler.stop();
+  });
 
-    // The next write that goes through leaves the delivered reminder out.
-    await disk.heal();
-    await scheduler.schedule(reminder({ id: 'later', dueAt: 90_000 }));
-    expect(await writtenIds(disk.file)).toEqual(['next', 'later']);
+  it('on SQLite: a write refused by a locked database rejects and keeps nothing', async () => {
+    const directory = await freshDirectory();
+    const list = await listIn(directory, { busyTimeoutMs: 20 });
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => 0 },
+      logger: silentLogger,
+      list,
+    });
+    await scheduler.schedule(reminder({ id: 'kept', dueAt: 60_000 }));
+    const other = new DatabaseSync(path.join(directory, 'reminders.db'));
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      await expect(scheduler.schedule(reminder({ id: 'refused', dueAt: 60_000 }))).rejects.toThrow(/locked/);
+      await expect(scheduler.cancel(source.id, 'kept')).rejects.toThrow(/locked/);
+      expect(await waitingIds(scheduler)).toEqual(['kept']);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await list.all()).map((item) => item.id)).toEqual(['kept']);
+    await scheduler.schedule(reminder({ id: 'after', dueAt: 60_000 }));
+    expect((await list.all()).map((item) => item.id).sort()).toEqual(['after', 'kept']);
     scheduler.stop();
   });
 });

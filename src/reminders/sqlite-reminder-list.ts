@@ -1,0 +1,174 @@
+import { mkdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { Logger } from '../logging/index.js';
+import { holdProcessLock } from '../persistence/sqlite-process-lock.js';
+import { settled } from '../persistence/settled.js';
+import { readReminderFile } from './reminder-file.js';
+import type { ReminderList } from './reminder-list.js';
+import { isReminder, type Reminder } from './reminder.js';
+
+export interface SqliteReminderListOptions {
+  readonly file: string;
+  /** The reminders file of an earlier release: imported at open, then renamed `<name>.imported`. */
+  readonly importFrom?: string;
+  readonly logger?: Logger;
+  /** How long a write waits for another connection's write lock (ms). */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Bumped with every change of the table; a newer file is refused rather than misread. */
+const SCHEMA_VERSION = 1;
+
+// One row a reminder: setting, cancelling or delivering one writes that row, whatever waits.
+const schema = `
+CREATE TABLE reminders (
+  source_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  reminder TEXT NOT NULL,
+  PRIMARY KEY (source_id, id)
+) STRICT, WITHOUT ROWID;
+`;
+
+interface ReminderRow {
+  readonly source_id: string;
+  readonly id: string;
+  readonly reminder: string;
+}
+
+/**
+ * The local reminders in an SQLite file of their own (`DATA_DIR/reminders.db`, WAL), held by one
+ * process like the store's. The calls are synchronous underneath; a failure is a rejection.
+ */
+export class SqliteReminderList implements ReminderList {
+  private readonly statements;
+
+  private constructor(
+    private readonly database: DatabaseSync,
+    private readonly file: string,
+    private readonly release: () => void,
+  ) {
+    this.statements = {
+      all: database.prepare('SELECT source_id, id, reminder FROM reminders'),
+      put: database.prepare('INSERT OR REPLACE INTO reminders (source_id, id, reminder) VALUES (?, ?, ?)'),
+      remove: database.prepare('DELETE FROM reminders WHERE source_id = ? AND id = ?'),
+    };
+  }
+
+  /** Opens (creating) the file, importing `importFrom` if it is there. Throws naming the file. */
+  static async open(options: SqliteReminderListOptions): Promise<SqliteReminderList> {
+    await mkdir(path.dirname(options.file), { recursive: true });
+    const release = holdProcessLock(options.file);
+    let list: SqliteReminderList | undefined;
+    try {
+      list = new SqliteReminderList(openDatabase(options), options.file, release);
+      if (options.importFrom) await list.importFile(options.importFrom, options.logger);
+      return list;
+    } catch (error) {
+      if (list) list.close();
+      else release();
+      throw error;
+    }
+  }
+
+  all(): Promise<readonly Reminder[]> {
+    return settled(() =>
+      (this.statements.all.all() as unknown as ReminderRow[]).map((row) => this.parsed(row)),
+    );
+  }
+
+  put(reminder: Reminder): Promise<void> {
+    return settled(() => {
+      this.statements.put.run(reminder.source.id, reminder.id, JSON.stringify(reminder));
+    });
+  }
+
+  remove(sourceId: string, reminderId: string): Promise<void> {
+    return settled(() => {
+      this.statements.remove.run(sourceId, reminderId);
+    });
+  }
+
+  /** Closes the file and lets go of its lock; again, nothing. */
+  close(): void {
+    this.release(); // the release is once-only itself
+    try {
+      this.database.close();
+    } catch {
+      // closed already
+    }
+  }
+
+  /**
+   * One transaction for the whole file, then the rename: a crash between the two imports the same
+   * reminders again at the next start, which changes nothing.
+   */
+  private async importFile(jsonFile: string, logger?: Logger) {
+    const read = await readReminderFile(jsonFile);
+    if (!read) return;
+    this.database.exec('BEGIN IMMEDIATE');
+    try {
+      for (const reminder of read.reminders) {
+        this.statements.put.run(reminder.source.id, reminder.id, JSON.stringify(reminder));
+      }
+      this.database.exec('COMMIT');
+    } catch (error) {
+      this.database.exec('ROLLBACK');
+      throw error;
+    }
+    await rename(jsonFile, `${jsonFile}.imported`);
+    logger?.info('reminders imported', {
+      from: jsonFile,
+      into: this.file,
+      reminders: read.reminders.length,
+      format: read.format,
+    });
+  }
+
+  /** Kaiwa wrote the row: one that is not a reminder is damage to look at, never dropped. */
+  private parsed(row: ReminderRow): Reminder {
+    let reminder: unknown;
+    try {
+      reminder = JSON.parse(row.reminder);
+    } catch {
+      // reported below
+    }
+    if (!isReminder(reminder) || reminder.source.id !== row.source_id || reminder.id !== row.id) {
+      throw new Error(`${this.file}: the row of reminder ${row.id} in ${row.source_id} is not that reminder`);
+    }
+    return reminder;
+  }
+}
+
+function openDatabase(options: SqliteReminderListOptions): DatabaseSync {
+  let database: DatabaseSync | undefined;
+  try {
+    database = new DatabaseSync(options.file);
+    database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
+    database.exec('PRAGMA journal_mode = WAL');
+    database.exec('PRAGMA synchronous = NORMAL');
+    database.exec('BEGIN IMMEDIATE');
+    try {
+      const { user_version: version } = database.prepare('PRAGMA user_version').get() as {
+        user_version: number;
+      };
+      if (version === 0) {
+        database.exec(schema);
+        database.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+      } else if (version !== SCHEMA_VERSION) {
+        throw new Error(
+          `schema ${version} is not ${SCHEMA_VERSION}: the file was written by another kaiwa version`,
+        );
+      }
+      database.exec('COMMIT');
+    } catch (error) {
+      database.exec('ROLLBACK');
+      throw error;
+    }
+    return database;
+  } catch (error) {
+    database?.close();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the reminders database ${options.file}: ${reason}`, { cause: error });
+  }
+}
