@@ -277,6 +277,27 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     expect(await (await listIn(directory, { importFrom: file })).all()).toEqual([]);
   });
 
+  it('refuses to start on a damaged row of reminders.db, naming the file, rather than drop it', async () => {
+    const directory = await freshDirectory();
+    const list = await listIn(directory);
+    await list.put({ id: 'fine', source: alice, dueAt: now, text: 'a', createdAt: now });
+    list.close();
+    const database = new DatabaseSync(path.join(directory, 'reminders.db'));
+    database
+      .prepare('INSERT INTO reminders (source_id, id, reminder) VALUES (?, ?, ?)')
+      .run(alice.id, 'torn', '{"id": "torn", "sou');
+    database.close();
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => now },
+      logger: silentLogger,
+      list: await listIn(directory),
+    });
+    await expect(scheduler.start()).rejects.toThrow(
+      `${path.join(directory, 'reminders.db')}: the row of reminder torn in ${alice.id} is not that reminder`,
+    );
+  });
+
   it('refuses a reminders.db written by a newer kaiwa, naming the file', async () => {
     const directory = await freshDirectory();
     const database = new DatabaseSync(path.join(directory, 'reminders.db'));
