@@ -33,6 +33,10 @@ export class LocalReminderScheduler implements ReminderScheduler {
   /** source id → reminder id → the reminder and its timer. */
   private readonly waiting = new Map<string, Map<string, WaitingReminder>>();
   private readonly kept: ReminderList;
+  /** Due reminders waiting for their turn to be delivered, oldest first. */
+  private readonly due: Reminder[] = [];
+  /** The next delivery of `due`, one per turn of the event loop. */
+  private nextDelivery: NodeJS.Immediate | undefined;
   private stopped = false;
 
   constructor(private readonly options: LocalReminderSchedulerOptions) {
@@ -49,6 +53,8 @@ export class LocalReminderScheduler implements ReminderScheduler {
   stop(): void {
     this.stopped = true;
     for (const entry of this.entries()) clearTimeout(entry.timer);
+    clearImmediate(this.nextDelivery);
+    this.due.length = 0;
   }
 
   /** Fails, keeping nothing, when the list cannot be written: the caller tells the user so. */
@@ -114,9 +120,26 @@ export class LocalReminderScheduler implements ReminderScheduler {
     const wait = Math.max(0, Math.min(delayMs, MAX_TIMER_MS));
     entry.timer = setTimeout(() => {
       if (reminder.dueAt > this.options.clock.now()) this.arm(reminder);
-      else void this.fire(reminder);
+      else this.enqueue(reminder);
     }, wait);
     entry.timer.unref();
+  }
+
+  /**
+   * Delivers due reminders one per turn of the event loop: a delivery starts a turn, and after a
+   * restart thousands may be due at once — delivered together, they held the process for seconds
+   * while webhooks waited (5,000: a webhook answered after 3.9 s; LINE waits 2 s).
+   */
+  private enqueue(reminder: Reminder) {
+    this.due.push(reminder);
+    this.nextDelivery ??= setImmediate(() => this.deliverNext());
+  }
+
+  private deliverNext() {
+    this.nextDelivery = undefined;
+    const reminder = this.due.shift();
+    if (reminder) void this.fire(reminder);
+    if (this.due.length > 0) this.nextDelivery = setImmediate(() => this.deliverNext());
   }
 
   private async fire(reminder: Reminder) {

@@ -1,4 +1,4 @@
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,6 +65,7 @@ describe('the local reminder scheduler', () => {
     await vi.advanceTimersByTimeAsync(9_999);
     expect(delivered).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
+    await vi.runOnlyPendingTimersAsync(); // delivered at the next turn of the event loop
 
     expect(delivered).toEqual([
       expect.objectContaining({
@@ -111,6 +112,32 @@ describe('the local reminder scheduler', () => {
     // Delivered, so gone from the list too: a third start fires nothing again.
     await vi.waitFor(async () => expect((await secondList.all()).map((item) => item.id)).toEqual(['later']));
     second.stop();
+  });
+
+  it('fires many overdue reminders one at a time, letting I/O through between them', async () => {
+    // A restart after downtime: each delivery starts a turn (here 2 ms of work). All at once
+    // held the process for the whole burst — a webhook waited seconds for its answer.
+    const overdue = 200;
+    const list = await listIn(await freshDirectory());
+    for (let index = 0; index < overdue; index++) await list.put(reminder({ id: `r${index}`, dueAt: 5 }));
+    let delivered = 0;
+    let deliveredWhenIoRan: number | undefined;
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => {
+        if (++delivered === 1) void stat(tmpdir()).then(() => (deliveredWhenIoRan = delivered));
+        const until = performance.now() + 2;
+        while (performance.now() < until); // the turn's synchronous work
+        return Promise.resolve();
+      },
+      clock: { now: () => 1_000 },
+      logger: silentLogger,
+      list,
+    });
+    await scheduler.start();
+    await vi.waitFor(() => expect(delivered).toBe(overdue), { timeout: 5_000 });
+    expect(deliveredWhenIoRan).toBeLessThan(overdue / 4);
+    await vi.waitFor(async () => expect(await list.all()).toEqual([]));
+    scheduler.stop();
   });
 
   it('keeps a reminder whose delivery failed and tries again', async () => {
