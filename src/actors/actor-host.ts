@@ -31,6 +31,8 @@ export interface ActorHostOptions {
   readonly idleEvictionMs?: number;
   /** At most this many sources in memory; the least recently used idle ones leave first. */
   readonly maxLiveSources?: number;
+  /** At most this many sources work at once; work for more waits its turn, oldest first. */
+  readonly maxWorkingSources?: number;
   /** How long an ownership lasts without a heartbeat (ms); heartbeats come three times as often. */
   readonly leaseMs?: number;
   /**
@@ -82,14 +84,19 @@ interface TakenSource {
  * Runs LINE sources in this process: one source machine per source (docs/runtime.md), each
  * owning its conversation actor while it has work. Messages enter through the store's inbox
  * (durably, before the webhook answers); the host only tells a source that it has work,
- * takes over after a restart only sources whose owner is gone, keeps at most
- * `maxLiveSources` in memory, and releases what it owns when it stops.
+ * takes over after a restart only sources whose owner is gone, lets at most `maxWorkingSources`
+ * work at once, keeps at most `maxLiveSources` in memory, and releases what it owns when it stops.
  */
 export class ActorHost {
   private readonly sources = new Map<string, SourceActor>();
+  /** Live sources that are not settled: acquiring, running turns, releasing. */
+  private readonly working = new Set<string>();
+  /** Sources with work that wait for one of `working` to settle, oldest first. */
+  private readonly waiting = new Set<string>();
   private readonly machine: SourceMachine;
   private readonly logger: Logger;
   private readonly maxLiveSources: number;
+  private readonly maxWorkingSources: number;
   private readonly settings: ConversationSettings;
   readonly owner: OwnerIdentity;
   private settledWaiters: (() => void)[] = [];
@@ -98,6 +105,7 @@ export class ActorHost {
   constructor(private readonly options: ActorHostOptions) {
     this.logger = options.logger ?? silentLogger;
     this.maxLiveSources = options.maxLiveSources ?? defaults.host.maxLiveSources;
+    this.maxWorkingSources = options.maxWorkingSources ?? defaults.host.maxWorkingSources;
     this.settings = {
       ...defaultConversationSettings,
       ...options.settings,
@@ -158,6 +166,12 @@ export class ActorHost {
    */
   notify(sourceId: string, taken?: TakenSource): void {
     if (this.closed) return;
+    if (!this.working.has(sourceId) && this.working.size >= this.maxWorkingSources) {
+      // Its turn comes when a working source settles; by then it acquires afresh (the store
+      // gives this owner back what it took in the accept), as a lease unrenewed meanwhile lapses.
+      this.waiting.add(sourceId);
+      return;
+    }
     this.sourceFor(sourceId).send({ type: 'work.available', ...taken });
     this.evictBeyondCap();
   }
@@ -211,6 +225,8 @@ export class ActorHost {
    */
   async shutdown(deadlineMs: number = defaults.server.shutdownDeadlineMs): Promise<void> {
     this.closed = true;
+    // Their messages wait in the inbox for the next start (or another process).
+    this.waiting.clear();
     const settled = await withinMs(this.whenSettled(), deadlineMs);
     if (!settled) this.logger.warn('shutdown deadline reached; releasing sources with turns in progress');
     const stopped = [...this.sources.values()].map(
@@ -236,7 +252,12 @@ export class ActorHost {
       accept: async (item) => {
         const sourceId = item.source.id;
         const live = this.sources.get(sourceId);
-        if (taken.has(sourceId) || (live && !live.getSnapshot().matches('idle'))) return store.accept(item);
+        if (
+          taken.has(sourceId) ||
+          this.waiting.has(sourceId) ||
+          (live && !live.getSnapshot().matches('idle'))
+        )
+          return store.accept(item);
         // The lease counts from before the write: never later than the store's own judgement.
         const leaseFrom = this.options.clock.now();
         const result = await store.acceptAndAcquire!(item, ownerAt(this.owner, leaseFrom));
@@ -266,14 +287,20 @@ export class ActorHost {
       },
     });
     source.subscribe({
-      next: () => this.onSourceChanged(),
+      next: (snapshot) => {
+        if (!snapshot.hasTag(SETTLED_TAG)) this.working.add(sourceId);
+        else if (this.working.delete(sourceId)) this.admitWaiting();
+        this.onSourceChanged();
+      },
       complete: () => {
         if (this.sources.get(sourceId) === source) this.sources.delete(sourceId);
+        if (this.working.delete(sourceId)) this.admitWaiting();
         this.onSourceChanged();
       },
       error: (error) => {
         this.logger.error('source actor failed', { sourceId, error });
         if (this.sources.get(sourceId) === source) this.sources.delete(sourceId);
+        if (this.working.delete(sourceId)) this.admitWaiting();
         this.onSourceChanged();
       },
     });
@@ -299,6 +326,18 @@ export class ActorHost {
     );
   }
 
+  /** Lets waiting sources work while there is room, once the source that settled is done notifying. */
+  private admitWaiting() {
+    if (this.waiting.size === 0) return;
+    queueMicrotask(() => {
+      for (const sourceId of this.waiting) {
+        if (this.closed || this.working.size >= this.maxWorkingSources) return;
+        this.waiting.delete(sourceId);
+        this.notify(sourceId);
+      }
+    });
+  }
+
   /** Over the cap, the least recently used sources that are idle leave memory (their state is durable). */
   private evictBeyondCap() {
     let excess = this.sources.size - this.maxLiveSources;
@@ -318,6 +357,7 @@ export class ActorHost {
   }
 
   private allSettled(): boolean {
+    if (this.waiting.size > 0) return false;
     for (const source of this.sources.values()) if (!source.getSnapshot().hasTag(SETTLED_TAG)) return false;
     return true;
   }

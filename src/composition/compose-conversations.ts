@@ -114,6 +114,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
         settings: config.conversation,
         idleEvictionMs: config.idleEvictionMs,
         maxLiveSources: config.maxLiveSources,
+        maxWorkingSources: config.maxWorkingSources,
         leaseMs: config.leaseMs,
         sideEffectTimeoutMs: sideEffectTimeoutMs(config),
         enrich: line.directory.enrich,

@@ -103,6 +103,7 @@ export interface KaiwaConfig {
   readonly idleEvictionMs: number;
   /** At most this many sources in memory; the least recently used idle ones leave first. */
   readonly maxLiveSources: number;
+  readonly maxWorkingSources: number;
   /** How long a process owns a source without renewing its heartbeat (three renewals a lease). */
   readonly leaseMs: number;
   readonly shutdownDeadlineMs: number;
@@ -140,6 +141,12 @@ const RUNTIME_INTEGERS = {
   maxLiveSources: {
     variable: 'KAIWA_MAX_LIVE_SOURCES',
     fallback: defaults.host.maxLiveSources,
+    min: 1,
+    max: 1_000_000,
+  },
+  maxWorkingSources: {
+    variable: 'KAIWA_MAX_WORKING_SOURCES',
+    fallback: defaults.host.maxWorkingSources,
     min: 1,
     max: 1_000_000,
   },

@@ -184,6 +184,13 @@ const values = {
     /** `KAIWA_MAX_LIVE_SOURCES`: an idle source costs a few KB of head; a thousand stay well under 100 MB. */
     maxLiveSources: 1000,
     /**
+     * `KAIWA_MAX_WORKING_SOURCES`: sources running turns at once; more wait their turn. A restart
+     * with 5,000 chats holding messages started them all at once: a webhook waited 7.4 s (LINE
+     * waits 2 s) and 12 % of pushes timed out and went again. With 100 it waited 0.5 s and the
+     * backlog cleared sooner. At 2 s a model call, 100 still answer 50 turns a second.
+     */
+    maxWorkingSources: 100,
+    /**
      * `KAIWA_LEASE_MS`: renewed three times a lease, so a loaded machine misses two heartbeats
      * before it loses a source; a crashed owner's sources are taken over within 30 s.
      */

@@ -1,8 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry, InboxItem } from '../../src/domain/index.js';
 import { CONVERSATION_MACHINE_VERSION } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
-import { MemorySourceStore, MemorySourceTables } from '../../src/persistence/index.js';
+import { MemorySourceStore, MemorySourceTables, openSqliteSourceStore } from '../../src/persistence/index.js';
 import { defineTool } from '../../src/tools/index.js';
 import {
   createTestHost,
@@ -245,6 +248,64 @@ describe('actor host', () => {
 
     expect(host.liveSources()).toEqual([userSourceNumber(63).id, userSourceNumber(64).id]);
     expect(delivery.texts).toHaveLength(5);
+  });
+
+  it('lets at most maxWorkingSources work at once; the others wait their turn, oldest first, and all are answered', async () => {
+    // A restart with thousands of sources holding work started every one at once: 5,000 took
+    // 5.9 s to start (each notify scanned every busy source for an idle one to evict) and held
+    // webhooks for seconds. Measured here: how many model calls run at the same time.
+    let running = 0;
+    let most = 0;
+    const started: string[] = [];
+    const model = new ScriptedModel(
+      [
+        async (request: ModelRequest) => {
+          running++;
+          most = Math.max(most, running);
+          started.push(userTexts(request.history).at(-1) ?? '');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          running--;
+          return callReply('ok');
+        },
+      ],
+      { repeatLast: true },
+    );
+    const { host, delivery } = createTestHost({ model, host: { maxWorkingSources: 3 } });
+
+    await host.accept(Array.from({ length: 12 }, (_, n) => messageFor(userSourceNumber(80 + n), `m${n}`)));
+    await host.accept([messageFor(userSourceNumber(80), 'again')]);
+    await host.whenSettled();
+
+    expect(most).toBe(3);
+    expect(delivery.texts).toHaveLength(13);
+    // Admitted in the order their work came; a working source's second message is its own.
+    expect(started.slice(0, 3)).toEqual(['m0', 'm1', 'm2']);
+    expect(started.filter((text) => text.startsWith('m'))).toEqual(
+      Array.from({ length: 12 }, (_, n) => `m${n}`),
+    );
+  });
+
+  it('on SQLite, a source its accept took while others worked is acquired afresh when its turn comes', async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-working-'));
+    const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
+    try {
+      const { host, delivery } = createTestHost({
+        model: echoModel(),
+        store,
+        host: { maxWorkingSources: 2 },
+      });
+      const sources = Array.from({ length: 6 }, (_, n) => userSourceNumber(120 + n));
+      // One webhook for six chats: its accept takes each idle source; four must wait.
+      await host.accept(sources.map((source, n) => messageFor(source, `hi ${n}`)));
+      expect(new Set(host.liveSources()).size).toBe(2);
+      await host.whenSettled();
+
+      expect(delivery.texts).toHaveLength(6);
+      for (const source of sources) expect(await sourceAtRest(store, source.id)).toBe(true);
+    } finally {
+      await store.close();
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 
   it('two hosts on one store: one owner at a time, every message answered once and in history in order', async () => {

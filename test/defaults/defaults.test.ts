@@ -79,6 +79,7 @@ const configurable: Record<string, string | number> = {
   KAIWA_TURN_DEADLINE_MS: defaults.conversation.turnDeadlineMs,
   KAIWA_IDLE_EVICTION_MS: defaults.host.idleEvictionMs,
   KAIWA_MAX_LIVE_SOURCES: defaults.host.maxLiveSources,
+  KAIWA_MAX_WORKING_SOURCES: defaults.host.maxWorkingSources,
   KAIWA_LEASE_MS: defaults.host.leaseMs,
 };
 
@@ -181,6 +182,7 @@ describe('defaults', () => {
       turnDeadlineMs: defaults.conversation.turnDeadlineMs,
       idleEvictionMs: defaults.host.idleEvictionMs,
       maxLiveSources: defaults.host.maxLiveSources,
+      maxWorkingSources: defaults.host.maxWorkingSources,
       leaseMs: defaults.host.leaseMs,
     });
     expect(readWebhookConfig({ AWS_REGION: 'ap-northeast-1' })).toMatchObject({
