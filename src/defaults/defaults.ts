@@ -186,8 +186,9 @@ const values = {
     /**
      * `KAIWA_MAX_WORKING_SOURCES`: sources running turns at once; more wait their turn. A restart
      * with 5,000 chats holding messages started them all at once: a webhook waited 7.4 s (LINE
-     * waits 2 s) and 12 % of pushes timed out and went again. With 100 it waited 0.5 s and the
-     * backlog cleared sooner. At 2 s a model call, 100 still answer 50 turns a second.
+     * waits 2 s) and 753 of 5,012 pushes went out a second time under their retry key. With 100
+     * it waited 0.5 s and the backlog cleared sooner. At 2 s a model call, 100 still answer 50
+     * turns a second.
      */
     maxWorkingSources: 100,
     /**
