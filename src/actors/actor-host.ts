@@ -289,18 +289,18 @@ export class ActorHost {
     source.subscribe({
       next: (snapshot) => {
         if (!snapshot.hasTag(SETTLED_TAG)) this.working.add(sourceId);
-        else if (this.working.delete(sourceId)) this.admitWaiting();
+        else this.stopWorking(sourceId);
         this.onSourceChanged();
       },
       complete: () => {
         if (this.sources.get(sourceId) === source) this.sources.delete(sourceId);
-        if (this.working.delete(sourceId)) this.admitWaiting();
+        this.stopWorking(sourceId);
         this.onSourceChanged();
       },
       error: (error) => {
         this.logger.error('source actor failed', { sourceId, error });
         if (this.sources.get(sourceId) === source) this.sources.delete(sourceId);
-        if (this.working.delete(sourceId)) this.admitWaiting();
+        this.stopWorking(sourceId);
         this.onSourceChanged();
       },
     });
@@ -326,9 +326,9 @@ export class ActorHost {
     );
   }
 
-  /** Lets waiting sources work while there is room, once the source that settled is done notifying. */
-  private admitWaiting() {
-    if (this.waiting.size === 0) return;
+  /** A source settled or left: its room goes to the sources waiting, once it is done notifying. */
+  private stopWorking(sourceId: string) {
+    if (!this.working.delete(sourceId) || this.waiting.size === 0) return;
     queueMicrotask(() => {
       for (const sourceId of this.waiting) {
         if (this.closed || this.working.size >= this.maxWorkingSources) return;

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { migrateSchema } from './sqlite-file.js';
 
 /** Bumped with every change below; a newer file is refused rather than misread. */
 export const SQLITE_SCHEMA_VERSION = 2;
@@ -73,11 +74,7 @@ export function prepareDatabase(
   database.exec(`PRAGMA page_size = ${Math.trunc(options.pageSize)}`);
   database.exec('PRAGMA journal_mode = WAL');
   database.exec(`PRAGMA synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
-  database.exec('BEGIN IMMEDIATE');
-  try {
-    const { user_version: version } = database.prepare('PRAGMA user_version').get() as {
-      user_version: number;
-    };
+  migrateSchema(database, (version) => {
     if (version === 0 || version === 1) {
       if (version === 0) database.exec(schema);
       database.exec(headsByUpdate);
@@ -87,9 +84,5 @@ export function prepareDatabase(
         `SQLite store schema ${version} is not ${SQLITE_SCHEMA_VERSION}: the file was written by another kaiwa version`,
       );
     }
-    database.exec('COMMIT');
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
-  }
+  });
 }

@@ -29,6 +29,7 @@ import {
 } from './sqlite-process-lock.js';
 import { prepareDatabase } from './sqlite-schema.js';
 import { settled } from './settled.js';
+import { openSqliteFile } from './sqlite-file.js';
 import {
   headOf,
   ownerOf,
@@ -577,26 +578,17 @@ export class SqliteSourceStore implements SourceStore {
   }
 }
 
-/**
- * Opens the file and sets it up; a file that is no database, or one of another schema, fails
- * naming the file (SQLite's own message does not say which).
- */
+/** Opens the file and sets it up; a file that is no database, or one of another schema, fails naming it. */
 function openDatabase(options: SqliteSourceStoreOptions): DatabaseSync {
-  let database: DatabaseSync | undefined;
-  try {
-    database = new DatabaseSync(options.file);
-    // The pragma rather than the constructor's `timeout`, which Node.js 22.13–22.15 lack.
-    database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
-    prepareDatabase(database, {
-      pageSize: options.pageSize ?? 1024,
-      synchronous: options.synchronous ?? 'NORMAL',
-    });
-    return database;
-  } catch (error) {
-    database?.close();
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot open the SQLite store ${options.file}: ${reason}`, { cause: error });
-  }
+  return openSqliteFile(
+    options.file,
+    { busyTimeoutMs: options.busyTimeoutMs ?? 1_000, what: 'the SQLite store' },
+    (database) =>
+      prepareDatabase(database, {
+        pageSize: options.pageSize ?? 1024,
+        synchronous: options.synchronous ?? 'NORMAL',
+      }),
+  );
 }
 
 /** Ends a failed transaction; a failed COMMIT or BEGIN may have ended it already. */

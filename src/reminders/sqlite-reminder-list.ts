@@ -1,9 +1,10 @@
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from '../logging/index.js';
 import { holdProcessLock } from '../persistence/sqlite-process-lock.js';
 import { settled } from '../persistence/settled.js';
+import { migrateSchema, openSqliteFile } from '../persistence/sqlite-file.js';
 import { readReminderFile } from './reminder-file.js';
 import type { ReminderList } from './reminder-list.js';
 import { isReminder, type Reminder } from './reminder.js';
@@ -141,34 +142,22 @@ export class SqliteReminderList implements ReminderList {
 }
 
 function openDatabase(options: SqliteReminderListOptions): DatabaseSync {
-  let database: DatabaseSync | undefined;
-  try {
-    database = new DatabaseSync(options.file);
-    database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 1_000)}`);
-    database.exec('PRAGMA journal_mode = WAL');
-    database.exec('PRAGMA synchronous = NORMAL');
-    database.exec('BEGIN IMMEDIATE');
-    try {
-      const { user_version: version } = database.prepare('PRAGMA user_version').get() as {
-        user_version: number;
-      };
-      if (version === 0) {
-        database.exec(schema);
-        database.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-      } else if (version !== SCHEMA_VERSION) {
-        throw new Error(
-          `schema ${version} is not ${SCHEMA_VERSION}: the file was written by another kaiwa version`,
-        );
-      }
-      database.exec('COMMIT');
-    } catch (error) {
-      database.exec('ROLLBACK');
-      throw error;
-    }
-    return database;
-  } catch (error) {
-    database?.close();
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot open the reminders database ${options.file}: ${reason}`, { cause: error });
-  }
+  return openSqliteFile(
+    options.file,
+    { busyTimeoutMs: options.busyTimeoutMs ?? 1_000, what: 'the reminders database' },
+    (database) => {
+      database.exec('PRAGMA journal_mode = WAL');
+      database.exec('PRAGMA synchronous = NORMAL');
+      migrateSchema(database, (version) => {
+        if (version === 0) {
+          database.exec(schema);
+          database.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+        } else if (version !== SCHEMA_VERSION) {
+          throw new Error(
+            `schema ${version} is not ${SCHEMA_VERSION}: the file was written by another kaiwa version`,
+          );
+        }
+      });
+    },
+  );
 }

@@ -1,0 +1,40 @@
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * Opens an SQLite file with its busy timeout, then `setUp`; a failure closes it and names the
+ * file (SQLite's own message does not say which). Imported only by modules loaded lazily, so a
+ * Lambda bundle never loads `node:sqlite`.
+ */
+export function openSqliteFile(
+  file: string,
+  options: { readonly busyTimeoutMs: number; readonly what: string },
+  setUp: (database: DatabaseSync) => void,
+): DatabaseSync {
+  let database: DatabaseSync | undefined;
+  try {
+    database = new DatabaseSync(file);
+    // The pragma rather than the constructor's `timeout`, which Node.js 22.13–22.15 lack.
+    database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs)}`);
+    setUp(database);
+    return database;
+  } catch (error) {
+    database?.close();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open ${options.what} ${file}: ${reason}`, { cause: error });
+  }
+}
+
+/** Runs `migrate` with the file's `user_version`, inside one write transaction. */
+export function migrateSchema(database: DatabaseSync, migrate: (version: number) => void): void {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    const { user_version: version } = database.prepare('PRAGMA user_version').get() as {
+      user_version: number;
+    };
+    migrate(version);
+    database.exec('COMMIT');
+  } catch (error) {
+    database.exec('ROLLBACK');
+    throw error;
+  }
+}
