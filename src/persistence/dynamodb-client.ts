@@ -16,8 +16,10 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'kaiwalocal', secretAccessKey: 'kaiwalo
 
 /**
  * The DynamoDB client kaiwa uses. Throttling and transient errors are retried by the SDK's
- * own strategy in `adaptive` mode: exponential backoff with jitter, plus a client-side rate
- * limiter that slows this process down while DynamoDB throttles it instead of hammering it.
+ * `standard` strategy: the failed request alone waits (exponential backoff with jitter). Not
+ * `adaptive`: its client-side rate limiter, set from the rate measured so far, held every
+ * later request of a young process back after one throttle (0.6–0.9 s each, where 8 ms was
+ * usual) — webhooks past LINE's 2 s, turns slowed for all sources (docs/persistence.md).
  * With a custom endpoint and no AWS credentials in the environment, fixed local credentials
  * are used, so DynamoDB Local works with no AWS set-up at all.
  */
@@ -31,7 +33,7 @@ export function createDynamoDbClient(
     ...(settings.endpoint !== undefined && { endpoint: settings.endpoint }),
     ...(useLocalCredentials && { credentials: LOCAL_CREDENTIALS }),
     maxAttempts: settings.maxAttempts ?? 5,
-    retryMode: 'adaptive',
+    retryMode: 'standard',
     requestHandler: {
       connectionTimeout: settings.connectionTimeoutMs ?? 1_000,
       requestTimeout: settings.requestTimeoutMs ?? 3_000,

@@ -2,20 +2,11 @@ import type { InspectionEvent } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { connectStatelyInspector, createInspection, createRedactor } from '../../src/inspect/index.js';
-import { createLogger } from '../../src/logging/index.js';
 import { callReply } from '../../src/model/index.js';
 import type { KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 import { createTestHost, messageFor, userSourceNumber } from '../support/host-harness.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { gatedModel } from './inspect-harness.js';
-
-function recordingLogger() {
-  const lines: { level: string; message: string }[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    write: (line) => lines.push(JSON.parse(line) as { level: string; message: string }),
-  });
-  return { logger, lines };
-}
 
 /** Stands in for `@statelyai/inspect`: records what would go to Stately. */
 function fakeStatelyModule() {

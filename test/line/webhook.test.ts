@@ -6,12 +6,13 @@ import { MemorySourceStore } from '../../src/persistence/index.js';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { MAX_WEBHOOK_BYTES } from '../../src/line/webhook-handling.js';
 import { loadConfig } from '../../src/config/index.js';
-import { createLogger, silentLogger } from '../../src/logging/index.js';
+import { silentLogger } from '../../src/logging/index.js';
 import { startKaiwa } from '../../src/server/kaiwa-runtime.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { CHANNEL_SECRET, startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
 import { webhookBodyOfSize } from '../support/sized-webhook-body.js';
 import { until } from '../support/until.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 const USER = 'U' + 'a'.repeat(32);
 const GROUP = 'C' + 'b'.repeat(32);
@@ -245,12 +246,6 @@ describe('POST /webhook over HTTP', () => {
 describe('stale and misdirected events (docs/security.md)', () => {
   const HOUR = 3_600_000;
 
-  function logged() {
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as never) });
-    return { logger, lines };
-  }
-
   it('stores a message hours old as quiet context: no model call, no reply, no push', async () => {
     const model = echo();
     const store = new MemorySourceStore();
@@ -353,7 +348,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
   it('refuses a body for another bot with 200: nothing stored, nothing answered, a warning', async () => {
     const model = echo();
     const store = new MemorySourceStore();
-    const { logger, lines } = logged();
+    const { logger, lines } = recordingLogger();
     running = await startKaiwaWithFakeLine({ model, store, overrides: { logger } });
     const otherBot = 'U' + 'e'.repeat(32);
     const event = textEvent(running.line, { type: 'user', userId: USER }, 'for someone else');
@@ -388,7 +383,7 @@ describe('stale and misdirected events (docs/security.md)', () => {
     const line = await startFakeLine();
     // Failing at start (warm) and for the first webhook.
     line.failNext('/v2/bot/info', 500, { message: 'internal error' }, 2);
-    const { logger, lines } = logged();
+    const { logger, lines } = recordingLogger();
     const kaiwa = await startKaiwa(
       loadConfig({
         PORT: '0',

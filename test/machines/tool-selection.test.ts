@@ -25,16 +25,8 @@ import {
   userSource,
 } from '../support/conversation-harness.js';
 import { startFakeWeatherServer } from '../support/fake-weather-server.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { builtInRegistry } from '../tools/selection/selection-fixtures.js';
-
-function capturedLogs() {
-  const lines: { level: string; message: string; [field: string]: unknown }[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]),
-  });
-  return { logger, lines };
-}
 
 /** The conversation machine with per-step selection over the built-in tools and the tool finder. */
 function selectingMachine(model: ModelPort, options: { logger?: Logger; tools?: Tool[] } = {}) {
@@ -87,7 +79,7 @@ describe('per-step tool selection in the conversation machine', () => {
   });
 
   it('logs the offered set and the reasons of every model call, without the message text', async () => {
-    const { logger, lines } = capturedLogs();
+    const { logger, lines } = recordingLogger();
     const model = new ScriptedModel([askForReminder, setReminder, callReply('ok')]);
     const actor = start(selectingMachine(model, { logger }).machine);
 

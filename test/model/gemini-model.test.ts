@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { defaults } from '../../src/defaults/index.js';
-import { createLogger } from '../../src/logging/index.js';
 import { GeminiModel, type GeminiModelOptions, type ModelRequest } from '../../src/model/index.js';
 import { defineTool } from '../../src/tools/index.js';
 import { inbound, say, startConversation, untilIdle } from '../support/conversation-harness.js';
@@ -15,21 +14,13 @@ import {
   textAnswer,
   type WirePart,
 } from '../support/fake-gemini-server.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 let server: FakeGeminiServer;
 beforeEach(async () => {
   server = await FakeGeminiServer.start();
 });
 afterEach(() => server.close());
-
-function capturedLogs() {
-  const lines: { level: string; message: string; [field: string]: unknown }[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]),
-  });
-  return { logger, lines };
-}
 
 function geminiFor(options: Partial<GeminiModelOptions> = {}): GeminiModel {
   return new GeminiModel({
@@ -172,7 +163,7 @@ describe('GeminiModel through the conversation machine', () => {
 
   it('answers a blocked prompt with the notice, and logs why without the message', async () => {
     server.enqueue(blockedPromptAnswer('PROHIBITED_CONTENT'));
-    const { logger, lines } = capturedLogs();
+    const { logger, lines } = recordingLogger();
     const { actor, delivery } = startConversation({ model: geminiFor({ logger }) });
 
     say(actor, inbound('something bad'));

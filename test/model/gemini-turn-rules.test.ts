@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/domain/index.js';
-import { createLogger } from '../../src/logging/index.js';
 import { GeminiModel } from '../../src/model/index.js';
 import { toGeminiContents } from '../../src/model/gemini/gemini-contents.js';
 import { sayAndWait, inbound, startConversation } from '../support/conversation-harness.js';
@@ -11,6 +10,7 @@ import {
   functionCallPart,
   type GenerateContentBody,
 } from '../support/fake-gemini-server.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 // Gemini's turn rules (docs/model.md, "Turn rules"): the contents start with a user turn, a
 // function call turn follows a user turn or a function response turn, and every function
@@ -27,16 +27,7 @@ const signature = () => randomBytes(256).toString('base64');
 const replyCall = (message: string) =>
   candidateAnswer([functionCallPart('reply', { message }, { thoughtSignature: signature() })]);
 
-function capturedLogs() {
-  const lines: { level: string; message: string; [field: string]: unknown }[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]),
-  });
-  return { logger, lines };
-}
-
-function gemini(logger = capturedLogs().logger): GeminiModel {
+function gemini(logger = recordingLogger().logger): GeminiModel {
   return new GeminiModel({ apiKey: 'test-key', baseUrl: server.baseUrl, cache: false, logger });
 }
 
@@ -106,7 +97,7 @@ describe('toGeminiContents turn rules', () => {
   });
 
   it('logs what it left out at debug, by count and never by content', async () => {
-    const { logger, lines } = capturedLogs();
+    const { logger, lines } = recordingLogger();
     server.enqueue(replyCall('hi'));
 
     await gemini(logger).generate({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxItem } from '../../src/domain/index.js';
-import { createLogger } from '../../src/logging/index.js';
 import { acceptEvents, MemorySourceStore } from '../../src/persistence/index.js';
 import { messageFor, userSourceNumber } from '../support/host-harness.js';
+import { recordingLogger } from '../support/recording-logger.js';
 
 /** A memory store whose `accept` waits for a source's gate, and records the order of the claims. */
 function gatedStore(slowSourceId: string) {
@@ -21,12 +21,6 @@ function gatedStore(slowSourceId: string) {
       },
     },
   };
-}
-
-function recordingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as never) });
-  return { lines, logger };
 }
 
 describe('acceptEvents (the one accept path of the webhook and the actor host)', () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry, InboundMessage, InboxItem, Source } from '../../src/domain/index.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
-import { createLogger, silentLogger } from '../../src/logging/index.js';
+import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import {
@@ -18,6 +18,7 @@ import {
 } from '../../src/reminders/index.js';
 import { ToolRegistry } from '../../src/tools/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { webhookBody } from '../support/webhook-fixtures.js';
 
 const directories: string[] = [];
@@ -582,12 +583,6 @@ describe('the local reminder scheduler when its list cannot be written', () => {
       heal: () => (blocked = false),
       writtenIds: () => [...rows.values()].map((item) => item.id),
     };
-  }
-  function recordingLogger() {
-    type Line = { level: string; message: string; [field: string]: unknown };
-    const lines: Line[] = [];
-    const write = (line: string) => lines.push(JSON.parse(line) as Line);
-    return { lines, logger: createLogger({ level: 'info', write }) };
   }
   const waitingIds = async (scheduler: LocalReminderScheduler) =>
     (await scheduler.list(source.id)).map((item) => item.id);

@@ -1,8 +1,7 @@
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamoDbItemSize, writeUnits, type ItemValue } from '../../src/persistence/dynamodb-item-size.js';
+import { collect, forward, relay, startProxyServer } from './proxy-server.js';
 
 // A small HTTP proxy between the SDK and DynamoDB Local that counts capacity units the way
 // DynamoDB bills them (DynamoDB Local reports none). For every write it reads each item before
@@ -58,7 +57,6 @@ export async function startCapacityProxy(options: {
   const [partition, sort] = options.keyAttributes ?? ['pk', 'sk'];
   const indexed = options.indexedAttribute ?? 'work';
   const requests: MeteredRequest[] = [];
-  let queue: Promise<unknown> = Promise.resolve();
 
   const read = async (table: string, key: Key) => {
     const { Item } = await options.reader.send(
@@ -95,34 +93,19 @@ export async function startCapacityProxy(options: {
       items,
       indexUnits,
     });
-    outgoing.writeHead(response.status, response.headers);
-    outgoing.end(response.body);
+    relay(outgoing, response);
   };
 
-  const server = createServer((incoming, outgoing) => {
-    queue = queue.then(() =>
-      handle(incoming, outgoing).catch((error: unknown) => {
-        outgoing.writeHead(500, { 'content-type': 'text/plain' });
-        outgoing.end(String(error));
-      }),
-    );
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const { endpoint, close } = await startProxyServer(handle, { serial: true });
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     requests,
     writeUnits: () => requests.reduce((sum, request) => sum + request.writeUnits, 0),
     readUnits: () => requests.reduce((sum, request) => sum + request.readUnits, 0),
     reset: () => {
       requests.length = 0;
     },
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
+    close,
   };
 }
 
@@ -210,24 +193,4 @@ function nativeValue(value: AttributeValue): ItemValue {
     return Object.fromEntries(Object.entries(value.M).map(([name, element]) => [name, nativeValue(element)]));
   }
   throw new TypeError(`unsupported attribute value ${JSON.stringify(value)}`);
-}
-
-async function forward(upstream: string, incoming: IncomingMessage, body: Buffer) {
-  const target = new URL(incoming.url ?? '/', upstream);
-  const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const outgoing = httpRequest(target, { method: incoming.method, headers: incoming.headers }, resolve);
-    outgoing.once('error', reject);
-    outgoing.end(body);
-  });
-  return {
-    status: response.statusCode ?? 502,
-    headers: response.headers,
-    body: Buffer.concat(await collect(response)),
-  };
-}
-
-async function collect(stream: IncomingMessage): Promise<Buffer[]> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return chunks;
 }

@@ -1,6 +1,6 @@
 import { ActorHost, type ActorHostOptions } from '../../src/actors/index.js';
 import type { HistoryEntry, InboundMessage, Source } from '../../src/domain/index.js';
-import { silentLogger } from '../../src/logging/index.js';
+import { silentLogger, type Logger } from '../../src/logging/index.js';
 import type { ModelPort } from '../../src/model/index.js';
 import { MemorySourceStore, type SourceHead, type SourceStore } from '../../src/persistence/index.js';
 import { ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
@@ -12,7 +12,10 @@ export function createTestHost(options: {
   delivery?: RecordingDelivery;
   tools?: readonly Tool[];
   host?: Partial<ActorHostOptions>;
+  /** Where the host and its services log (nowhere when absent). */
+  logger?: Logger;
 }) {
+  const logger = options.logger ?? silentLogger;
   const store = options.store ?? new MemorySourceStore();
   const delivery = options.delivery ?? new RecordingDelivery();
   const tools = new ToolRegistry().register(replyTool).register(skipTool);
@@ -25,8 +28,9 @@ export function createTestHost(options: {
       delivery,
       systemInstruction: () => 'test',
       clock: { now: () => Date.now() },
-      logger: silentLogger,
+      logger,
     },
+    logger,
     clock: { now: () => Date.now() },
     backoff: { baseMs: 1, maxMs: 20 },
     ...options.host,
