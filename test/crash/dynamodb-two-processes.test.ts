@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrashScenario, seededRandom } from '../support/crash-scenario.js';
 import { judgeCrashRun } from '../support/crash-verdict.js';
+import { startFaultProxy, type FaultProxy } from '../support/dynamodb-fault-proxy.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startEchoGemini } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
@@ -11,9 +12,13 @@ import { fakeServicesEnv, KaiwaProcess, loggedAt } from '../support/kaiwa-proces
 // Two `npm start` processes on one DynamoDB table (DynamoDB Local, the real jar) behind one
 // webhook URL; one of them is SIGKILLed every 1–4 s and restarted at once, the other lives
 // throughout. Sources move between them through ownership: a lease, a fence, and the dead
-// owner's PID (docs/runtime.md, sections 2 and 4).
+// owner's PID (docs/runtime.md, sections 2 and 4). Between them and DynamoDB Local, a proxy
+// answers one request in twenty as DynamoDB does under load: throttled, or a transaction
+// cancelled because another held an item (`CRASH_FAULT_SHARE` sets the share).
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261124);
+/** The share of DynamoDB requests the proxy fails as DynamoDB does under load. */
+const FAULT_SHARE = Number(process.env.CRASH_FAULT_SHARE ?? 0.05);
 const CHANNEL_SECRET = 'crash-test-channel-secret';
 /**
  * kaiwa's reply token TTL, and LINE's lifetime 10 s above it, as with the defaults (50 s, 60 s);
@@ -32,10 +37,20 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
   let line: Awaited<ReturnType<typeof startFakeLine>>;
   let gemini: FakeGeminiServer;
   const processes: KaiwaProcess[] = [];
+  let faults: FaultProxy;
 
   beforeAll(async () => {
     const random = seededRandom(SEED + 1);
     dynamodb = await startDynamoDbLocal();
+    const faultRandom = seededRandom(SEED + 2);
+    faults = await startFaultProxy({
+      upstream: dynamodb.endpoint,
+      fault: (operation) => {
+        if (faultRandom() >= FAULT_SHARE) return undefined;
+        if (operation !== 'TransactWriteItems') return 'throttling';
+        return faultRandom() < 0.5 ? 'transaction-conflict' : 'throttling';
+      },
+    });
     line = await startFakeLine({
       replyTokenLifetimeMs: LINE_TOKEN_LIFETIME_MS,
       // LINE answers a reply or a push in tens to hundreds of ms: a kill meanwhile loses the answer.
@@ -48,6 +63,7 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
     await Promise.all(processes.map((process) => process.dispose()));
     await gemini?.close();
     await line?.close();
+    await faults?.close();
     await dynamodb?.stop();
   });
 
@@ -62,7 +78,7 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
       const environment = (name: string) =>
         fakeServicesEnv(services, name, {
           STORE: 'dynamodb',
-          DYNAMODB_ENDPOINT: dynamodb.endpoint,
+          DYNAMODB_ENDPOINT: faults.endpoint,
           DYNAMODB_TABLE: table,
           AWS_REGION: 'us-east-1',
           // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
@@ -104,6 +120,8 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
         webhookRetries: run.webhookRetries,
         restartMs: run.restartMs,
         modelCalls: gemini.generateBodies.length,
+        dynamoDbRequests: faults.requests.length,
+        dynamoDbFaults: faults.requests.filter((request) => request.faulted).length,
         loggedErrors: loggedAt('error', processes).length,
         loggedWarnings: loggedAt('warn', processes).length,
         ...verdict,
@@ -118,6 +136,12 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
       expect(verdict.answered).toBe(verdict.messages);
       // Each duplicate is a reply cut by a kill (the window), never more than those.
       expect(verdict.windowDuplicates).toBeLessThanOrEqual(verdict.cutReplies);
+      // DynamoDB's faults did happen, throttles and cancelled transactions both.
+      if (FAULT_SHARE > 0) {
+        const kinds = new Set(faults.requests.map((request) => request.fault));
+        expect(kinds).toContain('throttling');
+        expect(kinds).toContain('transaction-conflict');
+      }
     },
   );
 });

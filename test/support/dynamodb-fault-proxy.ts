@@ -12,6 +12,8 @@ export interface ProxiedRequest {
   /** Epoch ms of its arrival. */
   readonly at: number;
   readonly faulted: boolean;
+  /** What the proxy answered instead of DynamoDB Local, when it did. */
+  readonly fault?: DynamoDbFault;
 }
 
 /** What the proxy answers instead of DynamoDB Local, for the requests `fault` picks. */
@@ -39,7 +41,7 @@ export async function startFaultProxy(options: {
     const operation = String(incoming.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
     const input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
     const fault = options.fault(operation, input);
-    requests.push({ operation, at, faulted: fault !== undefined });
+    requests.push({ operation, at, faulted: fault !== undefined, ...(fault && { fault }) });
     if (fault) {
       outgoing.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
       outgoing.end(JSON.stringify(errorBody(fault, input)));
