@@ -52,11 +52,12 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB: transient cancellations and
       for (const source of sources) await host.accept([messageFor(source, `${source.id} m${turn}`)]);
       await host.whenSettled();
     }
+    await host.shutdown(1_000);
     const answers = (source: Source) =>
       delivery.requests
         .filter((request) => request.source.id === source.id)
         .flatMap((request) => request.texts);
-    return { store, host, lines, sources, answers, requests: proxy.requests };
+    return { store, lines, sources, answers, requests: proxy.requests };
   }
 
   it('sends again a transaction cancelled because another held an item: every turn answered once, no step failed', async () => {
