@@ -66,12 +66,11 @@ export function createWebhookHandler(
       {
         channelSecret,
         accept: async (items) => {
-          const { accepted, duplicates } = await withDeadline(
-            acceptEvents(parts.store, items, parts.logger),
-            { deadline, now },
-          );
+          const { accepted, duplicates } = await acceptEvents(parts.store, items, parts.logger);
           return { accepted, duplicates };
         },
+        // What reading the secret left of the invocation's budget.
+        acceptDeadline: deadline,
         groupPolicy: parts.groupPolicy,
         logger: parts.logger,
         ...(parts.botUserId && { botUserId: parts.botUserId }),

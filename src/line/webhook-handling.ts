@@ -2,7 +2,7 @@ import { validateSignature, type webhook } from '@line/bot-sdk';
 import type { InboxItem } from '../domain/index.js';
 import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
-import { withDeadline } from '../timing/index.js';
+import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import { markStale } from './event-freshness.js';
 import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
 import { WebhookEventValidator } from './webhook-event-validator.js';
@@ -48,6 +48,8 @@ export interface WebhookHandlingOptions {
    * the write may still land, and the claim makes the redelivery harmless. Unset: no budget.
    */
   readonly acceptDeadlineMs?: number;
+  /** The same as an instant (epoch ms), for a budget that started earlier (Lambda's invocation). */
+  readonly acceptDeadline?: number;
 }
 
 /** The answer to a body over {@link MAX_WEBHOOK_BYTES}. */
@@ -100,15 +102,14 @@ export async function handleWebhook(
     now: (options.now ?? Date.now)(),
     maxAgeMs: options.staleEventMs ?? defaults.line.staleEventMs,
   });
+  const deadline =
+    options.acceptDeadline ??
+    (options.acceptDeadlineMs !== undefined ? Date.now() + options.acceptDeadlineMs : undefined);
+  const accepting = messages.length > 0 ? options.accept(messages) : undefined;
   try {
-    const result =
-      messages.length > 0
-        ? await withDeadline(options.accept(messages), {
-            ...(options.acceptDeadlineMs !== undefined && {
-              deadline: Date.now() + options.acceptDeadlineMs,
-            }),
-          })
-        : { accepted: 0, duplicates: 0 };
+    const result = accepting
+      ? await withDeadline(accepting, { ...(deadline !== undefined && { deadline }) })
+      : { accepted: 0, duplicates: 0 };
     options.logger.info('webhook accepted', {
       events: events.length,
       skipped: events.length - valid.length,
@@ -116,13 +117,37 @@ export async function handleWebhook(
       ...(stale > 0 && { stale }),
     });
   } catch (error) {
-    options.logger.error('webhook events could not be stored; LINE will redeliver', {
-      error,
-      events: events.length,
-    });
+    if (error instanceof DeadlineExceededError && accepting) {
+      logLateAccept(accepting, events.length, options.logger);
+    } else {
+      options.logger.error('webhook events could not be stored; LINE will redeliver', {
+        error,
+        events: events.length,
+      });
+    }
     return { status: 500, body: { message: 'could not store the events' } };
   }
   return { status: 200, body: {} };
+}
+
+/**
+ * The write goes on after the deadline's 500: whether it landed decides whether LINE's
+ * redelivery is a duplicate or the only copy, so the outcome is logged when it comes (on
+ * Lambda, possibly in a later invocation of the same container).
+ */
+function logLateAccept(
+  accepting: Promise<{ accepted: number; duplicates: number }>,
+  events: number,
+  logger: Logger,
+) {
+  logger.error('webhook events not stored within the deadline; answered 500, the write goes on', {
+    events,
+  });
+  accepting.then(
+    (result) => logger.warn('webhook events stored after their deadline', { events, ...result }),
+    (error: unknown) =>
+      logger.error('webhook events could not be stored; LINE will redeliver', { error, events }),
+  );
 }
 
 /**

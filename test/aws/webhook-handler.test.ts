@@ -26,6 +26,7 @@ import {
   textWithoutText,
 } from '../support/hostile-events.js';
 import { startFakeLine } from '../support/fake-line-server.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { startFakeSsm } from './support/fake-ssm-server.js';
 import { apiGatewayEvent, signedWebhookEvent, textEvent } from './support/lambda-events.js';
 
@@ -134,6 +135,35 @@ describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () =>
     const response = await webhookOn(slow, { acceptDeadlineMs: 300 })(signedWebhookEvent(body, SECRET));
     expect(response.statusCode).toBe(500);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('says whether a write that outran its deadline landed: stored late, or failed', async () => {
+    for (const outcome of ['lands', 'fails'] as const) {
+      const { lines, logger } = recordingLogger('info');
+      const stored = new MemorySourceStore();
+      let finish!: () => void;
+      const late: Pick<SourceStore, 'accept'> = {
+        accept: (item) =>
+          new Promise<void>((resolve) => (finish = resolve)).then(() =>
+            outcome === 'lands' ? stored.accept(item) : Promise.reject(new Error('DynamoDB is down')),
+          ),
+      };
+      const response = await webhookOn(late, { acceptDeadlineMs: 100, logger })(
+        signedWebhookEvent(body, SECRET),
+      );
+      expect(response.statusCode).toBe(500);
+      expect(lines.map((line) => line.message)).toEqual([
+        'webhook events not stored within the deadline; answered 500, the write goes on',
+      ]);
+
+      finish();
+      await vi.waitFor(() => expect(lines).toHaveLength(2));
+      expect(lines[1]).toMatchObject(
+        outcome === 'lands'
+          ? { level: 'warn', message: 'webhook events stored after their deadline', accepted: 1 }
+          : { level: 'error', message: 'webhook events could not be stored; LINE will redeliver' },
+      );
+    }
   });
 
   it('answers 500 (nothing stored, LINE redelivers) while its configuration is broken', async () => {
