@@ -18,7 +18,7 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'kaiwalocal', secretAccessKey: 'kaiwalo
  * The DynamoDB client kaiwa uses. Throttling and transient errors are retried by the SDK's
  * `standard` strategy: the failed request alone waits (exponential backoff with jitter). Not
  * `adaptive`: its client-side rate limiter, set from the rate measured so far, held every
- * later request of a young process back after one throttle (0.6–0.9 s each, where 8 ms was
+ * later request of a young process back after one throttle (up to 0.6 s each, where 8 ms was
  * usual) — webhooks past LINE's 2 s, turns slowed for all sources (docs/persistence.md).
  * With a custom endpoint and no AWS credentials in the environment, fixed local credentials
  * are used, so DynamoDB Local works with no AWS set-up at all.

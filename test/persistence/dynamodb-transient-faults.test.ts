@@ -101,7 +101,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB: transient cancellations and
   it('holds no other request back after a throttled one: only that request waits for its retry', async () => {
     // The SDK's adaptive mode (kaiwa's choice until 2026-11) rate-limited the whole client after
     // one throttle, from the rate it had measured so far: in a young process (a Lambda container,
-    // a restart) every later call waited 0.6–0.9 s, and still 30–50 ms forty calls on (8 ms before).
+    // a restart) the next calls waited 0.2–0.6 s each, and still 24–51 ms 20–35 calls on (8 ms before).
     let count = 0;
     proxy = await startFaultProxy({
       upstream: local.endpoint,
