@@ -105,7 +105,8 @@ export async function handleWebhook(
   const deadline =
     options.acceptDeadline ??
     (options.acceptDeadlineMs !== undefined ? Date.now() + options.acceptDeadlineMs : undefined);
-  const accepting = messages.length > 0 ? options.accept(messages) : undefined;
+  // A throw is a rejection like any other failure to store.
+  const accepting = messages.length > 0 ? Promise.resolve(messages).then(options.accept) : undefined;
   try {
     const result = accepting
       ? await withDeadline(accepting, { ...(deadline !== undefined && { deadline }) })
