@@ -3,6 +3,7 @@ import { StoreInUseError } from '../persistence/index.js';
 import { createLogger } from '../logging/index.js';
 import { startKaiwa, type KaiwaRuntime } from './kaiwa-runtime.js';
 import { installProcessGuards } from './process-guard.js';
+import { startFailureMessage } from './start-failure.js';
 
 // `npm start`: the local runtime. Invalid configuration → one line naming the variable, exit 1.
 async function main() {
@@ -33,7 +34,12 @@ async function main() {
   };
   // Installed before anything starts: nothing the network does may end the process (docs/security.md).
   installProcessGuards({ logger, onUncaughtException: () => stop('uncaught exception', 1) });
-  const runtime = await startKaiwa(config, { logger });
+  let runtime: KaiwaRuntime;
+  try {
+    runtime = await startKaiwa(config, { logger });
+  } catch (error) {
+    throw new Error(startFailureMessage(error, config), { cause: error });
+  }
   lifecycle.runtime = runtime;
   if (runtime.emulator) {
     process.stdout.write(

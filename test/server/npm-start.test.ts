@@ -122,6 +122,25 @@ describe('npm start', () => {
     expect(stderr).not.toContain('    at ');
   });
 
+  it('on DynamoDB it cannot reach, says which endpoint in one line and exits 1', async () => {
+    // Port 9 (discard) has no listener here: the connection is refused at once.
+    const started = startProcess({
+      PORT: '0',
+      STORE: 'dynamodb',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+      AWS_REGION: 'us-east-1',
+    });
+    children.push(started.child);
+
+    expect(await started.exited).toBe(1);
+    const { stderr } = started.output();
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(
+      /^kaiwa: cannot reach DynamoDB at http:\/\/127\.0\.0\.1:9 \(DYNAMODB_ENDPOINT\): /,
+    );
+    expect(stderr).not.toContain('    at ');
+  });
+
   it('stores in SQLite under DATA_DIR, and a second process on the same file refuses to start with one line', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-start-'));
     directories.push(dataDir);

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { startFailureMessage } from '../../src/server/start-failure.js';
+
+// What `npm start` says when its store is not there. The errors are shaped as the AWS SDK
+// throws them: each carries `$metadata`, a service error its `name`, a network error its `code`.
+
+const onDynamoDb = (env: Record<string, string> = {}) =>
+  loadConfig({ STORE: 'dynamodb', DYNAMODB_TABLE: 'kaiwa-chats', AWS_REGION: 'ap-northeast-1', ...env });
+
+function sdkError(name: string, message: string, code?: string) {
+  return Object.assign(new Error(message), { name, $metadata: { attempts: 1 }, ...(code && { code }) });
+}
+
+describe('the line npm start prints when it cannot start', () => {
+  const missing = sdkError('ResourceNotFoundException', 'Cannot do operations on a non-existent table');
+  const refused = sdkError('Error', 'connect ECONNREFUSED 127.0.0.1:8000', 'ECONNREFUSED');
+
+  it('names the missing table, where it was looked for, and how to create it', () => {
+    expect(startFailureMessage(missing, onDynamoDb({ DYNAMODB_ENDPOINT: 'http://localhost:8000' }))).toBe(
+      'the DynamoDB table kaiwa-chats (DYNAMODB_TABLE) does not exist at http://localhost:8000 (DYNAMODB_ENDPOINT): ' +
+        'create it with `npm run db:create` for DynamoDB Local, or deploy it (docs/persistence.md)',
+    );
+    expect(startFailureMessage(missing, onDynamoDb())).toContain(
+      'does not exist in ap-northeast-1 (AWS_REGION)',
+    );
+  });
+
+  it('names the endpoint it could not reach', () => {
+    expect(startFailureMessage(refused, onDynamoDb({ DYNAMODB_ENDPOINT: 'http://localhost:8000' }))).toBe(
+      'cannot reach DynamoDB at http://localhost:8000 (DYNAMODB_ENDPOINT): connect ECONNREFUSED 127.0.0.1:8000',
+    );
+  });
+
+  it('leaves alone what DynamoDB did not say, and every other store', () => {
+    const portTaken = Object.assign(new Error('listen EADDRINUSE: address already in use :::3000'), {
+      code: 'EADDRINUSE',
+    });
+    expect(startFailureMessage(portTaken, onDynamoDb())).toBe(portTaken.message);
+    expect(startFailureMessage(missing, loadConfig({ STORE: 'sqlite' }))).toBe(missing.message);
+  });
+});
