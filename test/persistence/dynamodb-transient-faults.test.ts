@@ -41,7 +41,9 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB: transient cancellations and
   afterAll(() => local?.stop());
 
   /** Three messages to each of three users, one at a time, through a store behind the proxy. */
-  async function converseThroughProxy(fault: (operation: string) => DynamoDbFault | undefined) {
+  async function converseThroughProxy(
+    fault: (operation: string, input: Record<string, unknown>) => DynamoDbFault | undefined,
+  ) {
     proxy = await startFaultProxy({ upstream: local.endpoint, fault });
     client = createDynamoDbClient({ region: 'us-east-1', endpoint: proxy.endpoint }, {});
     const store = new DynamoDbSourceStore({ client, tableName: await local.createTable() });
@@ -61,13 +63,15 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB: transient cancellations and
   }
 
   it('sends again a transaction cancelled because another held an item: every turn answered once, no step failed', async () => {
-    // Every transaction's first attempt is cancelled (the head "held by another transaction").
-    let cancelNext = true;
-    const { store, lines, sources, answers, requests } = await converseThroughProxy((operation) => {
-      if (operation !== 'TransactWriteItems') return undefined;
-      cancelNext = !cancelNext;
-      return cancelNext ? undefined : 'transaction-conflict';
-    });
+    // Every transaction's first attempt is cancelled (the head "held by another transaction");
+    // an attempt is known by its actions, which a retry sends again unchanged. The three users'
+    // turns run side by side, so attempts of different transactions interleave.
+    const firstAttempt = firstTimeSeen();
+    const { store, lines, sources, answers, requests } = await converseThroughProxy((operation, input) =>
+      operation === 'TransactWriteItems' && firstAttempt(input.TransactItems)
+        ? 'transaction-conflict'
+        : undefined,
+    );
 
     for (const source of sources)
       expect(answers(source)).toEqual([1, 2, 3].map((turn) => `re: ${source.id} m${turn}`));
@@ -82,11 +86,17 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB: transient cancellations and
   });
 
   it('lets the SDK retry throttled requests: every turn answered once, no step failed', async () => {
-    // One request in five throttled, whatever it is: reads, writes and transactions alike.
-    let count = 0;
-    const { store, lines, sources, answers, requests } = await converseThroughProxy(() =>
-      ++count % 5 === 0 ? 'throttling' : undefined,
-    );
+    // Of each operation — reads, writes and transactions alike — the first request and every
+    // third after it throttled, on its first attempt only (the SDK sends the same body again),
+    // so none can run out of retries whatever the order the three users' turns interleave in.
+    const firstAttempt = firstTimeSeen();
+    const seen = new Map<string, number>();
+    const { store, lines, sources, answers, requests } = await converseThroughProxy((operation, input) => {
+      if (!firstAttempt(input)) return undefined;
+      const count = seen.get(operation) ?? 0;
+      seen.set(operation, count + 1);
+      return count % 3 === 0 ? 'throttling' : undefined;
+    });
 
     for (const source of sources)
       expect(answers(source)).toEqual([1, 2, 3].map((turn) => `re: ${source.id} m${turn}`));
@@ -94,7 +104,8 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB: transient cancellations and
     const throttled = new Set(
       requests.filter((request) => request.faulted).map((request) => request.operation),
     );
-    expect([...throttled].sort()).toEqual(expect.arrayContaining(['GetItem', 'TransactWriteItems']));
+    expect([...throttled].sort()).toEqual([...seen.keys()].sort());
+    expect(throttled).toContain('TransactWriteItems');
     for (const source of sources) expect(await sourceAtRest(store, source.id)).toBe(true);
   });
 
@@ -123,3 +134,14 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB: transient cancellations and
     expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(1_000);
   });
 });
+
+/** Whether a value is seen for the first time (by its JSON). */
+function firstTimeSeen(): (value: unknown) => boolean {
+  const seen = new Set<string>();
+  return (value) => {
+    const key = JSON.stringify(value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+}
