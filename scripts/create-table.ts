@@ -1,10 +1,12 @@
 import { ConfigError, loadConfig } from '../src/config/index.js';
 import { createConversationTable, createDynamoDbClient } from '../src/persistence/index.js';
+import { startFailureMessage } from '../src/server/start-failure.js';
 
 // `npm run db:create`: creates kaiwa's table on a local endpoint (DynamoDB Local). On AWS
 // the table belongs to the deployment (serverless.yml), never to this script.
 async function main() {
-  const { table, endpoint, region } = loadConfig(process.env, { store: 'dynamodb' }).store.dynamodb;
+  const config = loadConfig(process.env, { store: 'dynamodb' });
+  const { table, endpoint, region } = config.store.dynamodb;
   if (endpoint === undefined) {
     throw new ConfigError(
       'DYNAMODB_ENDPOINT',
@@ -17,6 +19,9 @@ async function main() {
     process.stdout.write(
       `kaiwa: table ${table} ${outcome === 'created' ? 'created' : 'already exists'} at ${endpoint}\n`,
     );
+  } catch (error) {
+    // "cannot reach DynamoDB at … (DYNAMODB_ENDPOINT)", not the bare "connect ECONNREFUSED".
+    throw new Error(startFailureMessage(error, config), { cause: error });
   } finally {
     client.destroy();
   }

@@ -10,7 +10,7 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
- * The one line `npm start` prints when it cannot start. A store it cannot reach, or a DynamoDB
+ * The one line `npm start` (and `npm run db:create`) prints when it cannot start. A store it cannot reach, or a DynamoDB
  * table that does not exist, is named with where it was looked for and what to do: the SDK's
  * own words ("Cannot do operations on a non-existent table", "connect ECONNREFUSED
  * 127.0.0.1:8000") say neither which table nor which setting.

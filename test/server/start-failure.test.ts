@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { startFailureMessage } from '../../src/server/start-failure.js';
@@ -38,5 +41,18 @@ describe('the line npm start prints when it cannot start', () => {
     });
     expect(startFailureMessage(portTaken, onDynamoDb())).toBe(portTaken.message);
     expect(startFailureMessage(missing, loadConfig({ STORE: 'sqlite' }))).toBe(missing.message);
+  });
+
+  it('npm run db:create on an endpoint it cannot reach says which, in one line', async () => {
+    const script = path.resolve(import.meta.dirname, '../../scripts/create-table.ts');
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', script], {
+      env: { PATH: process.env.PATH ?? '', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', AWS_REGION: 'us-east-1' },
+    });
+    await expect(run).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /^kaiwa: cannot reach DynamoDB at http:\/\/127\.0\.0\.1:9 \(DYNAMODB_ENDPOINT\): [^\n]*\n$/,
+      ) as unknown,
+    });
   });
 });
