@@ -118,7 +118,7 @@ export async function handleWebhook(
       ...(stale > 0 && { stale }),
     });
   } catch (error) {
-    if (error instanceof DeadlineExceededError && accepting) {
+    if (DeadlineExceededError.isInstance(error) && accepting) {
       logLateAccept(accepting, events.length, options.logger);
     } else {
       options.logger.error('webhook events could not be stored; LINE will redeliver', {

@@ -26,12 +26,19 @@ export function openSqliteFile(
 
 /** Runs `migrate` with the file's `user_version`, inside one write transaction. */
 export function migrateSchema(database: DatabaseSync, migrate: (version: number) => void): void {
-  database.exec('BEGIN IMMEDIATE');
-  try {
+  inWriteTransaction(database, () => {
     const { user_version: version } = database.prepare('PRAGMA user_version').get() as {
       user_version: number;
     };
     migrate(version);
+  });
+}
+
+/** Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it is written, or none. */
+export function inWriteTransaction(database: DatabaseSync, body: () => void): void {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    body();
     database.exec('COMMIT');
   } catch (error) {
     database.exec('ROLLBACK');

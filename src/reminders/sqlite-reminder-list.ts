@@ -4,7 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from '../logging/index.js';
 import { holdProcessLock } from '../persistence/sqlite-process-lock.js';
 import { settled } from '../persistence/settled.js';
-import { migrateSchema, openSqliteFile } from '../persistence/sqlite-file.js';
+import { inWriteTransaction, migrateSchema, openSqliteFile } from '../persistence/sqlite-file.js';
 import { readReminderFile } from './reminder-file.js';
 import type { ReminderList } from './reminder-list.js';
 import { isReminder, type Reminder } from './reminder.js';
@@ -79,9 +79,7 @@ export class SqliteReminderList implements ReminderList {
   }
 
   put(reminder: Reminder): Promise<void> {
-    return settled(() => {
-      this.statements.put.run(reminder.source.id, reminder.id, JSON.stringify(reminder));
-    });
+    return settled(() => this.write(reminder));
   }
 
   remove(sourceId: string, reminderId: string): Promise<void> {
@@ -107,16 +105,9 @@ export class SqliteReminderList implements ReminderList {
   private async importFile(jsonFile: string, logger?: Logger) {
     const read = await readReminderFile(jsonFile);
     if (!read) return;
-    this.database.exec('BEGIN IMMEDIATE');
-    try {
-      for (const reminder of read.reminders) {
-        this.statements.put.run(reminder.source.id, reminder.id, JSON.stringify(reminder));
-      }
-      this.database.exec('COMMIT');
-    } catch (error) {
-      this.database.exec('ROLLBACK');
-      throw error;
-    }
+    inWriteTransaction(this.database, () => {
+      for (const reminder of read.reminders) this.write(reminder);
+    });
     await rename(jsonFile, `${jsonFile}.imported`);
     logger?.info('reminders imported', {
       from: jsonFile,
@@ -124,6 +115,10 @@ export class SqliteReminderList implements ReminderList {
       reminders: read.reminders.length,
       format: read.format,
     });
+  }
+
+  private write(reminder: Reminder) {
+    this.statements.put.run(reminder.source.id, reminder.id, JSON.stringify(reminder));
   }
 
   /** Kaiwa wrote the row: one that is not a reminder is damage to look at, never dropped. */

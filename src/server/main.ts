@@ -1,5 +1,4 @@
 import { ConfigError, loadConfig } from '../config/index.js';
-import { StoreInUseError } from '../persistence/index.js';
 import { createLogger } from '../logging/index.js';
 import { startKaiwa, type KaiwaRuntime } from './kaiwa-runtime.js';
 import { installProcessGuards } from './process-guard.js';
@@ -51,13 +50,8 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  // A config error or a SQLite file held by another kaiwa: its one line says what to do.
-  const message =
-    ConfigError.isInstance(error) || StoreInUseError.isInstance(error)
-      ? error.message
-      : error instanceof Error
-        ? error.message
-        : String(error);
+  // A config error, a SQLite file held by another kaiwa, a store not there: one line says what to do.
+  const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`kaiwa: ${message}\n`);
   process.exit(1);
 });

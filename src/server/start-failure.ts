@@ -1,19 +1,11 @@
 import type { KaiwaConfig } from '../config/index.js';
-
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-]);
+import { isNetworkError } from '../errors/network-error.js';
 
 /**
- * The one line `npm start` (and `npm run db:create`) prints when it cannot start. A store it cannot reach, or a DynamoDB
- * table that does not exist, is named with where it was looked for and what to do: the SDK's
- * own words ("Cannot do operations on a non-existent table", "connect ECONNREFUSED
- * 127.0.0.1:8000") say neither which table nor which setting.
+ * The one line `npm start` (and `npm run db:create`) prints when it cannot start. A DynamoDB it
+ * cannot reach, or a table that does not exist, is named with where it was looked for and what
+ * to do: the SDK's own words ("Cannot do operations on a non-existent table", "connect
+ * ECONNREFUSED 127.0.0.1:8000") say neither which table nor which setting.
  */
 export function startFailureMessage(error: unknown, config: KaiwaConfig): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -22,14 +14,14 @@ export function startFailureMessage(error: unknown, config: KaiwaConfig): string
   if (config.store.kind !== 'dynamodb' || !fromDynamoDb) return message;
   const { table, endpoint, region } = config.store.dynamodb;
   const where = endpoint === undefined ? `in ${region} (AWS_REGION)` : `at ${endpoint} (DYNAMODB_ENDPOINT)`;
-  const failure = error as { name?: unknown; code?: unknown };
+  const failure = error as { name?: unknown };
   if (failure.name === 'ResourceNotFoundException') {
     return (
       `the DynamoDB table ${table} (DYNAMODB_TABLE) does not exist ${where}: ` +
       `create it with \`npm run db:create\` for DynamoDB Local, or deploy it (docs/persistence.md)`
     );
   }
-  if (NETWORK_CODES.has(String(failure.code)) || failure.name === 'TimeoutError') {
+  if (isNetworkError(error) || failure.name === 'TimeoutError') {
     return `cannot reach DynamoDB ${where}: ${message}`;
   }
   return `DynamoDB ${where}, table ${table}: ${message}`;

@@ -1,4 +1,5 @@
 import { ApiError } from '@google/genai';
+import { isNetworkError } from '../../errors/network-error.js';
 import { retryAfterMs } from '../../timing/index.js';
 import type { ModelFailureKind } from './model-unavailable-error.js';
 import type { ObservedResponse } from './response-observer.js';
@@ -18,15 +19,6 @@ export interface GeminiFailure {
 
 // 429 and 5xx are transient by Gemini's own guidance; 501 (not implemented) is not.
 const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
-const NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-]);
 
 /**
  * Classifies what a `@google/genai` call threw. `observed` is the HTTP response the attempt
@@ -113,14 +105,6 @@ function serverRetryAfter(observed: ObservedResponse | undefined): number | unde
     observed.headers.get('retry-after'),
     Number.isNaN(serverNow) ? observed.receivedAt : serverNow,
   );
-}
-
-function isNetworkError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR_'))) return true;
-  // undici reports every connection failure as `TypeError: fetch failed`, with the cause attached.
-  return error instanceof TypeError && error.message === 'fetch failed';
 }
 
 /**
