@@ -18,6 +18,13 @@ export type InboxPlan =
   | { readonly kind: 'forget'; readonly key: string; readonly event: ForgetEvent }
   /** A message whose turn kept starting and never finished: set aside, with a notice to the user. */
   | { readonly kind: 'quarantine'; readonly key: string; readonly message: InboundMessage }
+  /** An item whose stored text does not read back: consumed without a turn, and logged. */
+  | {
+      readonly kind: 'unreadable';
+      readonly key: string;
+      readonly eventId: string | undefined;
+      readonly error: string;
+    }
   /** Nothing waits. */
   | { readonly kind: 'none' };
 
@@ -48,6 +55,10 @@ export function planInbox(
   }
   const first = items[0];
   if (!first) return { plan: { kind: 'none' }, mergeFrom: undefined };
+  if (first.unreadable !== undefined) {
+    const { key, eventId, unreadable: error } = first;
+    return { plan: { kind: 'unreadable', key, eventId, error }, mergeFrom };
+  }
   if (first.item.kind === 'forget') {
     return { plan: { kind: 'forget', key: first.key, event: first.item }, mergeFrom: undefined };
   }
@@ -62,7 +73,7 @@ export function planInbox(
   // is a turn of its own: it gets the inbox-full notice, never a model call (docs/security.md).
   const run: { key: string; message: InboundMessage }[] = [];
   for (const { key, item } of items) {
-    if (!isMessage(item) || (item.overflow && run.length > 0)) break;
+    if (!item || !isMessage(item) || (item.overflow && run.length > 0)) break;
     run.push({ key, message: item });
     if (item.overflow) break;
   }

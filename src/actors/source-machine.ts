@@ -310,6 +310,21 @@ export const sourceMachine = sourceSetup.createMachine({
                       },
                       onPlan('forget', '#source.owned.active.forgetting'),
                       {
+                        // Not an item at all: the checkpoint consumes it, no turn runs.
+                        guard: {
+                          type: 'planIs',
+                          params: ({ event }) => ({ plan: event.output.plan, kind: 'unreadable' }),
+                        },
+                        target: '#source.owned.active.checkpointing',
+                        actions: [
+                          { type: 'takePlan', params: ({ event }) => event.output },
+                          assign(({ context }) => ({
+                            consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
+                          })),
+                          'setAsideUnreadable',
+                        ],
+                      },
+                      {
                         target: '#source.releasing',
                         actions: { type: 'takePlan', params: ({ event }) => event.output },
                       },
@@ -658,6 +673,7 @@ function keysOf(plan: InboxPlan): readonly string[] {
     case 'unsend':
     case 'forget':
     case 'quarantine':
+    case 'unreadable':
       return [plan.key];
     case 'none':
       return [];

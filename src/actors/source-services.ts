@@ -194,6 +194,14 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             store.profiles(input.sourceId),
           ]);
           const logger = loggerFor(input.sourceId);
+          for (const { record, key, error } of loaded.unreadable ?? []) {
+            logger.error(
+              record === 'snapshot'
+                ? 'stored snapshot cannot be read; starting at idle with its history'
+                : 'stored history entry cannot be read; history starts after it',
+              { record, key, error },
+            );
+          }
           const source = sourceOf(loaded.head) ?? (await sourceFromInbox(store, input.sourceId));
           // A turn left in progress by a process that died: counted before it goes on.
           const resumes =
@@ -412,6 +420,23 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           retryInMs: backoffDelay(context.failures, { ...services.backoff, random: () => 1 }),
         });
       },
+      setAsideUnreadable: ({ context }) => {
+        const { plan } = context;
+        if (plan.kind !== 'unreadable') return;
+        loggerFor(context.sourceId).error('inbox item cannot be read; set aside without a turn', {
+          key: plan.key,
+          eventId: plan.eventId,
+          error: plan.error,
+        });
+        // Its event id is all that is known: the inspector shows why that message got no answer.
+        if (plan.eventId !== undefined)
+          context.conversation?.send({
+            type: 'message.quarantined',
+            eventId: plan.eventId,
+            at: clock.now(),
+            noticeSent: false,
+          });
+      },
       logLost: ({ context, event }) => {
         loggerFor(context.sourceId).warn(
           'source taken over by another owner; stopping before any side effect',
@@ -509,7 +534,7 @@ function sourceOf(head: SourceHead | undefined): Source | undefined {
 /** A source never checkpointed: its kind is in its first inbox item (or, failing that, its id). */
 async function sourceFromInbox(store: SourceStore, sourceId: string): Promise<Source> {
   const [first] = await store.inbox(sourceId, 1);
-  if (first) return first.item.source;
+  if (first?.item) return first.item.source;
   return {
     id: sourceId,
     kind: sourceId.startsWith('C') ? 'group' : sourceId.startsWith('R') ? 'room' : 'user',

@@ -214,6 +214,8 @@ export const sourceSetup = setup({
     turnAbandoned: noop,
     logFailure: noop,
     logLost: noop,
+    /** The plan's unreadable inbox item is logged and recorded as the conversation's last turn. */
+    setAsideUnreadable: noop,
   },
 });
 

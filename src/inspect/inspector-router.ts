@@ -280,7 +280,7 @@ function queuedOf(waiting: readonly StoredInboxItem[], snapshot: SnapshotLike) {
     ?.turn;
   const running = new Set((turn?.messages ?? []).map((message) => message.eventId));
   return waiting.flatMap(({ item }) =>
-    isMessage(item) && !running.has(item.eventId)
+    item && isMessage(item) && !running.has(item.eventId)
       ? [
           [
             {

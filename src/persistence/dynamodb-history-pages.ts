@@ -14,6 +14,8 @@ export interface HistoryPage {
   readonly records: readonly HistoryRecord[];
   /** Epoch seconds; an expired page ends the chain even before DynamoDB's TTL removed it. */
   readonly expiresAt?: number;
+  /** Why its records do not read back (it then holds none). */
+  readonly unreadable?: string;
 }
 
 /**

@@ -4,7 +4,8 @@ import { HistoryChain, type HistoryPage } from './dynamodb-history-pages.js';
 import { pageFromItem } from './dynamodb-source-items.js';
 import { historySortKey } from './dynamodb-table.js';
 import type { TableClient } from './dynamodb-writes.js';
-import type { HistoryRecord, HistoryWindow } from './source-store.js';
+import type { HistoryRecord, HistoryWindow, UnreadableRecord } from './source-store.js';
+import { historyEntryFault } from './stored-records.js';
 
 /** Where a source's chain of committed pages starts and where it ends for good. */
 export interface PageChainBounds {
@@ -25,13 +26,25 @@ export async function readNewestHistory(
   collector: HistoryWindowCollector<HistoryRecord>,
   window: HistoryWindow,
   nowSeconds: number,
+  unreadable: UnreadableRecord[] = [],
 ): Promise<void> {
   // A window of no entries (a caller after the head alone) reads no page.
   if (window.maxEntries <= 0) return;
-  const take = (record: HistoryRecord) =>
-    collector.add(record, record.entry, Buffer.byteLength(JSON.stringify(record.entry), 'utf8'));
+  // An entry that does not read back ends the history as if it began after it.
+  const take = (record: HistoryRecord) => {
+    const fault = historyEntryFault(record.entry);
+    if (fault !== undefined) {
+      unreadable.push({ record: 'history', key: String(record.seq), error: fault });
+      return false;
+    }
+    return collector.add(record, record.entry, Buffer.byteLength(JSON.stringify(record.entry), 'utf8'));
+  };
   for (let index = stored.tail.length - 1; index >= 0; index--) if (!take(stored.tail[index]!)) return;
   for await (const page of committedPages(table, stored, nowSeconds, Math.ceil(window.maxEntries / 3) + 2)) {
+    if (page.unreadable !== undefined) {
+      unreadable.push({ record: 'history', key: historySortKey(page.throughSeq), error: page.unreadable });
+      return;
+    }
     for (let index = page.records.length - 1; index >= 0; index--) if (!take(page.records[index]!)) return;
   }
 }

@@ -130,6 +130,7 @@ async function readInboxTail(
   const newest = await table.documents.send(new QueryCommand({ ...newestFirst, Limit: 1 }));
   const stored = newest.Items?.[0];
   const last = stored ? inboxItemFromStored(stored) : undefined;
+  // An unreadable newest item is no overflow item: a new one goes after it.
   return { waiting, last: last?.item, key: last?.key };
 }
 

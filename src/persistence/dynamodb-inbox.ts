@@ -38,10 +38,11 @@ export async function readInbox(
         '#attempts': 'attempts',
         '#keys': 'keys',
         '#forgetThrough': 'forgetThrough',
+        '#eventId': 'eventId',
       },
       ExpressionAttributeValues: { ':pk': sourceId, ':head': HEAD_SORT_KEY, ':inboxEnd': 'INBOX$' },
       // Every `INBOX#…` key sorts below `INBOX$`. The head's snapshot is not needed here.
-      ProjectionExpression: '#sk, #message, #attempts, #keys, #forgetThrough',
+      ProjectionExpression: '#sk, #message, #eventId, #attempts, #keys, #forgetThrough',
       ConsistentRead: true,
     },
   );

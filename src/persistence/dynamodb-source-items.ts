@@ -1,6 +1,7 @@
-import type { InboxItem, JsonObject } from '../domain/index.js';
+import { isJsonObject, type InboxItem, type JsonObject } from '../domain/index.js';
 import { compressJson, decompressJson } from './dynamodb-compressed-json.js';
 import type { HistoryPage } from './dynamodb-history-pages.js';
+import { parseInboxItem, type Parsed } from './stored-records.js';
 import {
   HEAD_SORT_KEY,
   PROFILE_PREFIX,
@@ -31,6 +32,8 @@ export interface StoredHead {
   readonly forgottenThrough: number;
   /** A forget that did not fit one transaction left deletes to finish, up to this inbox key. */
   readonly forgetThrough?: string;
+  /** Why the stored snapshot does not read back (the head then has none). */
+  readonly unreadableSnapshot?: string;
 }
 
 /** The head's owner attributes, flat so that conditions and renewals can address them. */
@@ -59,8 +62,7 @@ export function headFromItem(item: StoredItem): StoredHead {
           leaseMs: readNumber(item, 'leaseMs'),
         }
       : undefined;
-  const snapshot =
-    item.snapshot instanceof Uint8Array ? decompressJson<JsonObject>(item.snapshot) : undefined;
+  const snapshot = item.snapshot instanceof Uint8Array ? readSnapshot(item.snapshot) : undefined;
   return {
     head: {
       sourceId: readString(item, 'pk'),
@@ -68,7 +70,7 @@ export function headFromItem(item: StoredItem): StoredHead {
       fence: readNumber(item, 'fence'),
       ...(owner && { owner }),
       machineVersion: readNumber(item, 'machineVersion'),
-      ...(snapshot && { snapshot }),
+      ...(snapshot?.value && { snapshot: snapshot.value }),
       lastSeq: readNumber(item, 'lastSeq'),
       busy: item.busy === true,
       updatedAt: readNumber(item, 'updatedAt'),
@@ -77,7 +79,17 @@ export function headFromItem(item: StoredItem): StoredHead {
     pagedThrough: readNumber(item, 'pagedThrough'),
     forgottenThrough: typeof item.forgottenThrough === 'number' ? item.forgottenThrough : 0,
     ...(typeof item.forgetThrough === 'string' && { forgetThrough: item.forgetThrough }),
+    ...(snapshot?.error !== undefined && { unreadableSnapshot: snapshot.error }),
   };
+}
+
+function readSnapshot(bytes: Uint8Array): Parsed<JsonObject> {
+  try {
+    const value = decompressJson<unknown>(bytes);
+    return isJsonObject(value) ? { value } : { error: 'not a JSON object' };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 export function headKey(sourceId: string) {
@@ -103,22 +115,34 @@ export function pageItem(
 
 export function pageFromItem(item: StoredItem): HistoryPage {
   const sortKey = readString(item, 'sk');
-  const records = item.records;
-  if (!(records instanceof Uint8Array)) throw new TypeError(`stored page ${sortKey}: records are not binary`);
-  return {
+  const page = {
     fromSeq: readNumber(item, 'fromSeq'),
     throughSeq: Number(sortKey.slice(2)),
-    records: decompressJson<HistoryRecord[]>(records),
     ...(typeof item.expiresAt === 'number' && { expiresAt: item.expiresAt }),
   };
+  // Records that do not read back: the page stays on the chain, holding none of them.
+  try {
+    if (!(item.records instanceof Uint8Array)) throw new TypeError('its records are not binary');
+    const records = decompressJson<unknown>(item.records);
+    if (!Array.isArray(records)) throw new TypeError('its records are not a list');
+    return { ...page, records: records as HistoryRecord[] };
+  } catch (error) {
+    return { ...page, records: [], unreadable: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** An inbox item: the first wave's shape, plus the attempts counted by drains. */
 export function inboxItemFromStored(item: StoredItem): StoredInboxItem {
+  const key = readString(item, 'sk');
+  const attempts = typeof item.attempts === 'number' ? item.attempts : 0;
+  const parsed =
+    typeof item.message === 'string' ? parseInboxItem(item.message) : { error: 'no message attribute' };
+  if (parsed.error === undefined) return { key, item: parsed.value, attempts };
   return {
-    key: readString(item, 'sk'),
-    item: JSON.parse(readString(item, 'message')) as InboxItem,
-    attempts: typeof item.attempts === 'number' ? item.attempts : 0,
+    key,
+    unreadable: parsed.error,
+    ...(typeof item.eventId === 'string' && { eventId: item.eventId }),
+    attempts,
   };
 }
 

@@ -40,6 +40,7 @@ import {
   type SourceSummary,
   type StoredInboxItem,
   type StoredProfile,
+  type UnreadableRecord,
 } from './source-store.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
@@ -138,8 +139,12 @@ export class DynamoDbSourceStore implements SourceStore {
     if (stored === undefined) return { head: undefined, history: [] };
     this.remember(sourceId, stored);
     const collector = new HistoryWindowCollector<HistoryRecord>(window);
-    await readNewestHistory(this.table, { ...stored, sourceId }, collector, window, this.nowSeconds());
-    return { head: stored.head, history: collector.window() };
+    const unreadable: UnreadableRecord[] = [];
+    if (stored.unreadableSnapshot !== undefined)
+      unreadable.push({ record: 'snapshot', error: stored.unreadableSnapshot });
+    const now = this.nowSeconds();
+    await readNewestHistory(this.table, { ...stored, sourceId }, collector, window, now, unreadable);
+    return { head: stored.head, history: collector.window(), ...(unreadable.length > 0 && { unreadable }) };
   }
 
   async checkpoint(checkpoint: Checkpoint): Promise<number> {

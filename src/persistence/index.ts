@@ -27,9 +27,12 @@ export type {
   SourceOwner,
   SourceStore,
   SourceSummary,
+  ReadableInboxItem,
   StoredInboxItem,
   StoredProfile,
   AcceptedAndAcquired,
+  UnreadableInboxItem,
+  UnreadableRecord,
 } from './source-store.js';
 export { DEFAULT_CLAIM_TTL_MS, resolveSourceStoreOptions } from './source-store-options.js';
 export type { ResolvedSourceStoreOptions, SourceStoreOptions } from './source-store-options.js';

@@ -1,8 +1,9 @@
-import { collectHistoryWindow, type Clock, type HistoryEntry, type InboxItem } from '../domain/index.js';
+import { collectHistoryWindow, type Clock, type InboxItem } from '../domain/index.js';
 import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
+import { parseHistoryEntry, parseInboxItem, readProfile } from './stored-records.js';
 import {
   byRecentUpdate,
   type Checkpoint,
@@ -17,6 +18,7 @@ import {
   type SourceSummary,
   type StoredInboxItem,
   type StoredProfile,
+  type UnreadableRecord,
 } from './source-store.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
@@ -79,7 +81,7 @@ export class MemorySourceStore implements SourceStore {
       const last = lastOf(waiting);
       const admission = admitToInbox(
         item,
-        { waiting: waiting.size, last: last && (JSON.parse(last[1].json) as InboxItem) },
+        { waiting: waiting.size, last: last && parseInboxItem(last[1].json).value },
         this.maxInbox,
       );
       const write = this.write('accept');
@@ -101,11 +103,13 @@ export class MemorySourceStore implements SourceStore {
 
   inbox(sourceId: string, limit = Infinity): Promise<StoredInboxItem[]> {
     return this.run(() =>
-      [...(this.tables.inbox.get(sourceId) ?? [])].slice(0, limit).map(([position, row]) => ({
-        key: String(position),
-        item: JSON.parse(row.json) as InboxItem,
-        attempts: row.attempts,
-      })),
+      [...(this.tables.inbox.get(sourceId) ?? [])].slice(0, limit).map(([position, row]): StoredInboxItem => {
+        const key = String(position);
+        const { value: item, error } = parseInboxItem(row.json);
+        return error === undefined
+          ? { key, item, attempts: row.attempts }
+          : { key, unreadable: error, eventId: row.eventId, attempts: row.attempts };
+      }),
     );
   }
 
@@ -171,13 +175,13 @@ export class MemorySourceStore implements SourceStore {
 
   load(sourceId: string, window: HistoryWindow): Promise<LoadedSource> {
     return this.run(() => {
-      const newestFirst = [...(this.tables.history.get(sourceId) ?? [])].reverse();
+      const unreadable: UnreadableRecord[] = [];
       const history = collectHistoryWindow(
-        newestFirst,
-        ([, json]) => ({ entry: JSON.parse(json) as HistoryEntry, bytes: Buffer.byteLength(json, 'utf8') }),
+        readableEntries(this.tables.history.get(sourceId), unreadable),
+        (record) => ({ entry: record.entry, bytes: record.bytes }),
         window,
-      ).map(([seq, json]): HistoryRecord => ({ seq, entry: JSON.parse(json) as HistoryEntry }));
-      return { head: this.head(sourceId), history };
+      ).map(({ seq, entry }): HistoryRecord => ({ seq, entry }));
+      return { head: this.head(sourceId), history, ...(unreadable.length > 0 && { unreadable }) };
     });
   }
 
@@ -250,9 +254,7 @@ export class MemorySourceStore implements SourceStore {
 
   profiles(sourceId: string): Promise<StoredProfile[]> {
     return this.run(() =>
-      [...(this.tables.profiles.get(sourceId)?.values() ?? [])].map(
-        (json) => JSON.parse(json) as StoredProfile,
-      ),
+      [...(this.tables.profiles.get(sourceId)?.values() ?? [])].flatMap((json) => readProfile(json)),
     );
   }
 
@@ -375,4 +377,16 @@ function lastOf<K, V>(map: Map<K, V>): [K, V] | undefined {
   let last: [K, V] | undefined;
   for (const entry of map) last = entry;
   return last;
+}
+
+/** The entries newest first, parsed; they end at the first one that does not read back. */
+function* readableEntries(entries: ReadonlyMap<number, string> | undefined, unreadable: UnreadableRecord[]) {
+  for (const [seq, json] of [...(entries ?? [])].reverse()) {
+    const { value: entry, error } = parseHistoryEntry(json);
+    if (error !== undefined) {
+      unreadable.push({ record: 'history', key: String(seq), error });
+      return;
+    }
+    yield { seq, entry, bytes: Buffer.byteLength(json, 'utf8') };
+  }
 }

@@ -47,13 +47,43 @@ export interface SourceHead {
   readonly updatedAt: number;
 }
 
-/** An accepted inbox item with the store's key for it (its position in the source's order). */
-export interface StoredInboxItem {
+/**
+ * An accepted inbox item with the store's key for it (its position in the source's order), or
+ * one whose stored text does not read back as an item (`unreadable`, docs/persistence.md): the
+ * source consumes it without a turn, so it never stops the items behind it.
+ */
+export type StoredInboxItem = ReadableInboxItem | UnreadableInboxItem;
+
+interface StoredInboxPosition {
   /** Orders the source's inbox; opaque to callers, passed back to consume or forget. */
   readonly key: string;
-  readonly item: InboxItem;
   /** How many drains took this item and did not finish it (poison detection). */
   readonly attempts: number;
+}
+
+export interface ReadableInboxItem extends StoredInboxPosition {
+  readonly item: InboxItem;
+  readonly unreadable?: undefined;
+}
+
+export interface UnreadableInboxItem extends StoredInboxPosition {
+  readonly item?: undefined;
+  /** Why the stored text is not an inbox item. */
+  readonly unreadable: string;
+  /** The event id stored beside the item, when the store keeps one. */
+  readonly eventId?: string;
+}
+
+/**
+ * A record `load` left out because its stored text does not read back (docs/persistence.md):
+ * the head's snapshot (the conversation starts at idle with its history), or a history entry —
+ * the window then holds only what is newer than it, as if history began there.
+ */
+export interface UnreadableRecord {
+  readonly record: 'snapshot' | 'history';
+  /** The history entry's seq (or the store's key for the page that held it). */
+  readonly key?: string;
+  readonly error: string;
 }
 
 /**
@@ -70,6 +100,8 @@ export interface LoadedSource {
   readonly head: SourceHead | undefined;
   /** The newest entries within the window, oldest first; the first one is a user entry. */
   readonly history: readonly HistoryRecord[];
+  /** What the load left out because it does not read back; absent when nothing. */
+  readonly unreadable?: readonly UnreadableRecord[];
 }
 
 /** The caller now owns the source: its writes carry this fence. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { collectHistoryWindow, type Clock, type HistoryEntry, type InboxItem } from '../domain/index.js';
+import { collectHistoryWindow, type Clock, type InboxItem } from '../domain/index.js';
 import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
@@ -19,6 +19,7 @@ import {
   type SourceSummary,
   type StoredInboxItem,
   type StoredProfile,
+  type UnreadableRecord,
 } from './source-store.js';
 import {
   holdProcessLock,
@@ -45,6 +46,7 @@ import { importFileStore, type FileStoreImport } from './file-store-import.js';
 import { StoreInUseError } from './store-in-use-error.js';
 import { RetentionSweep, type RetentionRow, type SqliteRetentionOptions } from './sqlite-retention.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
+import { parseHistoryEntry, parseInboxItem, readProfile } from './stored-records.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
 export interface SqliteSourceStoreOptions extends SourceStoreOptions {
@@ -193,11 +195,13 @@ export class SqliteSourceStore implements SourceStore {
   inbox(sourceId: string, limit = -1): Promise<StoredInboxItem[]> {
     return settled(() =>
       (this.statements.inbox.all(sourceId, Number.isFinite(limit) ? limit : -1) as unknown as InboxRow[]).map(
-        (row) => ({
-          key: String(row.position),
-          item: JSON.parse(row.item) as InboxItem,
-          attempts: row.attempts,
-        }),
+        (row): StoredInboxItem => {
+          const key = String(row.position);
+          const { value: item, error } = parseInboxItem(row.item);
+          return error === undefined
+            ? { key, item, attempts: row.attempts }
+            : { key, unreadable: error, eventId: row.event_id, attempts: row.attempts };
+        },
       ),
     );
   }
@@ -268,11 +272,12 @@ export class SqliteSourceStore implements SourceStore {
       this.statements.begin.run();
       try {
         const row = this.statements.head.get(sourceId) as HeadRow | undefined;
-        const history = this.historyWindow(sourceId, window).map(({ seq, entry }): HistoryRecord => ({
-          seq,
-          entry,
-        }));
-        return { head: row && headOf(row), history };
+        const unreadable: UnreadableRecord[] = [];
+        const head = row && headOf(row, unreadable);
+        const history = this.historyWindow(sourceId, window, unreadable).map(
+          ({ seq, entry }): HistoryRecord => ({ seq, entry }),
+        );
+        return { head, history, ...(unreadable.length > 0 && { unreadable }) };
       } finally {
         this.statements.commit.run();
       }
@@ -347,8 +352,9 @@ export class SqliteSourceStore implements SourceStore {
 
   profiles(sourceId: string): Promise<StoredProfile[]> {
     return settled(() =>
-      (this.statements.profiles.all(sourceId) as { profile: string }[]).map(
-        (row) => JSON.parse(row.profile) as StoredProfile,
+      // A profile is a cache: one that does not read back is fetched again and overwritten.
+      (this.statements.profiles.all(sourceId) as { profile: string }[]).flatMap((row) =>
+        readProfile(row.profile),
       ),
     );
   }
@@ -447,7 +453,8 @@ export class SqliteSourceStore implements SourceStore {
     const tail = this.statements.inboxTail.get(item.source.id) as InboxTailRow | undefined;
     const admission = admitToInbox(
       item,
-      { waiting: tail?.waiting ?? 0, last: tail && (JSON.parse(tail.item) as InboxItem) },
+      // An unreadable newest item is no overflow item: a new one goes after it.
+      { waiting: tail?.waiting ?? 0, last: tail && parseInboxItem(tail.item).value },
       this.maxInbox,
     );
     const json = JSON.stringify(admission.item);
@@ -523,11 +530,14 @@ export class SqliteSourceStore implements SourceStore {
     });
   }
 
-  /** The entries a load returns: the newest within the window, starting at a user entry. */
-  private historyWindow(sourceId: string, window: HistoryWindow) {
+  /**
+   * The entries a load returns: the newest within the window, starting at a user entry, and
+   * newer than any entry that does not read back (reported in `unreadable`).
+   */
+  private historyWindow(sourceId: string, window: HistoryWindow, unreadable: UnreadableRecord[] = []) {
     const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
     return collectHistoryWindow(
-      parsedRows(newestFirst),
+      parsedRows(newestFirst, unreadable),
       (record) => ({ entry: record.entry, bytes: record.bytes }),
       window,
     );
@@ -600,12 +610,14 @@ function rollBack(database: DatabaseSync) {
   }
 }
 
-function* parsedRows(rows: Iterable<HistoryRow>) {
+/** The rows newest first, parsed; they end at the first one that does not read back. */
+function* parsedRows(rows: Iterable<HistoryRow>, unreadable: UnreadableRecord[]) {
   for (const row of rows) {
-    yield {
-      seq: row.seq,
-      entry: JSON.parse(row.entry) as HistoryEntry,
-      bytes: Buffer.byteLength(row.entry, 'utf8'),
-    };
+    const { value: entry, error } = parseHistoryEntry(row.entry);
+    if (error !== undefined) {
+      unreadable.push({ record: 'history', key: String(row.seq), error });
+      return;
+    }
+    yield { seq: row.seq, entry, bytes: Buffer.byteLength(row.entry, 'utf8') };
   }
 }

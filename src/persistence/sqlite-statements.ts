@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { JsonObject } from '../domain/index.js';
-import type { SourceHead, SourceOwner } from './source-store.js';
+import type { SourceHead, SourceOwner, UnreadableRecord } from './source-store.js';
+import { parseSnapshot } from './stored-records.js';
 
 // The SQL of the SQLite source store (tables in sqlite-schema.ts), prepared once per connection,
 // and the rows it reads.
@@ -47,6 +47,7 @@ export interface InboxTailRow {
 
 export interface InboxRow {
   position: number;
+  event_id: string;
   item: string;
   attempts: number;
 }
@@ -67,15 +68,18 @@ export function ownerOf(row: OwnerRow): SourceOwner | undefined {
   };
 }
 
-export function headOf(row: HeadRow): SourceHead {
+/** The head of `row`; a snapshot that does not read back is left out and reported in `unreadable`. */
+export function headOf(row: HeadRow, unreadable: UnreadableRecord[] = []): SourceHead {
   const owner = ownerOf(row);
+  const snapshot = row.snapshot === null ? undefined : parseSnapshot(row.snapshot);
+  if (snapshot?.error !== undefined) unreadable.push({ record: 'snapshot', error: snapshot.error });
   return {
     sourceId: row.source_id,
     version: row.version,
     fence: row.fence,
     ...(owner && { owner }),
     machineVersion: row.machine_version,
-    ...(row.snapshot !== null && { snapshot: JSON.parse(row.snapshot) as JsonObject }),
+    ...(snapshot?.value && { snapshot: snapshot.value }),
     lastSeq: row.last_seq,
     busy: row.busy === 1,
     updatedAt: row.updated_at,
@@ -108,7 +112,7 @@ export function prepareStatements(database: DatabaseSync) {
     ),
     replaceInboxItem: prepare('UPDATE inbox SET item = ?, attempts = 0 WHERE source_id = ? AND position = ?'),
     inbox: prepare(
-      'SELECT position, item, attempts FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
+      'SELECT position, event_id, item, attempts FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
     ),
     countAttempt: prepare('UPDATE inbox SET attempts = attempts + 1 WHERE source_id = ? AND position = ?'),
     deleteInboxItem: prepare('DELETE FROM inbox WHERE source_id = ? AND position = ?'),

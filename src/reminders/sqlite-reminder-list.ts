@@ -48,6 +48,7 @@ export class SqliteReminderList implements ReminderList {
     private readonly database: DatabaseSync,
     private readonly file: string,
     private readonly release: () => void,
+    private readonly logger: Logger | undefined,
   ) {
     this.statements = {
       all: database.prepare('SELECT source_id, id, reminder FROM reminders'),
@@ -62,8 +63,8 @@ export class SqliteReminderList implements ReminderList {
     const release = holdProcessLock(options.file);
     let list: SqliteReminderList | undefined;
     try {
-      list = new SqliteReminderList(openDatabase(options), options.file, release);
-      if (options.importFrom) await list.importFile(options.importFrom, options.logger);
+      list = new SqliteReminderList(openDatabase(options), options.file, release, options.logger);
+      if (options.importFrom) await list.importFile(options.importFrom);
       return list;
     } catch (error) {
       if (list) list.close();
@@ -72,9 +73,10 @@ export class SqliteReminderList implements ReminderList {
     }
   }
 
+  /** Every reminder that reads back; a row that does not is logged and left in the file. */
   all(): Promise<readonly Reminder[]> {
     return settled(() =>
-      (this.statements.all.all() as unknown as ReminderRow[]).map((row) => this.parsed(row)),
+      (this.statements.all.all() as unknown as ReminderRow[]).flatMap((row) => this.parsed(row)),
     );
   }
 
@@ -102,14 +104,14 @@ export class SqliteReminderList implements ReminderList {
    * One transaction for the whole file, then the rename: a crash between the two imports the same
    * reminders again at the next start, which changes nothing.
    */
-  private async importFile(jsonFile: string, logger?: Logger) {
+  private async importFile(jsonFile: string) {
     const read = await readReminderFile(jsonFile);
     if (!read) return;
     inWriteTransaction(this.database, () => {
       for (const reminder of read.reminders) this.write(reminder);
     });
     await rename(jsonFile, `${jsonFile}.imported`);
-    logger?.info('reminders imported', {
+    this.logger?.info('reminders imported', {
       from: jsonFile,
       into: this.file,
       reminders: read.reminders.length,
@@ -121,18 +123,25 @@ export class SqliteReminderList implements ReminderList {
     this.statements.put.run(reminder.source.id, reminder.id, JSON.stringify(reminder));
   }
 
-  /** Kaiwa wrote the row: one that is not a reminder is damage to look at, never dropped. */
-  private parsed(row: ReminderRow): Reminder {
+  /**
+   * Kaiwa wrote the row: one that is not that reminder is damage to look at — never dropped, and
+   * never a reason to stop every other reminder and chat (docs/persistence.md, "Unreadable records").
+   */
+  private parsed(row: ReminderRow): Reminder[] {
     let reminder: unknown;
     try {
       reminder = JSON.parse(row.reminder);
     } catch {
       // reported below
     }
-    if (!isReminder(reminder) || reminder.source.id !== row.source_id || reminder.id !== row.id) {
-      throw new Error(`${this.file}: the row of reminder ${row.id} in ${row.source_id} is not that reminder`);
-    }
-    return reminder;
+    if (isReminder(reminder) && reminder.source.id === row.source_id && reminder.id === row.id)
+      return [reminder];
+    this.logger?.error('reminder row cannot be read; left in the file, not scheduled', {
+      file: this.file,
+      sourceId: row.source_id,
+      reminderId: row.id,
+    });
+    return [];
   }
 }
 

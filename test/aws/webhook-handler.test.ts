@@ -49,7 +49,7 @@ const body = JSON.stringify(webhookBody([textMessageEvent]));
 
 /** A source's waiting messages, oldest first. */
 async function inboxOf(store: MemorySourceStore, sourceId: string) {
-  return (await store.inbox(sourceId)).map(({ item }) => item);
+  return (await store.inbox(sourceId)).map(({ item }) => item!);
 }
 
 describe('the webhook Lambda handler (API Gateway HTTP API, payload 2.0)', () => {

@@ -1,6 +1,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand as QueryDocumentsCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
@@ -26,6 +31,7 @@ import {
 } from '../support/host-harness.js';
 import { randomBase64 } from '../support/reply-turn.js';
 import { InjectedFault } from './crash-scenarios.js';
+import { unreadableRecordsConformance, type DamageTarget } from './unreadable-records.conformance.js';
 import { sourceStoreConformance } from './source-store.conformance.js';
 import { until } from '../support/until.js';
 import {
@@ -104,6 +110,40 @@ async function writeTurns(store: DynamoDbSourceStore, ownership: Ownership, turn
   return version;
 }
 
+/** Deflate that does not inflate, behind the codec byte of `compressJson`. */
+const undecodable = new Uint8Array([1, 0xff, 0xff, 0xff, 0xff]);
+
+/** Overwrites a stored record as a console edit or a bad write would; see the conformance suite. */
+async function damageItem(tableName: string, target: DamageTarget): Promise<void> {
+  const documents = DynamoDBDocumentClient.from(local.client);
+  const update = async (sk: string, name: string, value: unknown) => {
+    await documents.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: target.sourceId, sk },
+        UpdateExpression: 'SET #name = :value',
+        ExpressionAttributeNames: { '#name': name },
+        ExpressionAttributeValues: { ':value': value },
+      }),
+    );
+  };
+  if (target.record === 'inbox') return update(target.key, 'message', '{"text": "cut');
+  if (target.record === 'snapshot') return update('HEAD', 'snapshot', undecodable);
+  // The history page that holds the entry (a test damages an entry already paged).
+  const { Items } = await documents.send(
+    new QueryDocumentsCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pages)',
+      ExpressionAttributeValues: { ':pk': target.sourceId, ':pages': 'H#' },
+    }),
+  );
+  const page = (Items ?? []).find(
+    (item) => Number(item.fromSeq) <= target.seq && target.seq <= Number(String(item.sk).slice(2)),
+  );
+  if (!page) throw new Error(`no history page holds seq ${target.seq}`);
+  return update(String(page.sk), 'records', undecodable);
+}
+
 // Without Java a developer's run skips these; under CI=true they run and fail instead.
 describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Local', () => {
   beforeAll(async () => {
@@ -121,6 +161,12 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
           new DynamoDbSourceStore({ client: local.client, tableName, ...options, ...instance }),
         ),
     };
+  });
+
+  unreadableRecordsConformance('dynamodb', async (clock) => {
+    const tableName = await local.createTable();
+    const store = new DynamoDbSourceStore({ client: local.client, tableName, clock });
+    return { store, damage: (target) => damageItem(tableName, target) };
   });
 
   describe('dynamodb specifics', () => {
@@ -355,7 +401,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         await writeTurns(store, ownership, 4);
         for (const userId of ['U1', 'U2', 'U3']) await store.saveProfile(ownership, { userId, fetchedAt: 1 });
         const throughKey = (await store.inbox('U-a')).find(
-          ({ item }) => item.eventId === forget.eventId,
+          ({ item }) => item!.eventId === forget.eventId,
         )!.key;
 
         await expect(faultAt(open, 'forget:finish').forget(ownership, throughKey)).rejects.toBeInstanceOf(

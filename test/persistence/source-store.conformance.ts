@@ -109,7 +109,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         for (const sourceId of odd) await store.accept(message(sourceId, `for ${sourceId}`));
 
         for (const sourceId of odd) {
-          expect((await store.inbox(sourceId)).map(({ item }) => item.source.id)).toEqual([sourceId]);
+          expect((await store.inbox(sourceId)).map(({ item }) => item!.source.id)).toEqual([sourceId]);
         }
         expect((await store.sourcesWithWork()).sort()).toEqual([...odd].sort());
       });
@@ -150,20 +150,16 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         for (const item of [one!, two!, three!, forget, four]) await store.accept(item);
 
         let items = await store.inbox('U-a');
-        expect(items.map(({ item }) => item.eventId)).toEqual([
+        expect(items.map(({ item }) => item!.eventId)).toEqual([
           one!.eventId,
           two!.eventId,
           three!.eventId,
           forget.eventId,
           four.eventId,
         ]);
-        expect(items.map(({ item }) => ('overflow' in item ? item.overflow?.count : undefined))).toEqual([
-          undefined,
-          undefined,
-          1,
-          undefined,
-          1,
-        ]);
+        expect(
+          items.map(({ item }) => (item && 'overflow' in item ? item.overflow?.count : undefined)),
+        ).toEqual([undefined, undefined, 1, undefined, 1]);
 
         const ownership = (await store.acquire('U-a', owner('alice', clock), neverGone))!;
         await store.checkpoint(
@@ -172,7 +168,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         const five = message('U-a', '5');
         await store.accept(five);
         items = await store.inbox('U-a');
-        expect(items.map(({ item }) => item.eventId)).toEqual([four.eventId, five.eventId]);
+        expect(items.map(({ item }) => item!.eventId)).toEqual([four.eventId, five.eventId]);
         expect(items[1]!.item).toEqual(five);
       });
     });
@@ -695,7 +691,7 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
             expectedVersion: version,
             appended: records(
               seq + 1,
-              inbox.map(({ item }) => ({ ...user(item.eventId), eventId: item.eventId })),
+              inbox.map(({ item }) => ({ ...user(item!.eventId), eventId: item!.eventId })),
             ),
             consumedKeys: inbox.map(({ key }) => key),
           });

@@ -11,6 +11,7 @@ import { writeFirstWaveFiles } from '../support/first-wave-data.js';
 import { crashScenarios, observe, type CrashScenario } from './crash-scenarios.js';
 import { sourceStoreConformance } from './source-store.conformance.js';
 import { message, neverGone, owner, testClock, WIDE } from './source-store-fixtures.js';
+import { unreadableRecordsConformance, type DamageTarget } from './unreadable-records.conformance.js';
 
 const directories: string[] = [];
 async function freshDirectory() {
@@ -19,13 +20,41 @@ async function freshDirectory() {
   return directory;
 }
 const freshFile = async () => path.join(await freshDirectory(), 'kaiwa.db');
+const stores: { close(): Promise<void> }[] = [];
 afterAll(async () => {
+  await Promise.all(stores.map((store) => store.close()));
   await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
 });
 
 sourceStoreConformance('sqlite', async (options) => {
   const file = await freshFile();
   return { open: (instance) => openSqliteSourceStore({ ...options, ...instance, file }) };
+});
+
+unreadableRecordsConformance('sqlite', async (clock) => {
+  const file = await freshFile();
+  const store = await openSqliteSourceStore({ clock, file });
+  stores.push(store);
+  const damage = (target: DamageTarget) => {
+    // Another connection, as a hand edit would be (the process lock is on a side file).
+    const database = new DatabaseSync(file);
+    try {
+      if (target.record === 'inbox')
+        database
+          .prepare('UPDATE inbox SET item = ? WHERE position = ?')
+          .run('{"text": "cut', Number(target.key));
+      else if (target.record === 'history')
+        database
+          .prepare('UPDATE history SET entry = ? WHERE source_id = ? AND seq = ?')
+          .run('{"role":"model"}', target.sourceId, target.seq);
+      else
+        database.prepare('UPDATE heads SET snapshot = ? WHERE source_id = ?').run('[1, 2', target.sourceId);
+    } finally {
+      database.close();
+    }
+    return Promise.resolve();
+  };
+  return { store, damage };
 });
 
 const childScript = path.join(import.meta.dirname, 'support', 'sqlite-store-child.ts');
@@ -161,7 +190,7 @@ describe('sqlite source store specifics', () => {
       accepted: true,
       ownership: { sourceId: 'U-take', ownerId: 'a-owner', fence: 1, version: 0 },
     });
-    expect((await store.inbox('U-take')).map((stored) => stored.item.eventId)).toEqual([first.eventId]);
+    expect((await store.inbox('U-take')).map((stored) => stored.item!.eventId)).toEqual([first.eventId]);
     // The take is durable: another owner cannot acquire while the lease runs, and the fence checks pass.
     expect(await store.acquire('U-take', owner('b', clock), neverGone)).toBeUndefined();
     await store.renew(taken.ownership!, clock.now());

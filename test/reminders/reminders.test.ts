@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry, InboundMessage, InboxItem, Source } from '../../src/domain/index.js';
 import { retryKeyFor } from '../../src/line/retry-key.js';
-import { silentLogger } from '../../src/logging/index.js';
+import { silentLogger, type Logger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import {
@@ -36,7 +36,10 @@ async function freshDirectory() {
   return directory;
 }
 /** The list `npm start` keeps in `directory` (closed after the test). */
-async function listIn(directory: string, options: { importFrom?: string; busyTimeoutMs?: number } = {}) {
+async function listIn(
+  directory: string,
+  options: { importFrom?: string; busyTimeoutMs?: number; logger?: Logger } = {},
+) {
   const list = await openSqliteReminderList({ file: path.join(directory, 'reminders.db'), ...options });
   openLists.push(list);
   return list;
@@ -226,10 +229,10 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     });
     await second.start();
     await vi.waitFor(async () => {
-      expect((await store.inbox(alice.id)).map(({ item }) => textOf(item))).toEqual([
+      expect((await store.inbox(alice.id)).map(({ item }) => textOf(item!))).toEqual([
         '[reminder due] water the plants',
       ]);
-      expect((await store.inbox(bob.id)).map(({ item }) => textOf(item))).toEqual([
+      expect((await store.inbox(bob.id)).map(({ item }) => textOf(item!))).toEqual([
         '[reminder due] book the hall',
       ]);
     });
@@ -305,25 +308,46 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     expect(await (await listIn(directory, { importFrom: file })).all()).toEqual([]);
   });
 
-  it('refuses to start on a damaged row of reminders.db, naming the file, rather than drop it', async () => {
+  it('schedules the rest past a damaged row of reminders.db, logs it naming the file, and keeps it', async () => {
     const directory = await freshDirectory();
     const list = await listIn(directory);
-    await list.put({ id: 'fine', source: alice, dueAt: now, text: 'a', createdAt: now });
+    const fine: Reminder = { id: 'fine', source: alice, dueAt: now + 60_000, text: 'a', createdAt: now };
+    await list.put(fine);
     list.close();
-    const database = new DatabaseSync(path.join(directory, 'reminders.db'));
+    const file = path.join(directory, 'reminders.db');
+    const database = new DatabaseSync(file);
     database
       .prepare('INSERT INTO reminders (source_id, id, reminder) VALUES (?, ?, ?)')
       .run(alice.id, 'torn', '{"id": "torn", "sou');
     database.close();
+    const { lines, logger } = recordingLogger('info');
+    const reopened = await listIn(directory, { logger });
     const scheduler = new LocalReminderScheduler({
       deliver: () => Promise.resolve(),
       clock: { now: () => now },
       logger: silentLogger,
-      list: await listIn(directory),
+      list: reopened,
     });
-    await expect(scheduler.start()).rejects.toThrow(
-      `${path.join(directory, 'reminders.db')}: the row of reminder torn in ${alice.id} is not that reminder`,
+
+    // Before, one damaged row stopped npm start.
+    await scheduler.start();
+    expect((await scheduler.list(alice.id)).map(({ id }) => id)).toEqual(['fine']);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: 'reminder row cannot be read; left in the file, not scheduled',
+        file,
+        sourceId: alice.id,
+        reminderId: 'torn',
+      }),
     );
+    scheduler.stop();
+    const left = new DatabaseSync(file);
+    expect(left.prepare('SELECT id FROM reminders ORDER BY id').all()).toEqual([
+      { id: 'fine' },
+      { id: 'torn' },
+    ]);
+    left.close();
   });
 
   it('refuses a reminders.db written by a newer kaiwa, naming the file', async () => {

@@ -24,6 +24,11 @@ export interface MeteredRequest {
   /** Per item written: its sort key, the larger of its sizes, and the units it cost. */
   readonly items: readonly { readonly sortKey: string; readonly bytes: number; readonly units: number }[];
   readonly indexUnits: number;
+  /**
+   * An UpdateItem that only moves a lease on (a heartbeat, or a renewal before a side effect):
+   * paid by time held, not per turn, so a slow machine pays more of them.
+   */
+  readonly leaseRenewal: boolean;
 }
 
 export interface CapacityProxy {
@@ -92,6 +97,7 @@ export async function startCapacityProxy(options: {
       readUnits: ok ? readUnitsOf(operation, response.body) : 0,
       items,
       indexUnits,
+      leaseRenewal: operation === 'UpdateItem' && isLeaseRenewal(input.UpdateExpression),
     });
     relay(outgoing, response);
   };
@@ -193,4 +199,14 @@ function nativeValue(value: AttributeValue): ItemValue {
     return Object.fromEntries(Object.entries(value.M).map(([name, element]) => [name, nativeValue(element)]));
   }
   throw new TypeError(`unsupported attribute value ${JSON.stringify(value)}`);
+}
+
+/** kaiwa's renewal sets the heartbeat and the lease's end, nothing else (dynamodb-ownership.ts). */
+function isLeaseRenewal(expression: unknown): boolean {
+  if (typeof expression !== 'string') return false;
+  const assigned = expression
+    .replace(/^SET\s+/, '')
+    .split(',')
+    .map((part) => part.split('=')[0]!.trim());
+  return assigned.length === 2 && assigned.includes('#heartbeatAt') && assigned.includes('#leaseUntil');
 }
