@@ -31,6 +31,8 @@ export interface CheckpointBase {
   readonly pagedThrough: number;
   readonly forgottenThrough: number;
   readonly tail: readonly HistoryRecord[];
+  /** The stored tail did not read back: this checkpoint starts history after it. */
+  readonly unreadableTail?: true;
 }
 
 export interface CheckpointWriteOptions {
@@ -63,6 +65,14 @@ export async function writeCheckpoint(
   options: CheckpointWriteOptions,
 ): Promise<WrittenCheckpoint> {
   const { sourceId } = checkpoint.ownership;
+  // A tail that did not read back: what it held is lost, and the history before it is hidden as a
+  // forget hides it, so no window joins older pages across the gap (docs/persistence.md).
+  const forgetThrough = base.unreadableTail ? base.lastSeq : undefined;
+  if (forgetThrough !== undefined) {
+    const { unreadableTail, ...readable } = base;
+    void unreadableTail;
+    base = { ...readable, tail: [], pagedThrough: forgetThrough, forgottenThrough: forgetThrough };
+  }
   const lastSeq = nextLastSeq(sourceId, base.lastSeq, checkpoint.appended);
   const consumed = [...new Set(checkpoint.consumedKeys)];
   consumed.forEach(checkInboxKey);
@@ -81,7 +91,7 @@ export async function writeCheckpoint(
     tail.length <= limits.tailRecords &&
     Buffer.byteLength(JSON.stringify(tail), 'utf8') <= limits.tailJsonBytes;
   if (keepTail) {
-    const update = headUpdate(table.tableName, checkpoint, { ...next, tail }, options);
+    const update = headUpdate(table.tableName, checkpoint, { ...next, tail }, options, forgetThrough);
     try {
       await steps.commit(() => table.documents.send(new UpdateCommand(update)));
     } catch (error) {
@@ -106,7 +116,7 @@ export async function writeCheckpoint(
         }))
       : [];
   const stamp = { fence: checkpoint.ownership.fence, version };
-  const head = headUpdate(table.tableName, checkpoint, written, options);
+  const head = headUpdate(table.tableName, checkpoint, written, options, forgetThrough);
   const rewrites = rewritten.map((page) => pageItem(sourceId, page, { ...stamp, expiresAt: page.expiresAt }));
   const newPages = pages.map((page) => pageItem(sourceId, page, { ...stamp, expiresAt: options.expiresAt }));
   for (const item of [...rewrites, ...newPages]) checkSize(sourceId, item, options.maxItemBytes);
@@ -193,6 +203,7 @@ function headUpdate(
   checkpoint: Checkpoint,
   head: Omit<CheckpointBase, 'forgottenThrough'>,
   options: CheckpointWriteOptions,
+  forgottenThrough: number | undefined,
 ): TransactionUpdate & { ExpressionAttributeValues: Record<string, unknown> } {
   const { sourceId } = checkpoint.ownership;
   const set: Record<string, unknown> = {
@@ -201,6 +212,7 @@ function headUpdate(
     snapshot: compressJson(checkpoint.snapshot),
     lastSeq: head.lastSeq,
     pagedThrough: head.pagedThrough,
+    ...(forgottenThrough !== undefined && { forgottenThrough }),
     busy: checkpoint.busy,
     updatedAt: options.now,
     ...(options.expiresAt !== undefined && { expiresAt: options.expiresAt }),

@@ -22,7 +22,7 @@ export interface PageChainBounds {
  */
 export async function readNewestHistory(
   table: TableClient,
-  stored: PageChainBounds & { readonly tail: readonly HistoryRecord[] },
+  stored: PageChainBounds & { readonly tail: readonly HistoryRecord[]; readonly unreadableTail?: string },
   collector: HistoryWindowCollector<HistoryRecord>,
   window: HistoryWindow,
   nowSeconds: number,
@@ -39,6 +39,10 @@ export async function readNewestHistory(
     }
     return collector.add(record, record.entry, Buffer.byteLength(JSON.stringify(record.entry), 'utf8'));
   };
+  if (stored.unreadableTail !== undefined) {
+    unreadable.push({ record: 'history', key: 'tail', error: stored.unreadableTail });
+    return;
+  }
   for (let index = stored.tail.length - 1; index >= 0; index--) if (!take(stored.tail[index]!)) return;
   for await (const page of committedPages(table, stored, nowSeconds, Math.ceil(window.maxEntries / 3) + 2)) {
     if (page.unreadable !== undefined) {

@@ -34,6 +34,8 @@ export interface StoredHead {
   readonly forgetThrough?: string;
   /** Why the stored snapshot does not read back (the head then has none). */
   readonly unreadableSnapshot?: string;
+  /** Why the tail does not read back (then empty): history starts after it. */
+  readonly unreadableTail?: string;
 }
 
 /** The head's owner attributes, flat so that conditions and renewals can address them. */
@@ -63,6 +65,7 @@ export function headFromItem(item: StoredItem): StoredHead {
         }
       : undefined;
   const snapshot = item.snapshot instanceof Uint8Array ? readSnapshot(item.snapshot) : undefined;
+  const tail = item.tail instanceof Uint8Array ? readTail(item.tail) : undefined;
   return {
     head: {
       sourceId: readString(item, 'pk'),
@@ -75,12 +78,22 @@ export function headFromItem(item: StoredItem): StoredHead {
       busy: item.busy === true,
       updatedAt: readNumber(item, 'updatedAt'),
     },
-    tail: item.tail instanceof Uint8Array ? decompressJson<HistoryRecord[]>(item.tail) : [],
+    tail: tail?.value ?? [],
     pagedThrough: readNumber(item, 'pagedThrough'),
     forgottenThrough: typeof item.forgottenThrough === 'number' ? item.forgottenThrough : 0,
     ...(typeof item.forgetThrough === 'string' && { forgetThrough: item.forgetThrough }),
     ...(snapshot?.error !== undefined && { unreadableSnapshot: snapshot.error }),
+    ...(tail?.error !== undefined && { unreadableTail: tail.error }),
   };
+}
+
+function readTail(bytes: Uint8Array): Parsed<HistoryRecord[]> {
+  try {
+    const value = decompressJson<unknown>(bytes);
+    return Array.isArray(value) ? { value: value as HistoryRecord[] } : { error: 'not a list of records' };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 function readSnapshot(bytes: Uint8Array): Parsed<JsonObject> {

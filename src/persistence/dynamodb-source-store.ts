@@ -326,6 +326,7 @@ export class DynamoDbSourceStore implements SourceStore {
       pagedThrough: stored.pagedThrough,
       forgottenThrough: stored.forgottenThrough,
       tail: stored.tail,
+      ...(stored.unreadableTail !== undefined && { unreadableTail: true }),
     };
     setMostRecent(this.heads, sourceId, base, MAX_REMEMBERED_HEADS);
     return base;

@@ -114,7 +114,10 @@ async function writeTurns(store: DynamoDbSourceStore, ownership: Ownership, turn
 const undecodable = new Uint8Array([1, 0xff, 0xff, 0xff, 0xff]);
 
 /** Overwrites a stored record as a console edit or a bad write would; see the conformance suite. */
-async function damageItem(tableName: string, target: DamageTarget): Promise<void> {
+async function damageItem(
+  tableName: string,
+  target: DamageTarget | { record: 'tail'; sourceId: string },
+): Promise<void> {
   const documents = DynamoDBDocumentClient.from(local.client);
   const update = async (sk: string, name: string, value: unknown) => {
     await documents.send(
@@ -129,6 +132,7 @@ async function damageItem(tableName: string, target: DamageTarget): Promise<void
   };
   if (target.record === 'inbox') return update(target.key, 'message', '{"text": "cut');
   if (target.record === 'snapshot') return update('HEAD', 'snapshot', undecodable);
+  if (target.record === 'tail') return update('HEAD', 'tail', undecodable);
   // The history page that holds the entry (a test damages an entry already paged).
   const { Items } = await documents.send(
     new QueryDocumentsCommand({
@@ -193,6 +197,53 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
 
       expect(await sortKeys(tableName, 'U-a')).toEqual(['H#000000000002', 'H#000000000004', 'HEAD']);
       expect((await store.load('U-a', WIDE)).history).toEqual(records(1, [...exchange(1), user('next')]));
+    });
+
+    it('a tail that does not read back: history starts after it, and stays so once the next checkpoint wrote', async () => {
+      const { tableName, store, open } = await freshStore();
+      const ownership = await owned(store);
+      let version = ownership.version;
+      let seq = 0;
+      /** An exchange whose closing entry waits in the head's tail (see above), then the tail is damaged. */
+      const damagedExchange = async (n: number) => {
+        const [asked, answered, closed] = records(seq + 1, exchange(n));
+        seq += 3;
+        version = await store.checkpoint(
+          checkpointOf(ownership, {
+            expectedVersion: version,
+            appended: [asked!, answered!],
+            consumedKeys: [`INBOX#${n}`],
+          }),
+        );
+        version = await store.checkpoint(
+          checkpointOf(ownership, { expectedVersion: version, appended: [closed!] }),
+        );
+        await damageItem(tableName, { record: 'tail', sourceId: 'U-a' });
+      };
+
+      await damagedExchange(1);
+      const damaged = await store.load('U-a', WIDE);
+      expect(damaged.head).toMatchObject({ version, lastSeq: 3 });
+      expect(damaged.history).toEqual([]);
+      expect(damaged.unreadable).toEqual([
+        { record: 'history', key: 'tail', error: expect.any(String) as string },
+      ]);
+
+      // Written by the store that loaded the damaged head, then by one that reads it at the write:
+      // the page of the exchange whose answer was in the tail never joins a window again.
+      for (const [writer, n] of [
+        [store, 2],
+        [open(), 4],
+      ] as const) {
+        if (n === 4) await damagedExchange(3);
+        version = await writer.checkpoint(
+          checkpointOf(ownership, { expectedVersion: version, appended: records(seq + 1, exchange(n)) }),
+        );
+        seq += 3;
+        const { history, unreadable } = await store.load('U-a', WIDE);
+        expect(history).toEqual(records(seq - 2, exchange(n)));
+        expect(unreadable).toBeUndefined();
+      }
     });
 
     it('refuses lost ownership and conflicts on a store instance that remembers no head', async () => {
