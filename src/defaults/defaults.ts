@@ -210,6 +210,12 @@ const values = {
   tools: {
     /** `KAIWA_TOOL_TIMEOUT_MS`: SPEC's 3 s for the weather tool; slower keeps the user waiting. */
     timeoutMs: 3_000,
+    /**
+     * A tool result's UTF-8 bytes (its JSON for the model and its text for the user), unless the
+     * tool says otherwise: about 8,000 tokens for the model, and a turn of several such results
+     * still fits a DynamoDB head (350 KB) and a history page.
+     */
+    maxResultBytes: 32 * 1024,
     /** `WEATHER_BASE_URL`: wttr.in answers JSON without an API key. */
     weatherBaseUrl: 'https://wttr.in',
     /** `KAIWA_TIME_ZONE`: most LINE users are in Japan. */

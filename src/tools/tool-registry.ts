@@ -134,6 +134,14 @@ export class ToolRegistry {
         : fail(`tool "${call.name}" returned an invalid response`, { validation: run.message });
     }
     const { result } = run;
+    const limit = tool.maxResultBytes ?? defaults.tools.maxResultBytes;
+    const bytes = resultBytes(result);
+    if (bytes > limit) {
+      return fail(
+        `tool "${call.name}" returned ${kibibytes(bytes)} KB, more than the ${kibibytes(limit)} KB a tool result may hold`,
+        { bytes, limit },
+      );
+    }
     logger.debug('tool call finished', {
       durationMs: context.clock.now() - started,
       isError: !!result.isError,
@@ -196,3 +204,12 @@ function checkSelectionHints(tool: Tool): void {
       `intent ${String(stateful)} has the g or y flag, which keeps state`,
     );
 }
+
+/** What a result adds to the turn's checkpoint: its JSON for the model and its text for the user. */
+function resultBytes(result: { readonly forLLM: unknown; readonly forUser?: string }): number {
+  return (
+    Buffer.byteLength(JSON.stringify(result.forLLM), 'utf8') + Buffer.byteLength(result.forUser ?? '', 'utf8')
+  );
+}
+
+const kibibytes = (bytes: number) => Math.ceil(bytes / 1024);

@@ -76,6 +76,12 @@ export interface ToolSpec<
   /** Overrides the registry's default timeout (ms). */
   readonly timeoutMs?: number;
   /**
+   * Overrides the registry's limit on a result (UTF-8 bytes of `forLLM` as JSON and `forUser`;
+   * default 32 KiB). A result is kept in the turn's checkpoint and in history: a larger one is
+   * refused as the call's error, so the model can ask for less.
+   */
+  readonly maxResultBytes?: number;
+  /**
    * Whether a call acts outside the conversation (schedules, writes, sends). Such a call runs
    * only once its intent is durable (one checkpoint before it); a pure tool (`false`: reply,
    * skip, a lookup) runs at once. Default `true`: when in doubt, the safe answer.

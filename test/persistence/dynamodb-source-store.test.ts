@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
-import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
+import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
+import { defineTool } from '../../src/tools/index.js';
 import {
   ItemTooLargeError,
   OwnershipLostError,
@@ -34,6 +35,7 @@ import { InjectedFault } from './crash-scenarios.js';
 import { unreadableRecordsConformance, type DamageTarget } from './unreadable-records.conformance.js';
 import { sourceStoreConformance } from './source-store.conformance.js';
 import { until } from '../support/until.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import {
   checkpointOf,
   exchange,
@@ -604,6 +606,53 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         expect(loaded.history).toEqual(records(1, history));
         expect(await store.checkpoint(checkpointOf(ownership, { expectedVersion: 1 }))).toBe(2);
       });
+    });
+
+    it("a tool's result too large for the head is the call's error, not a checkpoint retried forever", async () => {
+      const tableName = await local.createTable();
+      // Random text deflates little: 500 KB of it would make the turn's head over 350 KB.
+      const fetchPage = defineTool({
+        name: 'fetch_page',
+        description: 'Fetches a page.',
+        category: 'web',
+        optional: false,
+        sideEffects: false,
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+        response: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      }).implement(() => Promise.resolve({ forLLM: { text: randomBase64(500 * 1024) } }));
+      const model = new ScriptedModel(
+        [
+          callTools(['fetch_page', {}]),
+          (request: ModelRequest) => {
+            const results = request.history.flatMap((entry) => (entry.role === 'tool' ? entry.results : []));
+            return callReply(`page: ${JSON.stringify(results.at(-1)?.response)}`);
+          },
+          callReply('and the next one'),
+        ],
+        { repeatLast: true },
+      );
+      const { lines, logger } = recordingLogger('warn');
+      const { host, delivery, store } = createTestHost({
+        model,
+        tools: [fetchPage],
+        store: new DynamoDbSourceStore({ client: local.client, tableName }),
+        logger,
+      });
+      const source = userSourceNumber(1);
+
+      await host.accept([messageFor(source, 'read that page')]);
+      await until(() => delivery.texts.length === 1, 10_000);
+      await host.accept([messageFor(source, 'and then?')]);
+      await until(() => delivery.texts.length === 2, 10_000);
+      await host.whenSettled();
+
+      expect(delivery.texts).toEqual([
+        'page: {"error":"tool \\"fetch_page\\" returned 501 KB, more than the 32 KB a tool result may hold"}',
+        'and the next one',
+      ]);
+      expect(lines.filter((line) => line.message === 'source step failed; retrying')).toEqual([]);
+      expect(await sourceAtRest(store, source.id)).toBe(true);
+      await host.shutdown();
     });
 
     it('two hosts on one table, each with its own client: one owner at a time, every message once and in order', async () => {

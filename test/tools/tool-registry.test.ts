@@ -42,7 +42,10 @@ const weatherLike = lookupTool.implement((args) =>
 );
 
 /** The lookup tool with other code or settings: tools are built, never copied with `...`. */
-function lookupWith(execute: LookupExecute, overrides: Partial<Pick<ToolSpec, 'name' | 'timeoutMs'>> = {}) {
+function lookupWith(
+  execute: LookupExecute,
+  overrides: Partial<Pick<ToolSpec, 'name' | 'timeoutMs' | 'maxResultBytes'>> = {},
+) {
   return defineTool({ ...lookupSpec, ...overrides }).implement(execute);
 }
 
@@ -142,6 +145,56 @@ describe('tool registry: response validation and failures', () => {
     expect(outcome).toMatchObject({
       isError: true,
       response: { error: 'tool "loose" returned an invalid response' },
+    });
+  });
+
+  it('refuses a result larger than a tool result may be, telling the model how large it was', async () => {
+    // A tool result is kept in the turn's checkpoint and in history: 500 KB would not fit a
+    // DynamoDB head (350 KB), and the chat would retry that write forever.
+    const huge = lookupWith(() =>
+      Promise.resolve({ forLLM: { summary: 'x'.repeat(500_000) }, forUser: 'also this' }),
+    );
+    const { registry, lines } = registryWith(huge);
+
+    const outcome = await registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
+      callContext(),
+    );
+
+    expect(outcome).toEqual({
+      callId: 'c1',
+      name: 'lookup',
+      isError: true,
+      response: { error: 'tool "lookup" returned 489 KB, more than the 32 KB a tool result may hold' },
+    });
+    expect(lines.some((line) => line.includes('tool call failed'))).toBe(true);
+  });
+
+  it("honours a tool's own result limit over the default, counting the text for the user too", async () => {
+    const roomy = lookupWith(() => Promise.resolve({ forLLM: { summary: 'x'.repeat(50_000) } }), {
+      maxResultBytes: 64 * 1024,
+    });
+    const chatty = lookupWith(
+      () => Promise.resolve({ forLLM: { summary: 'short' }, forUser: 'y'.repeat(40_000) }),
+      {
+        name: 'chatty',
+      },
+    );
+    const { registry } = registryWith(roomy, chatty);
+
+    const allowed = await registry.execute(
+      { id: 'c1', name: 'lookup', args: { location: 'Tokyo' } },
+      callContext(),
+    );
+    const refused = await registry.execute(
+      { id: 'c2', name: 'chatty', args: { location: 'Tokyo' } },
+      callContext(),
+    );
+
+    expect(allowed.isError).toBe(false);
+    expect(refused).toMatchObject({
+      isError: true,
+      response: { error: expect.stringContaining('returned 40 KB') as string },
     });
   });
 
