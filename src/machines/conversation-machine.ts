@@ -36,7 +36,7 @@ import {
   recordDelivery,
   recordModelResponse,
   recordOutcome,
-  refuseRepeatedReplies,
+  refuseCallsNotToRun,
   startTurn,
   textsToDeliver,
   unsendMessage,
@@ -232,7 +232,7 @@ export const conversationMachine = setup({
             target: 'toolCall',
             actions: [
               assign(({ context, event }) => recordModelResponse(context, event.output)),
-              assign(({ context }) => refuseRepeatedReplies(context)),
+              assign(({ context }) => refuseCallsNotToRun(context)),
             ],
           },
           {

@@ -155,25 +155,35 @@ export function recordModelResponse(
 }
 
 /**
- * Settles the calls that must not run: a `reply` after the turn already replied, or a
- * second `reply` in the same step. The model learns why from the error.
+ * Calls of one model response that run: a model told (or tricked) to call a tool hundreds of
+ * times would send that many requests out at once. Gemini's parallel calls are a handful.
  */
-export function refuseRepeatedReplies(context: ConversationContext): Partial<ConversationContext> {
+export const MAX_CALLS_PER_STEP = 16;
+
+/**
+ * Settles the calls that must not run: a `reply` after the turn already replied, a second
+ * `reply` in the same step, and calls beyond `MAX_CALLS_PER_STEP`. The model learns why from
+ * the error; every call still has an answer.
+ */
+export function refuseCallsNotToRun(context: ConversationContext): Partial<ConversationContext> {
   const turn = currentTurn(context);
   let replyAllowed = !turn.replied;
-  const step = turn.step.map((entry) => {
+  const refused = (entry: StepCall, error: string): StepCall => ({
+    ...entry,
+    outcome: { callId: entry.call.id, name: entry.call.name, response: { error }, isError: true },
+  });
+  const step = turn.step.map((entry, index) => {
+    if (index >= MAX_CALLS_PER_STEP)
+      return refused(
+        entry,
+        `not run: at most ${MAX_CALLS_PER_STEP} calls of one response run; call the rest in the next step`,
+      );
     if (entry.call.name !== REPLY_TOOL_NAME) return entry;
     if (replyAllowed) {
       replyAllowed = false;
       return entry;
     }
-    const outcome: ToolOutcome = {
-      callId: entry.call.id,
-      name: entry.call.name,
-      response: { error: 'reply was already called in this turn; call reply only once per turn' },
-      isError: true,
-    };
-    return { ...entry, outcome };
+    return refused(entry, 'reply was already called in this turn; call reply only once per turn');
   });
   return { turn: { ...turn, step } };
 }

@@ -236,6 +236,33 @@ describe('conversation machine', () => {
     });
   });
 
+  it('runs at most 16 calls of one model response; the rest are answered as errors the model sees', async () => {
+    // A model told (or tricked) to call a tool 200 times in one response would send 200
+    // requests out at once; every call still gets an answer, so history keeps Gemini's rules.
+    let runs = 0;
+    const counted = echoTool('count').implement((args) => {
+      runs++;
+      return Promise.resolve({ forLLM: { text: args.text } });
+    });
+    const calls = Array.from({ length: 200 }, (_, index): [string, { text: string }] => [
+      'count',
+      { text: String(index) },
+    ]);
+    const model = new ScriptedModel([callTools(...calls), callReply('counted')]);
+    const { actor, delivery } = startConversation({ model, tools: [counted] });
+
+    say(actor, inbound('count to 200'));
+    await untilIdle(actor);
+
+    expect(runs).toBe(16);
+    const results = model.calls[1]!.history.findLast((entry) => entry.role === 'tool')!;
+    expect(results.role === 'tool' && results.results).toHaveLength(200);
+    expect(results.role === 'tool' && results.results[16]).toMatchObject({
+      response: { error: 'not run: at most 16 calls of one response run; call the rest in the next step' },
+    });
+    expect(delivery.texts).toEqual(['counted']);
+  });
+
   it('tells the model about invalid reply arguments and lets it try again', async () => {
     const model = new ScriptedModel([callTools(['reply', { message: '' }]), callReply('fixed')]);
     const { actor, delivery } = startConversation({ model });
