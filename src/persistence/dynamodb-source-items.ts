@@ -1,7 +1,7 @@
-import { isJsonObject, type InboxItem, type JsonObject } from '../domain/index.js';
+import type { InboxItem, JsonObject } from '../domain/index.js';
 import { compressJson, decompressJson } from './dynamodb-compressed-json.js';
 import type { HistoryPage } from './dynamodb-history-pages.js';
-import { parseInboxItem, type Parsed } from './stored-records.js';
+import { notAList, notAnObject, parseInboxItem, readChecked, type Parsed } from './stored-records.js';
 import {
   HEAD_SORT_KEY,
   PROFILE_PREFIX,
@@ -64,8 +64,9 @@ export function headFromItem(item: StoredItem): StoredHead {
           leaseMs: readNumber(item, 'leaseMs'),
         }
       : undefined;
-  const snapshot = item.snapshot instanceof Uint8Array ? readSnapshot(item.snapshot) : undefined;
-  const tail = item.tail instanceof Uint8Array ? readTail(item.tail) : undefined;
+  const snapshot =
+    item.snapshot === undefined ? undefined : readCompressed<JsonObject>(item.snapshot, notAnObject);
+  const tail = item.tail === undefined ? undefined : readCompressed<HistoryRecord[]>(item.tail, notAList);
   return {
     head: {
       sourceId: readString(item, 'pk'),
@@ -87,22 +88,12 @@ export function headFromItem(item: StoredItem): StoredHead {
   };
 }
 
-function readTail(bytes: Uint8Array): Parsed<HistoryRecord[]> {
-  try {
-    const value = decompressJson<unknown>(bytes);
-    return Array.isArray(value) ? { value: value as HistoryRecord[] } : { error: 'not a list of records' };
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-function readSnapshot(bytes: Uint8Array): Parsed<JsonObject> {
-  try {
-    const value = decompressJson<unknown>(bytes);
-    return isJsonObject(value) ? { value } : { error: 'not a JSON object' };
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
+/** A deflated attribute (`compressJson`) as a value `fault` accepts, or why it is not one. */
+function readCompressed<T>(attribute: unknown, fault: (value: unknown) => string | undefined): Parsed<T> {
+  return readChecked<T>(() => {
+    if (!(attribute instanceof Uint8Array)) throw new TypeError('not binary');
+    return decompressJson(attribute);
+  }, fault);
 }
 
 export function headKey(sourceId: string) {
@@ -134,14 +125,10 @@ export function pageFromItem(item: StoredItem): HistoryPage {
     ...(typeof item.expiresAt === 'number' && { expiresAt: item.expiresAt }),
   };
   // Records that do not read back: the page stays on the chain, holding none of them.
-  try {
-    if (!(item.records instanceof Uint8Array)) throw new TypeError('its records are not binary');
-    const records = decompressJson<unknown>(item.records);
-    if (!Array.isArray(records)) throw new TypeError('its records are not a list');
-    return { ...page, records: records as HistoryRecord[] };
-  } catch (error) {
-    return { ...page, records: [], unreadable: error instanceof Error ? error.message : String(error) };
-  }
+  const records = readCompressed<HistoryRecord[]>(item.records, notAList);
+  return records.error === undefined
+    ? { ...page, records: records.value }
+    : { ...page, records: [], unreadable: records.error };
 }
 
 /** An inbox item: the first wave's shape, plus the attempts counted by drains. */

@@ -11,7 +11,7 @@ export type Parsed<T> =
   { readonly value: T; readonly error?: undefined } | { readonly value?: undefined; readonly error: string };
 
 export function parseSnapshot(text: string): Parsed<JsonObject> {
-  return parseChecked(text, (value) => (isObject(value) ? undefined : 'not a JSON object'));
+  return parseChecked(text, notAnObject);
 }
 
 export function parseHistoryEntry(text: string): Parsed<HistoryEntry> {
@@ -51,17 +51,33 @@ export function readProfile(text: string): StoredProfile[] {
   return value ? [value] : [];
 }
 
-/** The reason a value cannot be read back, with `fault` saying what is wrong with its shape. */
 function parseChecked<T>(text: string, fault: (value: unknown) => string | undefined): Parsed<T> {
+  return readChecked(() => JSON.parse(text), fault);
+}
+
+/**
+ * What `read` gives back, or why not: it threw (not JSON, not inflated), or `fault` says what
+ * is wrong with the value's shape.
+ * @example
+ * readChecked(() => decompressJson(bytes), (value) => (Array.isArray(value) ? undefined : 'not a list'))
+ */
+export function readChecked<T>(
+  read: () => unknown,
+  fault: (value: unknown) => string | undefined,
+): Parsed<T> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = read();
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
   const problem = fault(value);
   return problem === undefined ? { value: value as T } : { error: problem };
 }
+
+/** For `readChecked`: a JSON object, or a list. */
+export const notAnObject = (value: unknown) => (isObject(value) ? undefined : 'not a JSON object');
+export const notAList = (value: unknown) => (Array.isArray(value) ? undefined : 'not a list');
 
 function inboxItemFault(value: unknown): string | undefined {
   if (!isObject(value)) return 'not a JSON object';
