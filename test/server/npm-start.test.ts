@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -139,6 +139,19 @@ describe('npm start', () => {
       /^kaiwa: cannot reach DynamoDB at http:\/\/127\.0\.0\.1:9 \(DYNAMODB_ENDPOINT\): /,
     );
     expect(stderr).not.toContain('    at ');
+  });
+
+  it('with DATA_DIR a file, says so in one line and exits 1', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-start-'));
+    directories.push(dataDir);
+    const file = path.join(dataDir, 'not-a-directory');
+    await writeFile(file, 'x');
+    const started = startProcess({ PORT: '0', DATA_DIR: file });
+    children.push(started.child);
+
+    expect(await started.exited).toBe(1);
+    const { stderr } = started.output();
+    expect(stderr.trim()).toBe(`kaiwa: cannot use DATA_DIR ${file}: ${file} is not a directory`);
   });
 
   it('stores in SQLite under DATA_DIR, and a second process on the same file refuses to start with one line', async () => {

@@ -43,6 +43,28 @@ describe('the line npm start prints when it cannot start', () => {
     expect(startFailureMessage(missing, loadConfig({ STORE: 'sqlite' }))).toBe(missing.message);
   });
 
+  it('names DATA_DIR when its directory cannot be used, and why', () => {
+    const sqlite = loadConfig({ STORE: 'sqlite', DATA_DIR: '/srv/kaiwa' });
+    const fsError = (code: string, message: string, at: string) =>
+      Object.assign(new Error(`${code}: ${message}, mkdir '${at}'`), { code, path: at, syscall: 'mkdir' });
+
+    expect(startFailureMessage(fsError('EEXIST', 'file already exists', '/srv/kaiwa'), sqlite)).toBe(
+      'cannot use DATA_DIR /srv/kaiwa: /srv/kaiwa is not a directory',
+    );
+    expect(startFailureMessage(fsError('ENOTDIR', 'not a directory', '/srv/kaiwa/journal'), sqlite)).toBe(
+      'cannot use DATA_DIR /srv/kaiwa: /srv/kaiwa/journal is not a directory',
+    );
+    expect(startFailureMessage(fsError('EACCES', 'permission denied', '/srv/kaiwa/kaiwa.db'), sqlite)).toBe(
+      'cannot use DATA_DIR /srv/kaiwa: permission denied for /srv/kaiwa/kaiwa.db',
+    );
+    expect(startFailureMessage(fsError('EROFS', 'read-only file system', '/srv/kaiwa'), sqlite)).toBe(
+      'cannot use DATA_DIR /srv/kaiwa: /srv/kaiwa is on a read-only file system',
+    );
+    // Elsewhere, or another failure: as it was.
+    const elsewhere = fsError('EACCES', 'permission denied', '/etc/persona.txt');
+    expect(startFailureMessage(elsewhere, sqlite)).toBe(elsewhere.message);
+  });
+
   it('npm run db:create on an endpoint it cannot reach says which, in one line', async () => {
     const script = path.resolve(import.meta.dirname, '../../scripts/create-table.ts');
     const run = promisify(execFile)(process.execPath, ['--import', 'tsx', script], {
