@@ -67,11 +67,11 @@ export async function writeCheckpoint(
   const { sourceId } = checkpoint.ownership;
   // A tail that did not read back: what it held is lost, and the history before it is hidden as a
   // forget hides it, so no window joins older pages across the gap (docs/persistence.md).
-  const forgetThrough = base.unreadableTail ? base.lastSeq : undefined;
-  if (forgetThrough !== undefined) {
+  const hideThrough = base.unreadableTail ? base.lastSeq : undefined;
+  if (hideThrough !== undefined) {
     const { unreadableTail, ...readable } = base;
     void unreadableTail;
-    base = { ...readable, tail: [], pagedThrough: forgetThrough, forgottenThrough: forgetThrough };
+    base = { ...readable, tail: [], pagedThrough: hideThrough, forgottenThrough: hideThrough };
   }
   const lastSeq = nextLastSeq(sourceId, base.lastSeq, checkpoint.appended);
   const consumed = [...new Set(checkpoint.consumedKeys)];
@@ -91,7 +91,7 @@ export async function writeCheckpoint(
     tail.length <= limits.tailRecords &&
     Buffer.byteLength(JSON.stringify(tail), 'utf8') <= limits.tailJsonBytes;
   if (keepTail) {
-    const update = headUpdate(table.tableName, checkpoint, { ...next, tail }, options, forgetThrough);
+    const update = headUpdate(table.tableName, checkpoint, { ...next, tail }, options, hideThrough);
     try {
       await steps.commit(() => table.documents.send(new UpdateCommand(update)));
     } catch (error) {
@@ -116,7 +116,7 @@ export async function writeCheckpoint(
         }))
       : [];
   const stamp = { fence: checkpoint.ownership.fence, version };
-  const head = headUpdate(table.tableName, checkpoint, written, options, forgetThrough);
+  const head = headUpdate(table.tableName, checkpoint, written, options, hideThrough);
   const rewrites = rewritten.map((page) => pageItem(sourceId, page, { ...stamp, expiresAt: page.expiresAt }));
   const newPages = pages.map((page) => pageItem(sourceId, page, { ...stamp, expiresAt: options.expiresAt }));
   for (const item of [...rewrites, ...newPages]) checkSize(sourceId, item, options.maxItemBytes);
