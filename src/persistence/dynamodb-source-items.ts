@@ -174,12 +174,16 @@ export function profileItem(
   };
 }
 
-export function profileFromItem(item: StoredItem): StoredProfile {
-  return {
-    userId: readString(item, 'sk').slice(PROFILE_PREFIX.length),
-    ...(typeof item.displayName === 'string' && { displayName: item.displayName }),
-    fetchedAt: readNumber(item, 'fetchedAt'),
-  };
+/** A profile item as none or one: one without its fetch time is fetched again and overwritten. */
+export function profileFromItem(item: StoredItem): StoredProfile[] {
+  if (typeof item.fetchedAt !== 'number') return [];
+  return [
+    {
+      userId: readString(item, 'sk').slice(PROFILE_PREFIX.length),
+      ...(typeof item.displayName === 'string' && { displayName: item.displayName }),
+      fetchedAt: item.fetchedAt,
+    },
+  ];
 }
 
 export function readString(item: StoredItem, name: string): string {

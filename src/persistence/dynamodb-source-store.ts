@@ -194,7 +194,7 @@ export class DynamoDbSourceStore implements SourceStore {
       await finishForget(this.table, sourceId, head.forgetThrough);
       return [];
     }
-    return (Items ?? []).map(profileFromItem);
+    return (Items ?? []).flatMap(profileFromItem);
   }
 
   async saveProfile(ownership: Ownership, profile: StoredProfile): Promise<void> {

@@ -135,6 +135,7 @@ async function damageItem(
   if (target.record === 'inbox') return update(target.key, 'message', '{"text": "cut');
   if (target.record === 'snapshot') return update('HEAD', 'snapshot', undecodable);
   if (target.record === 'tail') return update('HEAD', 'tail', undecodable);
+  if (target.record === 'profile') return update(`P#${target.userId}`, 'fetchedAt', 'not a number');
   // The history page that holds the entry (a test damages an entry already paged).
   const { Items } = await documents.send(
     new QueryDocumentsCommand({

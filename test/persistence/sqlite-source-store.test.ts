@@ -47,6 +47,10 @@ unreadableRecordsConformance('sqlite', async (clock) => {
         database
           .prepare('UPDATE history SET entry = ? WHERE source_id = ? AND seq = ?')
           .run('{"role":"model"}', target.sourceId, target.seq);
+      else if (target.record === 'profile')
+        database
+          .prepare('UPDATE profiles SET profile = ? WHERE source_id = ? AND user_id = ?')
+          .run('{"userId": ', target.sourceId, target.userId);
       else
         database.prepare('UPDATE heads SET snapshot = ? WHERE source_id = ?').run('[1, 2', target.sourceId);
     } finally {

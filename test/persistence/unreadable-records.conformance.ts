@@ -16,7 +16,8 @@ import {
 export type DamageTarget =
   | { readonly record: 'inbox'; readonly sourceId: string; readonly key: string }
   | { readonly record: 'history'; readonly sourceId: string; readonly seq: number }
-  | { readonly record: 'snapshot'; readonly sourceId: string };
+  | { readonly record: 'snapshot'; readonly sourceId: string }
+  | { readonly record: 'profile'; readonly sourceId: string; readonly userId: string };
 
 /** A fresh store whose stored records a test can damage behind its back. */
 export interface DamageableStore {
@@ -116,6 +117,20 @@ export function unreadableRecordsConformance(name: string, create: DamageableSto
       const mended = await store.load('U-a', WIDE);
       expect(mended.head?.snapshot).toEqual({ value: 'idle', context: { turn: null } });
       expect(mended.unreadable).toBeUndefined();
+    });
+
+    it('a profile: left out, the others read; saved again, it reads back', async () => {
+      const clock = testClock();
+      const { store, damage } = await create(clock);
+      const ownership = (await store.acquire('C-group', owner('alice', clock), neverGone))!;
+      await store.saveProfile(ownership, { userId: 'U1', displayName: 'One', fetchedAt: 1 });
+      await store.saveProfile(ownership, { userId: 'U2', displayName: 'Two', fetchedAt: 2 });
+      await damage({ record: 'profile', sourceId: 'C-group', userId: 'U2' });
+
+      expect(await store.profiles('C-group')).toEqual([{ userId: 'U1', displayName: 'One', fetchedAt: 1 }]);
+
+      await store.saveProfile(ownership, { userId: 'U2', displayName: 'Two', fetchedAt: 3 });
+      expect((await store.profiles('C-group')).map(({ userId }) => userId).sort()).toEqual(['U1', 'U2']);
     });
   });
 }
