@@ -24,7 +24,9 @@ export function createReminderHandler(dependencies: () => Promise<ReminderHandle
   return async (event: unknown): Promise<{ accepted: boolean }> => {
     const { store, clock, logger } = await dependencies();
     if (!isReminderEvent(event)) {
-      logger.error('not a reminder event; ignored', { keys: Object.keys(event ?? {}) });
+      logger.error('not a reminder event; ignored', {
+        keys: typeof event === 'object' && event !== null ? Object.keys(event) : typeof event,
+      });
       return { accepted: false };
     }
     const { reminder } = event;
@@ -38,7 +40,8 @@ export function createReminderHandler(dependencies: () => Promise<ReminderHandle
 }
 
 function isReminderEvent(event: unknown): event is ReminderEvent {
-  const reminder = (event as Partial<ReminderEvent> | null)?.reminder as Partial<Reminder> | undefined;
+  if (typeof event !== 'object' || event === null) return false;
+  const reminder = (event as Partial<ReminderEvent>).reminder as Partial<Reminder> | undefined;
   return (
     (event as Partial<ReminderEvent>).kaiwa === 'reminder' &&
     typeof reminder?.id === 'string' &&

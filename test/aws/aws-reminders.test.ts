@@ -211,6 +211,9 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
       },
     ]);
     await expect(handler({ kaiwa: 'something else' })).resolves.toEqual({ accepted: false });
+    // Not even an object (a test invocation from the console): ignored and logged, not a retry.
+    await expect(handler(null)).resolves.toEqual({ accepted: false });
+    await expect(handler('{}')).resolves.toEqual({ accepted: false });
   });
 });
 
