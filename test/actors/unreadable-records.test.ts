@@ -24,7 +24,11 @@ import { until } from '../support/until.js';
 // chat was ever answered, and an unreadable newest inbox item failed every accept of the chat.
 
 const directories: string[] = [];
-afterAll(() => Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true }))));
+const stores: SqliteSourceStore[] = [];
+afterAll(async () => {
+  await Promise.all(stores.map((store) => store.close()));
+  await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
+});
 
 const alice = userSourceNumber(1);
 const bob = userSourceNumber(2);
@@ -47,6 +51,7 @@ async function storeWithDamage(damage: (database: DatabaseSync) => void) {
   database.close();
 
   const store = await openSqliteSourceStore({ file });
+  stores.push(store);
   const { lines, logger } = recordingLogger('warn');
   const after = createTestHost({ model: new EchoReplyModel(), store, logger });
   return { ...after, lines, store };
