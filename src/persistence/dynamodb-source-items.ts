@@ -1,7 +1,7 @@
 import type { InboxItem, JsonObject } from '../domain/index.js';
 import { compressJson, decompressJson } from './dynamodb-compressed-json.js';
 import type { HistoryPage } from './dynamodb-history-pages.js';
-import { notAList, notAnObject, parseInboxItem, readChecked, type Parsed } from './stored-records.js';
+import { notAList, notAnObject, readChecked, storedInboxItem, type Parsed } from './stored-records.js';
 import {
   HEAD_SORT_KEY,
   PROFILE_PREFIX,
@@ -133,17 +133,12 @@ export function pageFromItem(item: StoredItem): HistoryPage {
 
 /** An inbox item: the first wave's shape, plus the attempts counted by drains. */
 export function inboxItemFromStored(item: StoredItem): StoredInboxItem {
-  const key = readString(item, 'sk');
-  const attempts = typeof item.attempts === 'number' ? item.attempts : 0;
-  const parsed =
-    typeof item.message === 'string' ? parseInboxItem(item.message) : { error: 'no message attribute' };
-  if (parsed.error === undefined) return { key, item: parsed.value, attempts };
-  return {
-    key,
-    unreadable: parsed.error,
+  return storedInboxItem({
+    key: readString(item, 'sk'),
+    text: typeof item.message === 'string' ? item.message : '',
+    attempts: typeof item.attempts === 'number' ? item.attempts : 0,
     ...(typeof item.eventId === 'string' && { eventId: item.eventId }),
-    attempts,
-  };
+  });
 }
 
 export function inboxStoredItem(

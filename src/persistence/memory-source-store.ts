@@ -3,7 +3,7 @@ import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-sto
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
-import { parseHistoryEntry, parseInboxItem, readProfile } from './stored-records.js';
+import { parseInboxItem, readableHistory, readProfile, storedInboxItem } from './stored-records.js';
 import {
   byRecentUpdate,
   type Checkpoint,
@@ -103,13 +103,14 @@ export class MemorySourceStore implements SourceStore {
 
   inbox(sourceId: string, limit = Infinity): Promise<StoredInboxItem[]> {
     return this.run(() =>
-      [...(this.tables.inbox.get(sourceId) ?? [])].slice(0, limit).map(([position, row]): StoredInboxItem => {
-        const key = String(position);
-        const { value: item, error } = parseInboxItem(row.json);
-        return error === undefined
-          ? { key, item, attempts: row.attempts }
-          : { key, unreadable: error, eventId: row.eventId, attempts: row.attempts };
-      }),
+      [...(this.tables.inbox.get(sourceId) ?? [])].slice(0, limit).map(([position, row]) =>
+        storedInboxItem({
+          key: String(position),
+          text: row.json,
+          attempts: row.attempts,
+          eventId: row.eventId,
+        }),
+      ),
     );
   }
 
@@ -177,7 +178,10 @@ export class MemorySourceStore implements SourceStore {
     return this.run(() => {
       const unreadable: UnreadableRecord[] = [];
       const history = collectHistoryWindow(
-        readableEntries(this.tables.history.get(sourceId), unreadable),
+        readableHistory(
+          [...(this.tables.history.get(sourceId) ?? [])].reverse().map(([seq, text]) => ({ seq, text })),
+          unreadable,
+        ),
         (record) => ({ entry: record.entry, bytes: record.bytes }),
         window,
       ).map(({ seq, entry }): HistoryRecord => ({ seq, entry }));
@@ -377,16 +381,4 @@ function lastOf<K, V>(map: Map<K, V>): [K, V] | undefined {
   let last: [K, V] | undefined;
   for (const entry of map) last = entry;
   return last;
-}
-
-/** The entries newest first, parsed; they end at the first one that does not read back. */
-function* readableEntries(entries: ReadonlyMap<number, string> | undefined, unreadable: UnreadableRecord[]) {
-  for (const [seq, json] of [...(entries ?? [])].reverse()) {
-    const { value: entry, error } = parseHistoryEntry(json);
-    if (error !== undefined) {
-      unreadable.push({ record: 'history', key: String(seq), error });
-      return;
-    }
-    yield { seq, entry, bytes: Buffer.byteLength(json, 'utf8') };
-  }
 }

@@ -46,7 +46,7 @@ import { importFileStore, type FileStoreImport } from './file-store-import.js';
 import { StoreInUseError } from './store-in-use-error.js';
 import { RetentionSweep, type RetentionRow, type SqliteRetentionOptions } from './sqlite-retention.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
-import { parseHistoryEntry, parseInboxItem, readProfile } from './stored-records.js';
+import { parseInboxItem, readableHistory, readProfile, storedInboxItem } from './stored-records.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
 export interface SqliteSourceStoreOptions extends SourceStoreOptions {
@@ -195,13 +195,13 @@ export class SqliteSourceStore implements SourceStore {
   inbox(sourceId: string, limit = -1): Promise<StoredInboxItem[]> {
     return settled(() =>
       (this.statements.inbox.all(sourceId, Number.isFinite(limit) ? limit : -1) as unknown as InboxRow[]).map(
-        (row): StoredInboxItem => {
-          const key = String(row.position);
-          const { value: item, error } = parseInboxItem(row.item);
-          return error === undefined
-            ? { key, item, attempts: row.attempts }
-            : { key, unreadable: error, eventId: row.event_id, attempts: row.attempts };
-        },
+        (row) =>
+          storedInboxItem({
+            key: String(row.position),
+            text: row.item,
+            attempts: row.attempts,
+            eventId: row.event_id,
+          }),
       ),
     );
   }
@@ -537,7 +537,7 @@ export class SqliteSourceStore implements SourceStore {
   private historyWindow(sourceId: string, window: HistoryWindow, unreadable: UnreadableRecord[] = []) {
     const newestFirst = this.statements.historyNewestFirst.iterate(sourceId) as Iterable<HistoryRow>;
     return collectHistoryWindow(
-      parsedRows(newestFirst, unreadable),
+      readableHistory(rowsOf(newestFirst), unreadable),
       (record) => ({ entry: record.entry, bytes: record.bytes }),
       window,
     );
@@ -610,14 +610,6 @@ function rollBack(database: DatabaseSync) {
   }
 }
 
-/** The rows newest first, parsed; they end at the first one that does not read back. */
-function* parsedRows(rows: Iterable<HistoryRow>, unreadable: UnreadableRecord[]) {
-  for (const row of rows) {
-    const { value: entry, error } = parseHistoryEntry(row.entry);
-    if (error !== undefined) {
-      unreadable.push({ record: 'history', key: String(row.seq), error });
-      return;
-    }
-    yield { seq: row.seq, entry, bytes: Buffer.byteLength(row.entry, 'utf8') };
-  }
+function* rowsOf(rows: Iterable<HistoryRow>) {
+  for (const row of rows) yield { seq: row.seq, text: row.entry };
 }

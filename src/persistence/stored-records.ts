@@ -1,5 +1,5 @@
 import type { HistoryEntry, InboxItem, JsonObject } from '../domain/index.js';
-import type { StoredProfile } from './source-store.js';
+import type { StoredInboxItem, StoredProfile, UnreadableRecord } from './source-store.js';
 
 // Records come back from text a store wrote. One that does not parse, or is not the record it
 // should be (a row edited by hand, a bad disk, a bug of an older version), is left out and
@@ -41,6 +41,37 @@ export function historyEntryFault(value: unknown): string | undefined {
 /** The fields the runtime relies on (not a full schema: kaiwa wrote these). */
 export function parseInboxItem(text: string): Parsed<InboxItem> {
   return parseChecked(text, inboxItemFault);
+}
+
+/** An inbox row as the port returns it: its item, or why its text is not one. */
+export function storedInboxItem(row: {
+  readonly key: string;
+  readonly text: string;
+  readonly attempts: number;
+  readonly eventId?: string;
+}): StoredInboxItem {
+  const { key, attempts, eventId } = row;
+  const { value: item, error } = parseInboxItem(row.text);
+  if (error === undefined) return { key, item, attempts };
+  return { key, unreadable: error, ...(eventId !== undefined && { eventId }), attempts };
+}
+
+/**
+ * History rows newest first, parsed, with their stored size; they end at the first one that does
+ * not read back, which goes into `unreadable` (history then starts after it).
+ */
+export function* readableHistory(
+  newestFirst: Iterable<{ readonly seq: number; readonly text: string }>,
+  unreadable: UnreadableRecord[],
+) {
+  for (const { seq, text } of newestFirst) {
+    const { value: entry, error } = parseHistoryEntry(text);
+    if (error !== undefined) {
+      unreadable.push({ record: 'history', key: String(seq), error });
+      return;
+    }
+    yield { seq, entry, bytes: Buffer.byteLength(text, 'utf8') };
+  }
 }
 
 /** A stored profile as a list of none or one: one that does not read back is none. */

@@ -4,6 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from '../logging/index.js';
 import { holdProcessLock } from '../persistence/sqlite-process-lock.js';
 import { settled } from '../persistence/settled.js';
+import { readChecked } from '../persistence/stored-records.js';
 import { inWriteTransaction, migrateSchema, openSqliteFile } from '../persistence/sqlite-file.js';
 import { readReminderFile } from './reminder-file.js';
 import type { ReminderList } from './reminder-list.js';
@@ -128,18 +129,19 @@ export class SqliteReminderList implements ReminderList {
    * never a reason to stop every other reminder and chat (docs/persistence.md, "Unreadable records").
    */
   private parsed(row: ReminderRow): Reminder[] {
-    let reminder: unknown;
-    try {
-      reminder = JSON.parse(row.reminder);
-    } catch {
-      // reported below
-    }
-    if (isReminder(reminder) && reminder.source.id === row.source_id && reminder.id === row.id)
-      return [reminder];
+    const { value, error } = readChecked<Reminder>(
+      () => JSON.parse(row.reminder),
+      (reminder) =>
+        isReminder(reminder) && reminder.source.id === row.source_id && reminder.id === row.id
+          ? undefined
+          : 'not that reminder',
+    );
+    if (value) return [value];
     this.logger?.error('reminder row cannot be read; left in the file, not scheduled', {
       file: this.file,
       sourceId: row.source_id,
       reminderId: row.id,
+      error,
     });
     return [];
   }
