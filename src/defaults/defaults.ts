@@ -212,8 +212,8 @@ const values = {
     timeoutMs: 3_000,
     /**
      * A tool result's UTF-8 bytes (its JSON for the model and its text for the user), unless the
-     * tool says otherwise: about 8,000 tokens for the model, and a turn of several such results
-     * still fits a DynamoDB head (350 KB) and a history page.
+     * tool says otherwise: about 8,000 tokens for the model. A step's results together are bounded
+     * apart (`MAX_STEP_RESULT_BYTES`), so the step's history entry fits one DynamoDB item.
      */
     maxResultBytes: 32 * 1024,
     /** `WEATHER_BASE_URL`: wttr.in answers JSON without an API key. */

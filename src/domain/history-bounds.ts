@@ -20,6 +20,24 @@ export const defaultHistoryLimits: HistoryLimits = {
 };
 
 /**
+ * What one step's results may hold in all (UTF-8 bytes, as `outcomeBytes` counts them). A step's
+ * results become one history entry, which a store keeps whole: in one DynamoDB item (350 KB),
+ * whatever the text compresses to. Sixteen calls of 32 KB each would not fit.
+ */
+export const MAX_STEP_RESULT_BYTES = 256 * 1024;
+
+/** What an outcome adds to the turn's checkpoint: its response as JSON and its text for the user. */
+export function outcomeBytes(outcome: {
+  readonly response: unknown;
+  readonly forUser?: string | undefined;
+}): number {
+  return (
+    Buffer.byteLength(JSON.stringify(outcome.response), 'utf8') +
+    (outcome.forUser === undefined ? 0 : Buffer.byteLength(outcome.forUser, 'utf8'))
+  );
+}
+
+/**
  * Drops the oldest whole exchanges until both limits hold. An exchange starts at a user
  * entry, so the kept history always starts with one (Gemini's turn rule); a cut never falls
  * between a model entry's function calls and the tool entry answering them, nor after calls

@@ -32,5 +32,7 @@ export {
   collectHistoryWindow,
   defaultHistoryLimits,
   HistoryWindowCollector,
+  MAX_STEP_RESULT_BYTES,
+  outcomeBytes,
 } from './history-bounds.js';
 export type { HistoryLimits, SizedEntry } from './history-bounds.js';

@@ -36,6 +36,7 @@ import {
   recordDelivery,
   recordModelResponse,
   recordOutcome,
+  refusedOutcome,
   refuseCallsNotToRun,
   startTurn,
   textsToDeliver,
@@ -123,6 +124,11 @@ export const conversationMachine = setup({
       turnId: currentTurn(context).id,
       reason: params.reason,
     })),
+    /**
+     * A result the step had no room for was kept as its call's error (`recordOutcome`); the
+     * services log it (`provideConversationServices`). `refused`: the result as the tool gave it.
+     */
+    resultRefused: (_, _params: { refused: ToolOutcome | undefined }) => {},
   },
   guards: {
     turnInProgress: ({ context }) => context.turn !== null,
@@ -306,6 +312,10 @@ export const conversationMachine = setup({
               actions: [
                 assign(({ context, event }) => recordOutcome(context, event.output)),
                 stopChild(({ event }) => event.actorId),
+                {
+                  type: 'resultRefused',
+                  params: ({ context, event }) => ({ refused: refusedOutcome(context.turn, event.output) }),
+                },
               ],
             },
           },

@@ -1,7 +1,7 @@
 import { fromPromise, type ActorSystem, type ActorSystemInfo } from 'xstate';
 
 type AnyActorSystem = ActorSystem<ActorSystemInfo>;
-import type { Attachment, Clock } from '../domain/index.js';
+import { outcomeBytes, type Attachment, type Clock } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import type { MediaPart, ModelPort } from '../model/index.js';
 import type { ToolRegistry } from '../tools/index.js';
@@ -67,6 +67,18 @@ export function provideConversationServices(
   machine: ConversationMachine = conversationMachine,
 ): ConversationMachine {
   return machine.provide({
+    actions: {
+      resultRefused: ({ context }, { refused }) => {
+        if (!refused) return;
+        services.logger.warn('tool result not kept: the step holds too much already', {
+          sourceId: context.source.id,
+          turnId: context.turn?.id,
+          tool: refused.name,
+          callId: refused.callId,
+          bytes: outcomeBytes(refused),
+        });
+      },
+    },
     guards: {
       // Pure tools (reply, skip, weather, time, …) run at once, the others after their checkpoint;
       // an unknown tool only answers with an error.

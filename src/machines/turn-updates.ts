@@ -1,6 +1,8 @@
 import {
   appendHistory,
   boundHistory,
+  MAX_STEP_RESULT_BYTES,
+  outcomeBytes,
   REPLY_TOOL_NAME,
   type FunctionCall,
   type HistoryEntry,
@@ -188,13 +190,40 @@ export function refuseCallsNotToRun(context: ConversationContext): Partial<Conve
   return { turn: { ...turn, step } };
 }
 
+/**
+ * Records a call's outcome in the step. A result that would take the step's results past
+ * `MAX_STEP_RESULT_BYTES` is kept as an error instead (the step's results are one history entry,
+ * which must fit one stored item): the model hears how large it was and can ask for less.
+ */
 export function recordOutcome(
   context: ConversationContext,
   outcome: ToolOutcome,
 ): Partial<ConversationContext> {
   const turn = currentTurn(context);
-  const step = turn.step.map((entry) => (entry.call.id === outcome.callId ? { ...entry, outcome } : entry));
+  const kept = withinStepBudget(turn.step, outcome);
+  const step = turn.step.map((entry) =>
+    entry.call.id === outcome.callId ? { ...entry, outcome: kept } : entry,
+  );
   return { turn: { ...turn, step } };
+}
+
+/** The outcome as the tool gave it, when the step recorded a refusal in its place. */
+export function refusedOutcome(turn: Turn | null, outcome: ToolOutcome): ToolOutcome | undefined {
+  const recorded = turn?.step.find((entry) => entry.call.id === outcome.callId)?.outcome;
+  return recorded === outcome ? undefined : outcome;
+}
+
+/** The outcome, or its refusal when the step's results already hold too much for it. */
+export function withinStepBudget(step: readonly StepCall[], outcome: ToolOutcome): ToolOutcome {
+  const bytes = outcomeBytes(outcome);
+  const held = step.reduce((sum, entry) => sum + (entry.outcome ? outcomeBytes(entry.outcome) : 0), 0);
+  if (held + bytes <= MAX_STEP_RESULT_BYTES) return outcome;
+  const { callId, name } = outcome;
+  const kib = (value: number) => Math.ceil(value / 1024);
+  const error =
+    `tool "${name}" returned ${kib(bytes)} KB, more than this step's results may still hold ` +
+    `(${kib(MAX_STEP_RESULT_BYTES)} KB in all, ${kib(held)} KB taken): call it again in the next step`;
+  return { callId, name, response: { error }, isError: true };
 }
 
 export function allCallsSettled(turn: Turn | null): boolean {

@@ -1,5 +1,11 @@
 import { defaults } from '../defaults/index.js';
-import type { FunctionCall, ObjectSchema, ToolOutcome } from '../domain/index.js';
+import {
+  MAX_STEP_RESULT_BYTES,
+  outcomeBytes,
+  type FunctionCall,
+  type ObjectSchema,
+  type ToolOutcome,
+} from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import type { ToolDeclaration } from '../model/index.js';
@@ -58,6 +64,11 @@ export class ToolRegistry {
     if (this.tools.has(tool.name))
       throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
     checkSelectionHints(tool);
+    if (tool.maxResultBytes !== undefined && tool.maxResultBytes > MAX_STEP_RESULT_BYTES)
+      throw new ToolDefinitionError(
+        tool.name,
+        `maxResultBytes ${tool.maxResultBytes} is more than one step's results may hold (${MAX_STEP_RESULT_BYTES})`,
+      );
     this.tools.set(tool.name, { tool, prepared: this.compileOnFirstCall ? undefined : this.prepare(tool) });
     this.cachedDeclarations = undefined;
     this.cachedList = undefined;
@@ -135,7 +146,10 @@ export class ToolRegistry {
     }
     const { result } = run;
     const limit = tool.maxResultBytes ?? defaults.tools.maxResultBytes;
-    const bytes = resultBytes(result);
+    const bytes = outcomeBytes({
+      response: result.forLLM,
+      forUser: 'forUser' in result ? result.forUser : undefined,
+    });
     if (bytes > limit) {
       return fail(
         `tool "${call.name}" returned ${kibibytes(bytes)} KB, more than the ${kibibytes(limit)} KB a tool result may hold`,
@@ -203,13 +217,6 @@ function checkSelectionHints(tool: Tool): void {
       tool.name,
       `intent ${String(stateful)} has the g or y flag, which keeps state`,
     );
-}
-
-/** What a result adds to the turn's checkpoint: its JSON for the model and its text for the user. */
-function resultBytes(result: { readonly forLLM: unknown; readonly forUser?: string }): number {
-  return (
-    Buffer.byteLength(JSON.stringify(result.forLLM), 'utf8') + Buffer.byteLength(result.forUser ?? '', 'utf8')
-  );
 }
 
 const kibibytes = (bytes: number) => Math.ceil(bytes / 1024);

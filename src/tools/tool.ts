@@ -78,7 +78,8 @@ export interface ToolSpec<
   /**
    * Overrides the registry's limit on a result (UTF-8 bytes of `forLLM` as JSON and `forUser`;
    * default 32 KiB). A result is kept in the turn's checkpoint and in history: a larger one is
-   * refused as the call's error, so the model can ask for less.
+   * refused as the call's error, so the model can ask for less. At most `MAX_STEP_RESULT_BYTES`
+   * (256 KiB), what one step's results may hold together.
    */
   readonly maxResultBytes?: number;
   /**

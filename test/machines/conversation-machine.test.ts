@@ -263,6 +263,39 @@ describe('conversation machine', () => {
     expect(delivery.texts).toEqual(['counted']);
   });
 
+  it("keeps at most 256 KB of one step's results; a result past that is its call's error", async () => {
+    // The step's results are one history entry, stored whole (one DynamoDB item): each result
+    // may be under its own limit and all of them together still too large.
+    const big = defineTool({
+      name: 'big',
+      description: 'test tool big',
+      category: 'test',
+      optional: true,
+      maxResultBytes: 128 * 1024,
+      parameters: echoSchema,
+      response: echoSchema,
+    }).implement(() => Promise.resolve({ forLLM: { text: 'x'.repeat(100 * 1024) } }));
+    const calls = Array.from({ length: 4 }, (_, index): [string, { text: string }] => [
+      'big',
+      { text: String(index) },
+    ]);
+    const model = new ScriptedModel([callTools(...calls), callReply('read')]);
+    const { actor, delivery } = startConversation({ model, tools: [big] });
+
+    say(actor, inbound('read four'));
+    await untilIdle(actor);
+
+    const entry = model.calls[1]!.history.findLast((candidate) => candidate.role === 'tool')!;
+    const results = entry.role === 'tool' ? entry.results.map((result) => result.response) : [];
+    expect(results.map((response) => (typeof response.text === 'string' ? 'kept' : response.error))).toEqual([
+      'kept',
+      'kept',
+      'tool "big" returned 101 KB, more than this step\'s results may still hold (256 KB in all, 201 KB taken): call it again in the next step',
+      'tool "big" returned 101 KB, more than this step\'s results may still hold (256 KB in all, 201 KB taken): call it again in the next step',
+    ]);
+    expect(delivery.texts).toEqual(['read']);
+  });
+
   it('tells the model about invalid reply arguments and lets it try again', async () => {
     const model = new ScriptedModel([callTools(['reply', { message: '' }]), callReply('fixed')]);
     const { actor, delivery } = startConversation({ model });

@@ -609,18 +609,24 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
       });
     });
 
-    it("a tool's result too large for the head is the call's error, not a checkpoint retried forever", async () => {
-      const tableName = await local.createTable();
-      // Random text deflates little: 500 KB of it would make the turn's head over 350 KB.
+    /** A host on a new table whose `fetch_page` tool answers `resultBytes` of random text. */
+    async function pageReadingHost(model: ScriptedModel, resultBytes: number) {
       const fetchPage = defineTool({
         name: 'fetch_page',
         description: 'Fetches a page.',
         category: 'web',
         optional: false,
         sideEffects: false,
-        parameters: { type: 'object', properties: {}, additionalProperties: false },
+        parameters: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false },
         response: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-      }).implement(() => Promise.resolve({ forLLM: { text: randomBase64(500 * 1024) } }));
+      }).implement(() => Promise.resolve({ forLLM: { text: randomBase64(resultBytes) } }));
+      const { lines, logger } = recordingLogger('warn');
+      const store = new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() });
+      return { ...createTestHost({ model, tools: [fetchPage], store, logger }), lines };
+    }
+
+    it("a tool's result too large for the head is the call's error, not a checkpoint retried forever", async () => {
+      // Random text deflates little: 500 KB of it would make the turn's head over 350 KB.
       const model = new ScriptedModel(
         [
           callTools(['fetch_page', {}]),
@@ -632,13 +638,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         ],
         { repeatLast: true },
       );
-      const { lines, logger } = recordingLogger('warn');
-      const { host, delivery, store } = createTestHost({
-        model,
-        tools: [fetchPage],
-        store: new DynamoDbSourceStore({ client: local.client, tableName }),
-        logger,
-      });
+      const { host, delivery, store, lines } = await pageReadingHost(model, 500 * 1024);
       const source = userSourceNumber(1);
 
       await host.accept([messageFor(source, 'read that page')]);
@@ -652,6 +652,49 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         'and the next one',
       ]);
       expect(lines.filter((line) => line.message === 'source step failed; retrying')).toEqual([]);
+      expect(await sourceAtRest(store, source.id)).toBe(true);
+      await host.shutdown();
+    });
+
+    it("one step's results too large for a stored entry: the rest are the calls' errors, not a checkpoint retried forever", async () => {
+      // Sixteen results, each under the 32 KB a result may hold, of random text that deflates
+      // little: together (480 KB) they would make the step's history entry too large for an item.
+      const answered: JsonObject[][] = [];
+      const model = new ScriptedModel(
+        [
+          callTools(...Array.from({ length: 16 }, (_, n): [string, JsonObject] => ['fetch_page', { n }])),
+          (request: ModelRequest) => {
+            const tool = request.history.at(-1);
+            answered.push(tool?.role === 'tool' ? tool.results.map((result) => result.response) : []);
+            return callReply('read them');
+          },
+          callReply('and the next one'),
+        ],
+        { repeatLast: true },
+      );
+      const { host, delivery, store, lines } = await pageReadingHost(model, 30 * 1024);
+      const source = userSourceNumber(1);
+
+      await host.accept([messageFor(source, 'read those pages')]);
+      await until(() => delivery.texts.length === 1, 10_000);
+      await host.accept([messageFor(source, 'and then?')]);
+      await until(() => delivery.texts.length === 2, 10_000);
+      await host.whenSettled();
+
+      expect(delivery.texts).toEqual(['read them', 'and the next one']);
+      const [results = []] = answered;
+      const kept = results.filter((response) => typeof response.text === 'string');
+      const refused = results.filter((response) => typeof response.error === 'string');
+      expect(results).toHaveLength(16);
+      expect(kept.length).toBe(8);
+      expect(refused.length).toBe(8);
+      expect(refused[0]!.error).toMatch(
+        /^tool "fetch_page" returned 31 KB, more than this step's results may still hold \(256 KB in all, \d+ KB taken\): call it again in the next step$/,
+      );
+      expect(lines.filter((line) => line.message === 'source step failed; retrying')).toEqual([]);
+      expect(
+        lines.filter((line) => line.message === 'tool result not kept: the step holds too much already'),
+      ).toHaveLength(8);
       expect(await sourceAtRest(store, source.id)).toBe(true);
       await host.shutdown();
     });

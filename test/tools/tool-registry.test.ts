@@ -155,6 +155,16 @@ describe('tool registry: response validation and failures', () => {
     });
   });
 
+  it("refuses at registration a tool whose own result limit is more than one step's results may hold", () => {
+    const tooRoomy = lookupWith(() => Promise.resolve({ forLLM: { summary: 'x' } }), {
+      maxResultBytes: 512 * 1024,
+    });
+
+    expect(() => new ToolRegistry().register(tooRoomy)).toThrow(
+      'tool "lookup": maxResultBytes 524288 is more than one step\'s results may hold (262144)',
+    );
+  });
+
   it("honours a tool's own result limit over the default, counting the text for the user too", async () => {
     const roomy = lookupWith(() => Promise.resolve({ forLLM: { summary: 'x'.repeat(50_000) } }), {
       maxResultBytes: 64 * 1024,
