@@ -102,3 +102,15 @@ export function planInbox(
     mergeFrom: next,
   };
 }
+
+/**
+ * The inbox's first item set aside, when it is a message that reads back: after a turn that
+ * could never be stored and left nothing durable, that message is the one it was answering.
+ */
+export function setAsidePlan(
+  items: readonly StoredInboxItem[],
+): (InboxPlan & { kind: 'quarantine' }) | undefined {
+  const first = items[0];
+  if (first?.unreadable !== undefined || !first || !isMessage(first.item)) return undefined;
+  return { kind: 'quarantine', key: first.key, message: first.item };
+}

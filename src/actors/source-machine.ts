@@ -3,7 +3,13 @@ import { AWAITING_CHECKPOINT_TAG } from '../machines/index.js';
 import type { InboxPlan } from './inbox-plan.js';
 import { encodeConversation } from './snapshot-codec.js';
 import { liveConversation, sourceSetup } from './source-setup.js';
-import { SETTLED_TAG, type CheckpointRequest, type NextStep, type SourceContext } from './source-types.js';
+import {
+  SETTLED_TAG,
+  type CheckpointRequest,
+  type LoadedConversation,
+  type NextStep,
+  type SourceContext,
+} from './source-types.js';
 
 /** A transition out of `reading` for a plan of this kind: the plan is taken into context. */
 function onPlan(kind: InboxPlan['kind'], target: string) {
@@ -17,6 +23,14 @@ function onPlan(kind: InboxPlan['kind'], target: string) {
     actions: { type: 'takePlan' as const, params: output },
   };
 }
+
+/** The conversation a `load` restored replaces the one the source had, and starts. */
+const takeLoaded = [
+  'stopConversation',
+  { type: 'takeLoaded', params: ({ event }: { event: { output: LoadedConversation } }) => event.output },
+  'watchConversation',
+  'startConversation',
+] as const;
 
 /**
  * A fenced write failed (`onError`): another owner has the source (stop: `lost`), or it failed
@@ -32,6 +46,11 @@ function writeFailed(retry: string, options: { reloadOnConflict?: boolean } = {}
             guard: 'versionConflict' as const,
             target: '#source.owned.conflict',
             actions: 'logFailure' as const,
+          },
+          {
+            guard: 'checkpointNeverFits' as const,
+            target: '#source.owned.unstorable',
+            actions: 'logUnstorable' as const,
           },
         ]
       : []),
@@ -206,24 +225,7 @@ export const sourceMachine = sourceSetup.createMachine({
               invoke: {
                 src: 'load',
                 input: ({ context }) => ({ sourceId: context.sourceId, ownership: context.ownership! }),
-                onDone: {
-                  target: '#source.owned.active',
-                  actions: [
-                    'stopConversation',
-                    assign(({ event }) => ({
-                      conversation: event.output.conversation,
-                      version: event.output.head?.version ?? 0,
-                      savedSeq: event.output.head?.lastSeq ?? 0,
-                      replay: event.output.replay,
-                      profiles: event.output.profiles,
-                      consumedKeys: [],
-                      removedSeqs: [],
-                      failures: 0,
-                    })),
-                    'watchConversation',
-                    'startConversation',
-                  ],
-                },
+                onDone: { target: '#source.owned.active', actions: takeLoaded },
                 // Counting a resumed turn is a fenced write too: another owner may have the source.
                 onError: writeFailed('waiting'),
               },
@@ -450,6 +452,31 @@ export const sourceMachine = sourceSetup.createMachine({
                 },
               },
             },
+            // After an unstorable turn that left nothing durable: its message is set aside.
+            settingAside: {
+              initial: 'fetching',
+              states: {
+                fetching: {
+                  invoke: {
+                    src: 'readInbox',
+                    input: ({ context }) => ({ sourceId: context.sourceId, limit: 1 }),
+                    onDone: [
+                      {
+                        guard: {
+                          type: 'messageToSetAside',
+                          params: ({ event }) => ({ items: event.output }),
+                        },
+                        target: '#source.owned.active.quarantining',
+                        actions: { type: 'planSetAside', params: ({ event }) => ({ items: event.output }) },
+                      },
+                      { target: '#source.owned.active.reading' },
+                    ],
+                    onError: { target: 'waiting', actions: ['countFailure', 'logFailure'] },
+                  },
+                },
+                waiting: { after: { retry: 'fetching' } },
+              },
+            },
             // Poison: the notice goes out, then the checkpoint consumes the message and stores
             // the conversation's record of it.
             quarantining: {
@@ -527,6 +554,35 @@ export const sourceMachine = sourceSetup.createMachine({
                 waiting: { after: { retry: 'saving' } },
               },
             },
+          },
+        },
+        // A checkpoint the store can never write (too large): what the turn did since the last
+        // one goes with the conversation, and the turn is set aside — the one the head holds in
+        // progress, or else the inbox's first message, which that turn was answering.
+        unstorable: {
+          entry: ['turnAbandoned', 'stopConversation'],
+          initial: 'reading',
+          states: {
+            reading: {
+              invoke: {
+                src: 'load',
+                input: ({ context }) => ({
+                  sourceId: context.sourceId,
+                  ownership: context.ownership!,
+                  setAsideTurn: true,
+                }),
+                onDone: [
+                  {
+                    guard: { type: 'turnSetAside', params: ({ event }) => ({ loaded: event.output }) },
+                    target: '#source.owned.active',
+                    actions: takeLoaded,
+                  },
+                  { target: '#source.owned.active.settingAside', actions: takeLoaded },
+                ],
+                onError: writeFailed('waiting'),
+              },
+            },
+            waiting: { after: { retry: 'reading' } },
           },
         },
         // The conversation actor failed: drop it and load the source again from its last

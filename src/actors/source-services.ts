@@ -187,7 +187,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         async ({
           input,
         }: {
-          input: { sourceId: string; ownership?: Ownership };
+          input: { sourceId: string; ownership?: Ownership; setAsideTurn?: boolean };
         }): Promise<LoadedConversation> => {
           const [loaded, profiles] = await Promise.all([
             store.load(input.sourceId, window),
@@ -218,11 +218,19 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
               inspect: (event: InspectionEvent) => services.inspect!(input.sourceId, event),
             }),
           });
-          if (resumes !== undefined && head) {
-            const abandoned = resumes > services.maxTurnResumes!;
-            const turn = actor.getSnapshot().context.turn;
-            if (abandoned) actor.start().send({ type: 'turn.abandon' });
-            const encoded = abandoned
+          // A turn in progress is set aside when its process died resuming it too many times, or
+          // when what it did since can never be stored (`setAsideTurn`); else counted and resumed.
+          const turn = actor.getSnapshot().context.turn;
+          const why =
+            turn && head && input.setAsideTurn
+              ? 'its checkpoint can never be stored'
+              : resumes !== undefined && resumes > services.maxTurnResumes!
+                ? 'it was resumed after its process died too many times'
+                : undefined;
+          if (why) actor.start().send({ type: 'turn.abandon' });
+          const setAside = why !== undefined && actor.getSnapshot().context.turn === null;
+          if (head && (resumes !== undefined || setAside)) {
+            const encoded = setAside
               ? encodeConversation(actor, head.lastSeq)
               : { snapshot: head.snapshot!, appended: [], lastSeq: head.lastSeq, busy: true };
             const version = await store.checkpoint({
@@ -236,10 +244,10 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
               consumedKeys: [],
             });
             head = { ...head, version, lastSeq: encoded.lastSeq, busy: encoded.busy };
-            if (abandoned) {
-              logger.error('turn set aside: it was resumed after its process died too many times', {
+            if (setAside) {
+              logger.error(`turn set aside: ${why}`, {
                 turnId: turn?.id,
-                resumes: resumes - 1,
+                ...(resumes !== undefined && { resumes: resumes - 1 }),
               });
               const message = turn && noticeMessage(source, turn);
               if (message) await sendSetAsideNotice(message, logger);
@@ -251,6 +259,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             conversation: actor,
             head,
             replay,
+            turnSetAside: setAside,
             profiles: new Map(
               profiles.map((profile) => [
                 profile.userId,
@@ -418,6 +427,11 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           error,
           attempt: context.failures,
           retryInMs: backoffDelay(context.failures, { ...services.backoff, random: () => 1 }),
+        });
+      },
+      logUnstorable: ({ context, event }) => {
+        loggerFor(context.sourceId).error('checkpoint can never be stored; setting the turn aside', {
+          error: (event as { error?: unknown }).error,
         });
       },
       setAsideUnreadable: ({ context }) => {

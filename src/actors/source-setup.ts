@@ -3,13 +3,14 @@ import { defaults } from '../defaults/index.js';
 import type { ForgetEvent, InboundMessage } from '../domain/index.js';
 import { AWAITING_CHECKPOINT_TAG, type ConversationEvent, type KnownProfile } from '../machines/index.js';
 import {
+  ItemTooLargeError,
   OwnershipLostError,
   VersionConflictError,
   type Ownership,
   type SourceHead,
   type StoredInboxItem,
 } from '../persistence/index.js';
-import type { InboxPlan, PlanRules } from './inbox-plan.js';
+import { setAsidePlan, type InboxPlan, type PlanRules } from './inbox-plan.js';
 import type {
   AcquiredSource,
   CheckpointRequest,
@@ -60,8 +61,12 @@ export const sourceSetup = setup({
     /**
      * Head, history window and profiles; the conversation actor restored from them (not started).
      * With `ownership`: a turn its process left in progress is counted (durably) before it goes on.
+     * `setAsideTurn`: that turn is set aside instead (`turnSetAside` in the output).
      */
-    load: fromPromise<LoadedConversation, { sourceId: string; ownership?: Ownership }>(notProvided('load')),
+    load: fromPromise<
+      LoadedConversation,
+      { sourceId: string; ownership?: Ownership; setAsideTurn?: boolean }
+    >(notProvided('load')),
     readInbox: fromPromise<StoredInboxItem[], { sourceId: string; limit: number }>(notProvided('readInbox')),
     /**
      * Reads the inbox and plans the next step from it (`planInbox`); a turn that fits in the
@@ -130,6 +135,8 @@ export const sourceSetup = setup({
     // Of a write's error event (`onError`): another owner took the source, or another write won.
     ownershipLost: ({ event }) => OwnershipLostError.isInstance(errorOf(event)),
     versionConflict: ({ event }) => VersionConflictError.isInstance(errorOf(event)),
+    /** The checkpoint holds more than the store can ever write: the same write would fail forever. */
+    checkpointNeverFits: ({ event }) => ItemTooLargeError.isInstance(errorOf(event)),
     /** The reloaded head is still under our fence: what it holds was written by us. */
     headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
       params.head?.fence === context.ownership?.fence &&
@@ -141,6 +148,11 @@ export const sourceSetup = setup({
       params.head.owner === undefined,
     hasWork: (_, params: { items: readonly StoredInboxItem[] }) => params.items.length > 0,
     /** Nothing waits: no inbox item, nothing to replay, and the conversation is idle. */
+    /** The load set aside the turn its head held in progress. */
+    turnSetAside: (_, params: { loaded: LoadedConversation }) => params.loaded.turnSetAside,
+    /** The inbox's first item is a message to set aside (`setAsidePlan`). */
+    messageToSetAside: (_, params: { items: readonly StoredInboxItem[] }) =>
+      setAsidePlan(params.items) !== undefined,
     drained: ({ context }, params: { items: readonly StoredInboxItem[] }) =>
       params.items.length === 0 &&
       context.replay.length === 0 &&
@@ -181,6 +193,21 @@ export const sourceSetup = setup({
     })),
     /** One more failure in a row: the next retry waits longer (`retry`). */
     countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
+    /** A loaded conversation becomes the source's, with the version and seq it was stored at. */
+    takeLoaded: assign((_, loaded: LoadedConversation) => ({
+      conversation: loaded.conversation,
+      version: loaded.head?.version ?? 0,
+      savedSeq: loaded.head?.lastSeq ?? 0,
+      replay: loaded.replay,
+      profiles: loaded.profiles,
+      consumedKeys: [],
+      removedSeqs: [],
+      failures: 0,
+    })),
+    /** The inbox's first message becomes the plan: set aside (`quarantining`), not answered. */
+    planSetAside: assign((_, params: { items: readonly StoredInboxItem[] }) => ({
+      plan: setAsidePlan(params.items) ?? { kind: 'none' as const },
+    })),
     /** The inbox's next step becomes the plan. */
     takePlan: assign((_, params: NextStep) => ({
       plan: params.plan,
@@ -213,6 +240,7 @@ export const sourceSetup = setup({
     /** A turn was cut off (the source was lost or the process stops): its listeners hear the end. */
     turnAbandoned: noop,
     logFailure: noop,
+    logUnstorable: noop,
     logLost: noop,
     /** The plan's unreadable inbox item is logged and recorded as the conversation's last turn. */
     setAsideUnreadable: noop,

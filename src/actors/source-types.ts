@@ -25,6 +25,8 @@ export interface LoadedConversation {
   readonly head: SourceHead | undefined;
   readonly replay: readonly InboundMessage[];
   readonly profiles: ReadonlyMap<string, KnownProfile>;
+  /** The turn the head held in progress was set aside (abandoned, stored, the user told). */
+  readonly turnSetAside: boolean;
 }
 
 /** A turn's messages, completed (display names) and stamped with the time the turn starts. */

@@ -7,8 +7,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HistoryEntry, JsonObject } from '../../src/domain/index.js';
+import type { ActorHost } from '../../src/actors/index.js';
+import type { HistoryEntry, JsonObject, Source } from '../../src/domain/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
+import { defaults } from '../../src/defaults/index.js';
 import { defineTool } from '../../src/tools/index.js';
 import {
   ItemTooLargeError,
@@ -30,6 +32,7 @@ import {
   userSourceNumber,
   userTexts,
 } from '../support/host-harness.js';
+import type { RecordingDelivery } from '../support/conversation-harness.js';
 import { randomBase64 } from '../support/reply-turn.js';
 import { InjectedFault } from './crash-scenarios.js';
 import { unreadableRecordsConformance, type DamageTarget } from './unreadable-records.conformance.js';
@@ -609,19 +612,41 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
       });
     });
 
+    /** `first`, answered, then "and then?", answered; the source they went to. */
+    async function askTwice(host: ActorHost, delivery: RecordingDelivery, first: string): Promise<Source> {
+      const source = userSourceNumber(1);
+      await host.accept([messageFor(source, first)]);
+      await until(() => delivery.texts.length === 1, 10_000);
+      await host.accept([messageFor(source, 'and then?')]);
+      await until(() => delivery.texts.length === 2, 10_000);
+      await host.whenSettled();
+      return source;
+    }
+
     /** A host on a new table whose `fetch_page` tool answers `resultBytes` of random text. */
-    async function pageReadingHost(model: ScriptedModel, resultBytes: number) {
+    async function pageReadingHost(
+      model: ScriptedModel,
+      resultBytes: number,
+      options: { maxItemBytes?: number; sideEffects?: boolean; runs?: { count: number } } = {},
+    ) {
       const fetchPage = defineTool({
         name: 'fetch_page',
         description: 'Fetches a page.',
         category: 'web',
         optional: false,
-        sideEffects: false,
+        sideEffects: options.sideEffects ?? false,
         parameters: { type: 'object', properties: { n: { type: 'number' } }, additionalProperties: false },
         response: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-      }).implement(() => Promise.resolve({ forLLM: { text: randomBase64(resultBytes) } }));
+      }).implement(() => {
+        if (options.runs) options.runs.count++;
+        return Promise.resolve({ forLLM: { text: randomBase64(resultBytes) } });
+      });
       const { lines, logger } = recordingLogger('warn');
-      const store = new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() });
+      const store = new DynamoDbSourceStore({
+        client: local.client,
+        tableName: await local.createTable(),
+        ...(options.maxItemBytes !== undefined && { maxItemBytes: options.maxItemBytes }),
+      });
       return { ...createTestHost({ model, tools: [fetchPage], store, logger }), lines };
     }
 
@@ -639,13 +664,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         { repeatLast: true },
       );
       const { host, delivery, store, lines } = await pageReadingHost(model, 500 * 1024);
-      const source = userSourceNumber(1);
-
-      await host.accept([messageFor(source, 'read that page')]);
-      await until(() => delivery.texts.length === 1, 10_000);
-      await host.accept([messageFor(source, 'and then?')]);
-      await until(() => delivery.texts.length === 2, 10_000);
-      await host.whenSettled();
+      const source = await askTwice(host, delivery, 'read that page');
 
       expect(delivery.texts).toEqual([
         'page: {"error":"tool \\"fetch_page\\" returned 501 KB, more than the 32 KB a tool result may hold"}',
@@ -673,13 +692,7 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
         { repeatLast: true },
       );
       const { host, delivery, store, lines } = await pageReadingHost(model, 30 * 1024);
-      const source = userSourceNumber(1);
-
-      await host.accept([messageFor(source, 'read those pages')]);
-      await until(() => delivery.texts.length === 1, 10_000);
-      await host.accept([messageFor(source, 'and then?')]);
-      await until(() => delivery.texts.length === 2, 10_000);
-      await host.whenSettled();
+      const source = await askTwice(host, delivery, 'read those pages');
 
       expect(delivery.texts).toEqual(['read them', 'and the next one']);
       const [results = []] = answered;
@@ -698,6 +711,52 @@ describe.skipIf(!dynamoDbLocalRequired())('DynamoDB source store on DynamoDB Loc
       expect(await sourceAtRest(store, source.id)).toBe(true);
       await host.shutdown();
     });
+
+    // Items of at most 20 KB: a 30 KB result is within every tool limit, yet the history entry
+    // holding it can never be written. Before, the same write was retried forever.
+    it.each([
+      { case: 'nothing of the turn durable yet', sideEffects: false },
+      { case: "the tool's intent durable", sideEffects: true },
+    ])(
+      'a checkpoint that can never be stored sets its turn aside with a notice; the chat goes on ($case)',
+      async ({ sideEffects }) => {
+        const model = new ScriptedModel(
+          [
+            (request: ModelRequest) => {
+              const last = request.history.at(-1);
+              if (last?.role === 'user')
+                return last.text === 'and then?'
+                  ? callReply('and the next one')
+                  : callTools(['fetch_page', {}]);
+              return callReply('read it');
+            },
+          ],
+          { repeatLast: true },
+        );
+        const runs = { count: 0 };
+        const { host, delivery, store, lines } = await pageReadingHost(model, 30 * 1024, {
+          maxItemBytes: 20 * 1024,
+          sideEffects,
+          runs,
+        });
+        const source = await askTwice(host, delivery, 'read that page');
+
+        expect(delivery.texts).toEqual([defaults.host.quarantineNotice, 'and the next one']);
+        expect(runs.count).toBe(1);
+        // The page, then `reply`, whose intent cannot be stored: neither runs again.
+        expect(model.calls).toHaveLength(3);
+        expect(
+          lines.filter((line) => line.message === 'checkpoint can never be stored; setting the turn aside'),
+        ).toEqual([
+          expect.objectContaining({
+            error: expect.objectContaining({ name: 'ItemTooLargeError' }) as unknown,
+          }),
+        ]);
+        expect(lines.filter((line) => line.message === 'source step failed; retrying')).toEqual([]);
+        expect(await sourceAtRest(store, source.id)).toBe(true);
+        await host.shutdown();
+      },
+    );
 
     it('two hosts on one table, each with its own client: one owner at a time, every message once and in order', async () => {
       const tableName = await local.createTable();
