@@ -577,7 +577,13 @@ export const sourceMachine = sourceSetup.createMachine({
                     target: '#source.owned.active',
                     actions: takeLoaded,
                   },
-                  { target: '#source.owned.active.settingAside', actions: takeLoaded },
+                  {
+                    guard: { type: 'loadedIdle', params: ({ event }) => ({ loaded: event.output }) },
+                    target: '#source.owned.active.settingAside',
+                    actions: takeLoaded,
+                  },
+                  // A turn in a state that cannot be abandoned (its apology): it goes on.
+                  { target: '#source.owned.active', actions: takeLoaded },
                 ],
                 onError: writeFailed('waiting'),
               },
