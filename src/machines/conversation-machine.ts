@@ -110,6 +110,11 @@ export const conversationMachine = setup({
     stopTurn: assign(({ context }, params: { reason: StopReason }) => ({
       turn: { ...currentTurn(context), stopReason: params.reason },
     })),
+    /** An answer without calls: recorded in history, and the turn stops (`no-function-calls`). */
+    recordTextAnswer: assign(({ context }, response: ModelResponse) => {
+      const recorded = recordModelResponse(context, response);
+      return { ...recorded, turn: { ...recorded.turn!, stopReason: 'no-function-calls' as const } };
+    }),
     /** A notice went out: the turn's summary then says the user was told (the inspector shows it). */
     countNotice: assign(({ context }) => ({
       turn: { ...currentTurn(context), deliveries: currentTurn(context).deliveries + 1, noticeSent: true },
@@ -245,19 +250,13 @@ export const conversationMachine = setup({
             // Text and no call once something reached the user this turn: what was said stands.
             guard: 'deliveredThisTurn',
             target: 'done',
-            actions: [
-              assign(({ context, event }) => recordModelResponse(context, event.output)),
-              { type: 'stopTurn', params: { reason: 'no-function-calls' } },
-            ],
+            actions: { type: 'recordTextAnswer', params: ({ event }) => event.output },
           },
           {
             // Text and no call, and nothing sent (no `reply` yet, or one refused or undelivered):
             // whatever the model adapter, never silence.
             target: 'apologize',
-            actions: [
-              assign(({ context, event }) => recordModelResponse(context, event.output)),
-              { type: 'stopTurn', params: { reason: 'no-function-calls' } },
-            ],
+            actions: { type: 'recordTextAnswer', params: ({ event }) => event.output },
           },
         ],
         onError: [
