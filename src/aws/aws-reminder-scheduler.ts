@@ -1,4 +1,5 @@
 import {
+  ConflictException,
   CreateScheduleCommand,
   DeleteScheduleCommand,
   GetScheduleCommand,
@@ -58,18 +59,24 @@ export class AwsReminderScheduler implements ReminderScheduler {
     const name = reminderScheduleName(reminder.source.id, reminder.id);
     if (!name) throw new Error(`invalid reminder id "${reminder.id}"`);
     const event: ReminderEvent = { kaiwa: 'reminder', reminder };
-    await this.options.client.send(
-      new CreateScheduleCommand(
-        oneTimeSchedule({
-          name,
-          at: reminder.dueAt,
-          event,
-          target: this.options,
-          // The message's event id comes from the reminder, so a repeated invocation is claimed once.
-          retry: { maximumAttempts: 20, maximumEventAgeSeconds: 86_400 },
-        }),
-      ),
-    );
+    try {
+      await this.options.client.send(
+        new CreateScheduleCommand(
+          oneTimeSchedule({
+            name,
+            at: reminder.dueAt,
+            event,
+            target: this.options,
+            // The message's event id comes from the reminder, so a repeated invocation is claimed once.
+            retry: { maximumAttempts: 20, maximumEventAgeSeconds: 86_400 },
+          }),
+        ),
+      );
+    } catch (error) {
+      // The name comes from the source and the reminder's id, the id from its tool call: a
+      // schedule of that name is this reminder, scheduled when the call ran before.
+      if (!(error instanceof ConflictException)) throw error;
+    }
   }
 
   async cancel(sourceId: string, reminderId: string): Promise<boolean> {

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { ObjectSchema } from '../domain/index.js';
 import { defineTool } from '../tools/index.js';
+import type { Reminder } from './reminder.js';
 import type { ReminderScheduler } from './reminder-scheduler.js';
 
 export interface ReminderToolsOptions {
@@ -9,9 +10,24 @@ export interface ReminderToolsOptions {
   readonly maxAheadMs?: number;
   /** Per source (default 50). */
   readonly maxPerSource?: number;
-  /** A new reminder's id (default: a random UUID; tests force collisions with it). */
-  readonly newId?: () => string;
+  /**
+   * A new reminder's id from its call's idempotency key (default: a UUID derived from it, so a
+   * call run again — a turn resumed after its process died — finds its reminder instead of
+   * scheduling a second one). Tests force collisions with it.
+   */
+  readonly newId?: (idempotencyKey: string) => string;
 }
+
+/** A name-based (version 5) UUID of the key, in kaiwa's own namespace. */
+export function reminderIdOf(idempotencyKey: string): string {
+  const bytes = createHash('sha1').update(REMINDER_ID_NAMESPACE).update(idempotencyKey).digest();
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const REMINDER_ID_NAMESPACE = Buffer.from('6f1c2a7e9b3d4c58a0e1f2d3c4b5a697', 'hex');
 
 const reminderShape = {
   type: 'object',
@@ -33,7 +49,23 @@ export function createReminderTools(options: ReminderToolsOptions) {
   const { scheduler } = options;
   const maxAheadMs = options.maxAheadMs ?? 365 * 24 * 3600_000;
   const maxPerSource = options.maxPerSource ?? 50;
-  const newId = options.newId ?? randomUUID;
+  const newId = options.newId ?? reminderIdOf;
+  // A chat's calls check its count and schedule one at a time: calls of one step run side by
+  // side, and each would see room for itself.
+  const pending = new Map<string, Promise<unknown>>();
+  function oneAtATime<T>(sourceId: string, work: () => Promise<T>): Promise<T> {
+    const previous = pending.get(sourceId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    pending.set(sourceId, settled);
+    void settled.then(() => {
+      if (pending.get(sourceId) === settled) pending.delete(sourceId);
+    });
+    return next;
+  }
 
   const setReminder = defineTool({
     name: 'set_reminder',
@@ -84,26 +116,29 @@ export function createReminderTools(options: ReminderToolsOptions) {
       return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true };
     if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true };
     if (dueAt - now > maxAheadMs) return { forLLM: { error: 'that is too far ahead' }, isError: true };
-    if ((await scheduler.list(context.source.id)).length >= maxPerSource) {
-      return {
-        forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` },
-        isError: true,
+    const id = newId(context.idempotencyKey);
+    return oneAtATime(context.source.id, async () => {
+      const waiting = await scheduler.list(context.source.id);
+      // This call ran before (its turn was resumed): its reminder is scheduled already.
+      const scheduled = waiting.find((reminder) => reminder.id === id);
+      if (scheduled) return scheduledAnswer(scheduled);
+      if (waiting.length >= maxPerSource) {
+        return {
+          forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` },
+          isError: true as const,
+        };
+      }
+      const reminder = {
+        id,
+        source: context.source,
+        dueAt,
+        text: args.text,
+        createdAt: now,
+        ...(context.sender && { requestedBy: context.sender.userId }),
       };
-    }
-    const reminder = {
-      id: newId(),
-      source: context.source,
-      dueAt,
-      text: args.text,
-      createdAt: now,
-      ...(context.sender && { requestedBy: context.sender.userId }),
-    };
-    await scheduler.schedule(reminder);
-    // An async tool: it returns now; the reminder comes back later through the inbox.
-    return {
-      forLLM: { id: reminder.id, due: new Date(dueAt).toISOString(), text: reminder.text },
-      async: true,
-    };
+      await scheduler.schedule(reminder);
+      return scheduledAnswer(reminder);
+    });
   });
 
   const listReminders = defineTool({
@@ -171,4 +206,12 @@ function dueAtOf(args: { when?: string; delay_minutes?: number }, now: number): 
   if (args.when !== undefined && args.delay_minutes === undefined) return Date.parse(args.when);
   if (args.delay_minutes !== undefined && args.when === undefined) return now + args.delay_minutes * 60_000;
   return undefined;
+}
+
+/** What `set_reminder` answers: an async tool returns now; the reminder comes back through the inbox. */
+function scheduledAnswer(reminder: Pick<Reminder, 'id' | 'dueAt' | 'text'>) {
+  return {
+    forLLM: { id: reminder.id, due: new Date(reminder.dueAt).toISOString(), text: reminder.text },
+    async: true,
+  };
 }

@@ -109,6 +109,14 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
     });
   });
 
+  it('scheduling the same reminder again (its call ran again) keeps the one schedule', async () => {
+    // Scheduler answers 409 for a name it has: the name comes from the source and the reminder's
+    // id, and the id from the call, so that schedule is this reminder.
+    await reminders().schedule(reminder('r1'));
+    await reminders().schedule(reminder('r1'));
+    expect(scheduler.schedules(GROUP).map((schedule) => schedule.Name)).toEqual([`${alice.id}.r1`]);
+  });
+
   it("lists only the source's own reminders, soonest first, across pages", async () => {
     const scheduled = reminders();
     await scheduled.schedule(reminder('late', alice, 3 * 3600_000));

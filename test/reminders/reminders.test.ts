@@ -162,31 +162,53 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
   const now = Date.parse('2026-11-22T10:00:00Z');
   const alice = source;
   const bob = { kind: 'group' as const, id: 'C' + '9'.repeat(32) };
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-  function toolsOn(scheduler: LocalReminderScheduler, newId?: () => string) {
+  function toolsOn(
+    scheduler: LocalReminderScheduler,
+    options: { newId?: () => string; maxPerSource?: number } = {},
+  ) {
     const registry = new ToolRegistry();
-    for (const tool of createReminderTools({ scheduler, ...(newId && { newId }) })) registry.register(tool);
-    return (name: string, args: Record<string, unknown>, inSource: Source) =>
+    for (const tool of createReminderTools({ scheduler, ...options })) registry.register(tool);
+    return (name: string, args: Record<string, unknown>, inSource: Source, callId = 'c') =>
       registry.execute(
-        { id: 'c', name, args: args as never },
+        { id: callId, name, args: args as never },
         { source: inSource, turnId: 't', signal: new AbortController().signal, clock: { now: () => now } },
       );
   }
 
-  it('set_reminder gives every reminder a random UUID', async () => {
-    const call = toolsOn(
-      new LocalReminderScheduler({
-        deliver: () => Promise.resolve(),
-        clock: { now: () => now },
-        logger: silentLogger,
-      }),
-    );
-    const first = (await call('set_reminder', { text: 'a', delay_minutes: 1 }, alice)).response;
-    const second = (await call('set_reminder', { text: 'b', delay_minutes: 1 }, alice)).response;
+  const localScheduler = () =>
+    new LocalReminderScheduler({
+      deliver: () => Promise.resolve(),
+      clock: { now: () => now },
+      logger: silentLogger,
+    });
+
+  it('set_reminder gives every call its own UUID, the same one when the call runs again: one reminder', async () => {
+    const scheduler = localScheduler();
+    const call = toolsOn(scheduler);
+    const first = (await call('set_reminder', { text: 'a', delay_minutes: 1 }, alice, 'c1')).response;
+    const second = (await call('set_reminder', { text: 'b', delay_minutes: 1 }, alice, 'c2')).response;
+    // A turn resumed after its process died runs a call whose intent was durable once more.
+    const again = await call('set_reminder', { text: 'a', delay_minutes: 1 }, alice, 'c1');
     expect(first.id).toMatch(UUID);
     expect(second.id).toMatch(UUID);
     expect(first.id).not.toBe(second.id);
+    expect(again).toMatchObject({ isError: false, response: first });
+    expect((await scheduler.list(alice.id)).map((reminder) => reminder.text).sort()).toEqual(['a', 'b']);
+  });
+
+  it("set_reminder calls of one step, run side by side, never pass the chat's limit", async () => {
+    const scheduler = localScheduler();
+    const call = toolsOn(scheduler, { maxPerSource: 2 });
+    const outcomes = await Promise.all(
+      ['c1', 'c2', 'c3', 'c4', 'c5'].map((callId) =>
+        call('set_reminder', { text: callId, delay_minutes: 1 }, alice, callId),
+      ),
+    );
+    expect(outcomes.filter((outcome) => !outcome.isError)).toHaveLength(2);
+    expect(outcomes.filter((outcome) => outcome.isError)).toHaveLength(3);
+    expect(await scheduler.list(alice.id)).toHaveLength(2);
   });
 
   it('two chats given the same id both keep their reminder: across a restart, when due, and in the inbox', async () => {
@@ -200,7 +222,7 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
       deliver: () => Promise.resolve(),
     });
     const collidingId = () => '0b7e6f8a-2c1d-4e5f-9a0b-1c2d3e4f5a6b';
-    const call = toolsOn(first, collidingId);
+    const call = toolsOn(first, { newId: collidingId });
     await call('set_reminder', { text: 'water the plants', delay_minutes: 1 }, alice);
     await call('set_reminder', { text: 'book the hall', delay_minutes: 2 }, bob);
     expect((await first.list(alice.id)).map((item) => item.text)).toEqual(['water the plants']);
