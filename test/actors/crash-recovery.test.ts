@@ -15,7 +15,13 @@ import {
   openSqliteSourceStore,
   type SourceStore,
 } from '../../src/persistence/index.js';
-import { defineTool, ToolRegistry, replyTool, skipTool } from '../../src/tools/index.js';
+import {
+  LocalReminderScheduler,
+  createReminderTools,
+  type Reminder,
+  type ReminderList,
+} from '../../src/reminders/index.js';
+import { defineTool, ToolRegistry, replyTool, skipTool, type Tool } from '../../src/tools/index.js';
 import { startHoldingProxy } from '../aws/support/holding-proxy.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startFakeLine } from '../support/fake-line-server.js';
@@ -65,7 +71,7 @@ afterEach(async () => {
 function hostOn(
   store: SourceStore,
   model: ModelPort,
-  options: { lineUrl?: string; replyTokenTtlMs?: number; goneOwner?: string } = {},
+  options: { lineUrl?: string; replyTokenTtlMs?: number; goneOwner?: string; tools?: readonly Tool[] } = {},
 ) {
   const transport = new LineTransport({ logger: silentLogger });
   const client = createMessagingApiClient(transport, {
@@ -73,6 +79,7 @@ function hostOn(
     baseURL: options.lineUrl ?? line.url,
   });
   const tools = new ToolRegistry().register(replyTool).register(skipTool).register(lookup);
+  for (const tool of options.tools ?? []) tools.register(tool);
   const clock = { now: () => Date.now() };
   return new ActorHost({
     store,
@@ -170,6 +177,65 @@ function crashSuite(name: string, createStore: () => Promise<SourceStore>) {
       await second.whenSettled();
 
       expect(botMessages().map((entry) => [entry.text, entry.via])).toEqual([['Green tea it is.', 'reply']]);
+    });
+
+    it("after set_reminder's intent, once it scheduled: the resumed call finds its reminder, one reminder", async () => {
+      line = await startFakeLine();
+      // What reminders.db keeps across the two processes.
+      const kept = new Map<string, Reminder>();
+      const list: ReminderList = {
+        all: () => Promise.resolve([...kept.values()]),
+        put: (reminder) => Promise.resolve(void kept.set(reminder.id, reminder)),
+        remove: (_sourceId, id) => Promise.resolve(void kept.delete(id)),
+      };
+      const remindersOf = (host: () => ActorHost) => {
+        const scheduler = new LocalReminderScheduler({
+          list,
+          deliver: (message) => host().accept([message]),
+          clock: { now: () => Date.now() },
+          logger: silentLogger,
+        });
+        closers.push(() => Promise.resolve(scheduler.stop()));
+        return scheduler;
+      };
+      const remind = () =>
+        new ScriptedModel(
+          [
+            (request) =>
+              request.history.at(-1)?.role === 'tool'
+                ? callReply('I will remind you.')
+                : callTools(['set_reminder', { text: 'tea', delay_minutes: 60 }]),
+          ],
+          { repeatLast: true },
+        );
+      const durable = await createStore();
+      const dying = new WatchedSourceStore(durable);
+      // Checkpoint 1 is set_reminder's intent; the process dies before the next one.
+      dying.beforeCheckpoint = (_checkpoint, index) => {
+        if (index === 1) dying.die();
+      };
+      const firstScheduler = remindersOf(() => first);
+      const first: ActorHost = hostOn(dying, remind(), {
+        tools: createReminderTools({ scheduler: firstScheduler }),
+      });
+      await first.accept([message('crash-reminder')]);
+      await until(() => kept.size === 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      firstScheduler.stop();
+
+      const secondScheduler = remindersOf(() => second);
+      await secondScheduler.start();
+      const second: ActorHost = hostOn(durable, remind(), {
+        goneOwner: first.owner.ownerId,
+        tools: createReminderTools({ scheduler: secondScheduler }),
+      });
+      await second.recover();
+      await until(() => sourceAtRest(durable, USER));
+      await second.whenSettled();
+
+      expect(botMessages().map((entry) => entry.text)).toEqual(['I will remind you.']);
+      expect((await secondScheduler.list(USER)).map((reminder) => reminder.text)).toEqual(['tea']);
+      expect(kept.size).toBe(1);
     });
 
     it("between LINE's answer and the marker, once the token is too old to tell: at least once, pushed with the turn's retry key", async () => {
