@@ -110,18 +110,20 @@ export function createReminderTools(options: ReminderToolsOptions) {
     },
     response: reminderShape,
   }).implement(async (args, context) => {
-    const now = context.clock.now();
-    const dueAt = dueAtOf(args, now);
-    if (dueAt === undefined)
-      return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true };
-    if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true };
-    if (dueAt - now > maxAheadMs) return { forLLM: { error: 'that is too far ahead' }, isError: true };
     const id = newId(context.idempotencyKey);
     return oneAtATime(context.source.id, async () => {
       const waiting = await scheduler.list(context.source.id);
-      // This call ran before (its turn was resumed): its reminder is scheduled already.
+      // This call ran before (its turn was resumed): its reminder is scheduled already, whatever
+      // the time is now.
       const scheduled = waiting.find((reminder) => reminder.id === id);
       if (scheduled) return scheduledAnswer(scheduled);
+      const now = context.clock.now();
+      const dueAt = dueAtOf(args, now);
+      if (dueAt === undefined)
+        return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true as const };
+      if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true as const };
+      if (dueAt - now > maxAheadMs)
+        return { forLLM: { error: 'that is too far ahead' }, isError: true as const };
       if (waiting.length >= maxPerSource) {
         return {
           forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` },

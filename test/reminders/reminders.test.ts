@@ -166,14 +166,15 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
 
   function toolsOn(
     scheduler: LocalReminderScheduler,
-    options: { newId?: () => string; maxPerSource?: number } = {},
+    options: { newId?: () => string; maxPerSource?: number; clock?: { now(): number } } = {},
   ) {
+    const { clock = { now: () => now }, ...toolOptions } = options;
     const registry = new ToolRegistry();
-    for (const tool of createReminderTools({ scheduler, ...options })) registry.register(tool);
+    for (const tool of createReminderTools({ scheduler, ...toolOptions })) registry.register(tool);
     return (name: string, args: Record<string, unknown>, inSource: Source, callId = 'c') =>
       registry.execute(
         { id: callId, name, args: args as never },
-        { source: inSource, turnId: 't', signal: new AbortController().signal, clock: { now: () => now } },
+        { source: inSource, turnId: 't', signal: new AbortController().signal, clock },
       );
   }
 
@@ -196,6 +197,18 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     expect(first.id).not.toBe(second.id);
     expect(again).toMatchObject({ isError: false, response: first });
     expect((await scheduler.list(alice.id)).map((reminder) => reminder.text).sort()).toEqual(['a', 'b']);
+  });
+
+  it('a call run again after its time has come finds its reminder rather than refusing the time', async () => {
+    let clock = now;
+    const scheduler = localScheduler();
+    const call = toolsOn(scheduler, { clock: { now: () => clock } });
+    const when = new Date(now + 60_000).toISOString();
+    const first = await call('set_reminder', { text: 'tea', when }, alice, 'c1');
+    clock = now + 120_000; // the turn was resumed two minutes later, its reminder not yet delivered
+    const again = await call('set_reminder', { text: 'tea', when }, alice, 'c1');
+    expect(again).toMatchObject({ isError: false, response: first.response });
+    expect(await scheduler.list(alice.id)).toHaveLength(1);
   });
 
   it("set_reminder calls of one step, run side by side, never pass the chat's limit", async () => {
