@@ -577,13 +577,8 @@ export const sourceMachine = sourceSetup.createMachine({
                     target: '#source.owned.active',
                     actions: takeLoaded,
                   },
-                  {
-                    guard: { type: 'loadedIdle', params: ({ event }) => ({ loaded: event.output }) },
-                    target: '#source.owned.active.settingAside',
-                    actions: takeLoaded,
-                  },
-                  // A turn in a state that cannot be abandoned (its apology): it goes on.
-                  { target: '#source.owned.active', actions: takeLoaded },
+                  // No turn in progress in the head (any other is abandoned): nothing of it was durable.
+                  { target: '#source.owned.active.settingAside', actions: takeLoaded },
                 ],
                 onError: writeFailed('waiting'),
               },

@@ -150,9 +150,6 @@ export const sourceSetup = setup({
     /** Nothing waits: no inbox item, nothing to replay, and the conversation is idle. */
     /** The load set aside the turn its head held in progress. */
     turnSetAside: (_, params: { loaded: LoadedConversation }) => params.loaded.turnSetAside,
-    /** The loaded conversation holds no turn in progress. */
-    loadedIdle: (_, params: { loaded: LoadedConversation }) =>
-      params.loaded.conversation.getSnapshot().matches('idle'),
     /** The inbox's first item is a message to set aside (`setAsidePlan`). */
     messageToSetAside: (_, params: { items: readonly StoredInboxItem[] }) =>
       setAsidePlan(params.items) !== undefined,

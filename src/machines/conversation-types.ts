@@ -189,8 +189,9 @@ export type ConversationEvent =
    */
   | { type: 'checkpoint.done'; resumed: boolean }
   /**
-   * Set the turn in progress aside (its resumption kept killing its process): no pending side
-   * effect runs; calls still unanswered get an error result, and the turn ends as `abandoned`.
+   * Set the turn in progress aside (its resumption kept killing its process, or what it did could
+   * never be stored), in whatever state it is: no pending side effect runs; calls still
+   * unanswered get an error result, and the turn ends as `abandoned`.
    */
   | { type: 'turn.abandon' }
   /**

@@ -772,6 +772,33 @@ describe('conversation snapshots', () => {
     });
   });
 
+  it.each([
+    ['a tool', { tools: true }],
+    ['its apology', { tools: false }],
+  ])(
+    'set aside while %s waits for its checkpoint: nothing is sent, the turn ends as abandoned',
+    async (_name, { tools }) => {
+      // The host sets a resumed or unstorable turn aside in whichever state its head holds it.
+      const delivery = new RecordingDelivery();
+      const model = tools
+        ? new ScriptedModel([callTools(['act', { text: 'x' }])])
+        : new ScriptedModel([() => Promise.reject(new Error('model down'))]);
+      const act = echoTool('act').implement(() => Promise.resolve({ forLLM: { text: 'done' } }));
+      const actor = createActor(conversationMachineFor({ model, tools: [act], delivery }), {
+        systemId: CONVERSATION_SYSTEM_ID,
+        input: { source: userSource },
+      }).start();
+      say(actor, inbound('hi'));
+      await waitFor(actor, (snapshot) => snapshot.hasTag(AWAITING_CHECKPOINT_TAG));
+
+      actor.send({ type: 'turn.abandon' });
+      const snapshot = await untilIdle(actor);
+
+      expect(snapshot.context.lastTurn?.stopReason).toBe('abandoned');
+      expect(delivery.texts).toEqual([]);
+    },
+  );
+
   it('is plain JSON: the persisted snapshot survives stringify unchanged', async () => {
     const { actor } = startConversation({ model: new ScriptedModel([callReply('hi')]) });
     say(actor, inbound('hello'));
