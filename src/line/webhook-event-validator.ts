@@ -47,9 +47,9 @@ export interface CompiledWebhookSchema {
 /**
  * Checks each webhook event against LINE's webhook schema (`webhook.yml`, discriminators
  * binding) before kaiwa trusts any of it: bounded in depth and size first, then the schema, then
- * the source ids that become store keys. The schema is compiled ahead of time by ajv
- * (`npm run line-schemas` → `openapi/webhook-event-validate.js`), so no request — and no Lambda
- * cold start — waits for a compile; a check is a few microseconds.
+ * the source ids and the event id that become store keys. The schema is compiled ahead of time
+ * by ajv (`npm run line-schemas` → `openapi/webhook-event-validate.js`), so no request — and no
+ * Lambda cold start — waits for a compile; a check is a few microseconds.
  *
  * @example
  * const verdict = WebhookEventValidator.shared().check(body.events[0]);
@@ -83,7 +83,7 @@ export class WebhookEventValidator {
     const unknown = this.unknownType(raw);
     if (unknown) return { kind: 'unknown', what: unknown };
     if (!this.validate(raw)) return invalid(problemOf(this.validate.errors?.[0]));
-    const idProblem = sourceIdProblem(raw.source);
+    const idProblem = sourceIdProblem(raw.source) ?? eventIdProblem(raw.webhookEventId);
     if (idProblem) return invalid(idProblem);
     return { kind: 'valid', event: raw as unknown as webhook.Event };
   }
@@ -114,6 +114,19 @@ function sourceIdProblem(source: unknown): EventProblem | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * LINE's event ids are ULIDs (26 letters and digits); the schema says only "string". The id
+ * becomes part of store keys (the claim, the inbox item): 2,000 characters passed DynamoDB's key
+ * limit and failed the whole webhook, and a `#` would split a key where kaiwa splits it.
+ */
+const EVENT_ID = /^[0-9A-Za-z_-]{1,64}$/;
+
+function eventIdProblem(id: unknown): EventProblem | undefined {
+  return typeof id === 'string' && !EVENT_ID.test(id)
+    ? { keyword: 'pattern', schemaPath: 'kaiwa#/webhookEventId', instancePath: '/webhookEventId' }
+    : undefined;
 }
 
 function problemOf(error: ErrorObject | undefined): EventProblem {

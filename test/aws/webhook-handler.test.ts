@@ -9,7 +9,8 @@ import {
 import type { InboxItem } from '../../src/domain/index.js';
 import { MAX_WEBHOOK_BYTES } from '../../src/line/webhook-handling.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
+import { DynamoDbSourceStore, MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
+import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { webhookBodyOfSize } from '../support/sized-webhook-body.js';
 import {
   botUserId,
@@ -20,6 +21,7 @@ import {
 } from '../support/webhook-fixtures.js';
 import {
   deeplyNestedText,
+  eventIdNotLineShaped,
   groupIdAsArray,
   serialize,
   textAsObject,
@@ -463,4 +465,42 @@ describe('the webhook reads its channel secret from SSM Parameter Store', () => 
       webhookDependenciesFromEnv({ DYNAMODB_TABLE: 'kaiwa-test', AWS_REGION: 'us-east-1' }),
     ).toThrow(/KAIWA_SSM_LINE_CHANNEL_SECRET/);
   });
+});
+
+// Without Java a developer's run skips this; under CI=true it runs and fails instead.
+describe.skipIf(!dynamoDbLocalRequired())('the webhook Lambda handler on DynamoDB Local', () => {
+  let local: DynamoDbLocal;
+  beforeAll(async () => {
+    local = await startDynamoDbLocal();
+  });
+  afterAll(() => local?.stop());
+
+  it.each([
+    ['2,000 characters', 'A'.repeat(2_000)],
+    ['a key separator in it', '01HBAD#EVENT0000000000000'],
+    ['a space in it', '01HBAD EVENT0000000000000'],
+  ])(
+    'skips an event whose id is no LINE event id (%s) and stores the events after it, with 200',
+    async (_name, id) => {
+      const store = new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() });
+      const { lines, logger } = recordingLogger('warn');
+      const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
+      const events = [
+        textEvent(userId, 'before'),
+        eventIdNotLineShaped(textEvent(userId, 'bad'), id),
+        textEvent(userId, 'after'),
+      ];
+
+      const response = await webhookOn(store, { logger })(
+        signedWebhookEvent(JSON.stringify({ destination: botUserId, events }), SECRET),
+      );
+
+      expect(response.statusCode).toBe(200);
+      const texts = (await store.inbox(userId)).map(({ item }) => (item as { text?: string }).text);
+      expect(texts).toEqual(['before', 'after']);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ message: "webhook event skipped: it breaks LINE's webhook schema" }),
+      );
+    },
+  );
 });

@@ -55,3 +55,12 @@ export const textWithoutText = <E extends AnyEvent>(event: E) => {
   const { text: _text, ...message } = (event.message ?? {}) as { text?: unknown };
   return { ...event, message };
 };
+
+/**
+ * A `webhookEventId` no LINE event has (LINE's are ULIDs, 26 characters): 2,000 characters, too
+ * long for a DynamoDB key, or characters the stores' keys use as separators.
+ */
+export const eventIdNotLineShaped = <E extends object>(event: E, id = 'A'.repeat(2_000)) => ({
+  ...event,
+  webhookEventId: id,
+});
