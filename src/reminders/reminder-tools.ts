@@ -112,6 +112,8 @@ export function createReminderTools(options: ReminderToolsOptions) {
   }).implement(async (args, context) => {
     const id = newId(context.idempotencyKey);
     return oneAtATime(context.source.id, async () => {
+      // A call that timed out while it waited its turn (its model was told so) schedules nothing.
+      context.signal.throwIfAborted();
       const waiting = await scheduler.list(context.source.id);
       // This call ran before (its turn was resumed): its reminder is scheduled already, whatever
       // the time is now.
@@ -138,6 +140,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
         createdAt: now,
         ...(context.sender && { requestedBy: context.sender.userId }),
       };
+      context.signal.throwIfAborted();
       await scheduler.schedule(reminder);
       return scheduledAnswer(reminder);
     });

@@ -211,6 +211,35 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     expect(await scheduler.list(alice.id)).toHaveLength(1);
   });
 
+  it('a set_reminder call that timed out while it waited for the one before it schedules nothing', async () => {
+    const scheduler = localScheduler();
+    // A slow scheduler (EventBridge under load): each list takes 600 ms, so the second call,
+    // queued behind the first, cannot be done within its 1 s.
+    const slow = Object.assign(Object.create(scheduler) as LocalReminderScheduler, {
+      list: async (sourceId: string) => {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return scheduler.list(sourceId);
+      },
+    });
+    const registry = new ToolRegistry({ defaultTimeoutMs: 1_000 });
+    for (const tool of createReminderTools({ scheduler: slow })) registry.register(tool);
+    const call = (callId: string) =>
+      registry.execute(
+        { id: callId, name: 'set_reminder', args: { text: callId, delay_minutes: 5 } },
+        { source: alice, turnId: 't', signal: new AbortController().signal, clock: { now: () => now } },
+      );
+
+    const [first, second] = await Promise.all([call('c1'), call('c2')]);
+    await new Promise((resolve) => setTimeout(resolve, 800)); // past when the second would have run
+
+    expect(first.isError).toBe(false);
+    expect(second).toMatchObject({
+      isError: true,
+      response: { error: expect.stringContaining('timed out') as string },
+    });
+    expect((await scheduler.list(alice.id)).map((reminder) => reminder.text)).toEqual(['c1']);
+  });
+
   it("set_reminder calls of one step, run side by side, never pass the chat's limit", async () => {
     const scheduler = localScheduler();
     const call = toolsOn(scheduler, { maxPerSource: 2 });
