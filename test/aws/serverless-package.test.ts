@@ -15,6 +15,8 @@ import {
 import { readWorkerSettings } from '../../src/aws/index.js';
 import { DynamoDbSourceStore, conversationTableDefinition } from '../../src/persistence/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
+import { startEchoGemini } from '../support/echo-gemini.js';
+import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { startFakeSsm } from './support/fake-ssm-server.js';
 import { signedWebhookEvent, textEvent } from './support/lambda-events.js';
@@ -436,6 +438,12 @@ describe('npm run package: the CloudFormation template', () => {
     expect(
       Object.keys(workerMeta.inputs).filter((input) => /openapi|yaml|express|src\/inspect/.test(input)),
     ).toEqual([]);
+    // What the Gemini SDK's dependencies import but kaiwa never runs is a stub (about 105 KB).
+    const workerInputs = Object.keys(workerMeta.inputs);
+    expect(workerInputs.filter((input) => /node_modules\/(ws|web-streams-polyfill)\//.test(input))).toEqual(
+      [],
+    );
+    expect(workerInputs).toEqual(expect.arrayContaining(['left-out:ws', 'left-out:web-streams-polyfill']));
     const webhookCode = packaged.webhook.entries[0]!.data.toString('utf8');
     expect(webhookCode).not.toContain('generativelanguage.googleapis.com');
     // The AWS SDK stays external — the Lambda runtime ships it — and is required, never imported,
@@ -503,14 +511,20 @@ describe.skipIf(!dynamoDbLocalRequired())(
     let local: DynamoDbLocal;
     let line: Awaited<ReturnType<typeof startFakeLine>>;
     let ssm: Awaited<ReturnType<typeof startFakeSsm>>;
+    let gemini: FakeGeminiServer;
     let table: string;
     let env: Record<string, string>;
 
     beforeAll(async () => {
-      [local, line] = await Promise.all([startDynamoDbLocal(), startFakeLine()]);
+      [local, line, gemini] = await Promise.all([
+        startDynamoDbLocal(),
+        startFakeLine(),
+        startEchoGemini(() => 0),
+      ]);
       ssm = await startFakeSsm({
         '/kaiwa/test/line-channel-secret': line.emulator.channelSecret,
         '/kaiwa/test/line-channel-access-token': line.emulator.channelAccessToken,
+        '/kaiwa/test/gemini-api-key': 'test-key', // the key the fake Gemini takes
       });
       table = await local.createTable();
       // DynamoDB Local's first transactions are slow (its JVM warms up): not the webhook's 1.5 s to judge.
@@ -550,8 +564,54 @@ describe.skipIf(!dynamoDbLocalRequired())(
       };
     }, 60_000);
     afterAll(async () => {
-      await Promise.all([local?.stop(), line?.close(), ssm?.close()]);
+      await Promise.all([local?.stop(), line?.close(), ssm?.close(), gemini?.close()]);
     });
+
+    /** The packaged worker, given these stream records as the Pipe delivers them from the FIFO queue. */
+    async function runWorker(records: Parameters<typeof inboxInserts>[0], workerEnv: Record<string, string>) {
+      return runBundle(packaged.worker.bundlePath, {
+        env: workerEnv,
+        event: {
+          Records: deliveredRecords(
+            records,
+            await pipeFromTemplate(),
+            'arn:aws:sqs:us-east-1:123456789012:work.fifo',
+          ),
+        },
+        remainingMs: 60_000,
+      });
+    }
+
+    it("the worker's Gemini SDK, bundled with ws and web-streams-polyfill left out, answers through the Gemini API", async () => {
+      const userId = 'U0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2';
+      const geminiEnv = {
+        ...env,
+        KAIWA_SSM_GEMINI_API_KEY: '/kaiwa/test/gemini-api-key',
+        GEMINI_BASE_URL: gemini.baseUrl,
+      };
+      const reader = StreamReader.forLocal(local.endpoint, table);
+      await reader.open();
+      const body = JSON.stringify({
+        destination: line.emulator.botUserId,
+        events: [textEvent(userId, 's1m1 hello', { replyToken: line.emulator.issueReplyToken(userId) })],
+      });
+      await runBundle(packaged.webhook.bundlePath, {
+        env: geminiEnv,
+        event: signedWebhookEvent(body, line.emulator.channelSecret),
+      });
+      const ofUser = (all: Parameters<typeof inboxInserts>[0]) =>
+        inboxInserts(all).filter((record) => record.dynamodb?.Keys?.pk?.S === userId);
+      const records = ofUser(await reader.readUntil((all) => ofUser(all).length >= 1));
+      const worker = await runWorker(records, geminiEnv);
+      reader.close();
+
+      expect(worker).toMatchObject({ result: { batchItemFailures: [] } });
+      expect(gemini.requests.length).toBeGreaterThanOrEqual(1);
+      const replies = line.emulator
+        .entries()
+        .filter((entry) => entry.from === 'bot' && entry.chatId === userId);
+      expect(replies.map((entry) => entry.text)).toEqual(['re: s1m1']);
+    }, 90_000);
 
     it('webhook → stream → pipe → worker → reply, and a reminder into the inbox: each bundle run by Node.js 22', async () => {
       const userId = 'U0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';
@@ -574,17 +634,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
       });
 
       const records = inboxInserts(await reader.readUntil((all) => inboxInserts(all).length >= 1));
-      const worker = await runBundle(packaged.worker.bundlePath, {
-        env,
-        event: {
-          Records: deliveredRecords(
-            records,
-            await pipeFromTemplate(),
-            'arn:aws:sqs:us-east-1:123456789012:work.fifo',
-          ),
-        },
-        remainingMs: 60_000,
-      });
+      const worker = await runWorker(records, env);
       reader.close();
       expect(worker).toMatchObject({
         node: expect.stringMatching(/^v22\./) as string,
