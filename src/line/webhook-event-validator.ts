@@ -47,9 +47,10 @@ export interface CompiledWebhookSchema {
 /**
  * Checks each webhook event against LINE's webhook schema (`webhook.yml`, discriminators
  * binding) before kaiwa trusts any of it: bounded in depth and size first, then the schema, then
- * the source ids and the event id that become store keys. The schema is compiled ahead of time
- * by ajv (`npm run line-schemas` → `openapi/webhook-event-validate.js`), so no request — and no
- * Lambda cold start — waits for a compile; a check is a few microseconds.
+ * the source ids and the event id that become store keys, and a timestamp a date can hold. The
+ * schema is compiled ahead of time by ajv (`npm run line-schemas` →
+ * `openapi/webhook-event-validate.js`), so no request — and no Lambda cold start — waits for a
+ * compile; a check is a few microseconds.
  *
  * @example
  * const verdict = WebhookEventValidator.shared().check(body.events[0]);
@@ -83,8 +84,9 @@ export class WebhookEventValidator {
     const unknown = this.unknownType(raw);
     if (unknown) return { kind: 'unknown', what: unknown };
     if (!this.validate(raw)) return invalid(problemOf(this.validate.errors?.[0]));
-    const idProblem = sourceIdProblem(raw.source) ?? eventIdProblem(raw.webhookEventId);
-    if (idProblem) return invalid(idProblem);
+    const problem =
+      sourceIdProblem(raw.source) ?? eventIdProblem(raw.webhookEventId) ?? timestampProblem(raw.timestamp);
+    if (problem) return invalid(problem);
     return { kind: 'valid', event: raw as unknown as webhook.Event };
   }
 
@@ -126,6 +128,18 @@ const EVENT_ID = /^[0-9A-Za-z_-]{1,64}$/;
 function eventIdProblem(id: unknown): EventProblem | undefined {
   return typeof id === 'string' && !EVENT_ID.test(id)
     ? { keyword: 'pattern', schemaPath: 'kaiwa#/webhookEventId', instancePath: '/webhookEventId' }
+    : undefined;
+}
+
+/**
+ * A time a date can hold: `webhook.yml` allows any int64, but 9.2 × 10¹⁸ ms is no date, and its
+ * message made every later model call of its chat throw while it stayed in history.
+ */
+const LATEST_DATE_MS = 8.64e15;
+
+function timestampProblem(timestamp: unknown): EventProblem | undefined {
+  return typeof timestamp === 'number' && !(timestamp >= 0 && timestamp <= LATEST_DATE_MS)
+    ? { keyword: 'maximum', schemaPath: 'kaiwa#/timestamp', instancePath: '/timestamp' }
     : undefined;
 }
 

@@ -257,6 +257,31 @@ describe("the webhook Lambda handler checks every event against LINE's webhook s
   });
 });
 
+describe('the webhook Lambda handler and timestamps no date can hold', () => {
+  it.each([9.2e18, 1e16, -5])(
+    'skips an event with timestamp %d and stores the rest, with 200',
+    async (timestamp) => {
+      const store = new MemorySourceStore();
+      const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';
+      const events = [
+        textEvent(userId, 'before'),
+        { ...textEvent(userId, 'bad'), timestamp },
+        textEvent(userId, 'after'),
+      ];
+
+      const response = await webhookOn(store)(
+        signedWebhookEvent(JSON.stringify({ destination: botUserId, events }), SECRET),
+      );
+
+      expect(response.statusCode).toBe(200);
+      expect((await store.inbox(userId)).map(({ item }) => (item as { text?: string }).text)).toEqual([
+        'before',
+        'after',
+      ]);
+    },
+  );
+});
+
 describe('the webhook Lambda handler refuses misdirected bodies and marks stale messages', () => {
   const BOT = 'U' + '1'.repeat(32);
   const userId = 'U4af4980629a1b2c3d4e5f60718293a4b';

@@ -63,6 +63,17 @@ describe('toGeminiContents', () => {
     ]);
   });
 
+  it('leaves the time out of a message whose timestamp no date can hold, rather than throwing', () => {
+    // Stored before the webhook refused such timestamps: it would fail every later model call of
+    // its chat while it stays in the history window.
+    const { contents } = toGeminiContents([user('from the far future', { timestamp: 9.2e18 }), user('hi')]);
+
+    expect(contents[0]?.parts?.map((part) => part.text)).toEqual([
+      '[Aiko] from the far future',
+      '[Aiko 2026-11-22 10:00 UTC] hi',
+    ]);
+  });
+
   it('replays provider parts verbatim and answers calls in call order, with Gemini ids only', () => {
     const results: ToolEntry = {
       role: 'tool',

@@ -159,7 +159,10 @@ export function speakerPrefix(entry: UserEntry): string {
     .replace(/[[\]\s]+/g, ' ')
     .trim()
     .slice(0, 60);
-  const time = new Date(entry.timestamp).toISOString().slice(0, 16).replace('T', ' ');
+  const date = new Date(entry.timestamp);
+  // A timestamp no date holds (stored before the webhook refused them) leaves the time out.
+  if (Number.isNaN(date.getTime())) return `[${name || 'someone'}]`;
+  const time = date.toISOString().slice(0, 16).replace('T', ' ');
   return `[${name || 'someone'} ${time} UTC]`;
 }
 
