@@ -114,3 +114,18 @@ export function setAsidePlan(
   if (first?.unreadable !== undefined || !first || !isMessage(first.item)) return undefined;
   return { kind: 'quarantine', key: first.key, message: first.item };
 }
+
+/** The inbox keys a plan consumes. */
+export function planKeys(plan: InboxPlan): readonly string[] {
+  switch (plan.kind) {
+    case 'turn':
+      return plan.keys;
+    case 'unsend':
+    case 'forget':
+    case 'quarantine':
+    case 'unreadable':
+      return [plan.key];
+    case 'none':
+      return [];
+  }
+}

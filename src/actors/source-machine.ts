@@ -1,6 +1,6 @@
 import { and, assign } from 'xstate';
 import { AWAITING_CHECKPOINT_TAG } from '../machines/index.js';
-import type { InboxPlan } from './inbox-plan.js';
+import { planKeys, type InboxPlan } from './inbox-plan.js';
 import { encodeConversation } from './snapshot-codec.js';
 import { liveConversation, sourceSetup } from './source-setup.js';
 import {
@@ -25,7 +25,7 @@ function onPlan(kind: InboxPlan['kind'], target: string) {
 }
 
 /** The conversation a `load` restored replaces the one the source had, and starts. */
-const takeLoaded = [
+const startLoaded = [
   'stopConversation',
   { type: 'takeLoaded', params: ({ event }: { event: { output: LoadedConversation } }) => event.output },
   'watchConversation',
@@ -225,7 +225,7 @@ export const sourceMachine = sourceSetup.createMachine({
               invoke: {
                 src: 'load',
                 input: ({ context }) => ({ sourceId: context.sourceId, ownership: context.ownership! }),
-                onDone: { target: '#source.owned.active', actions: takeLoaded },
+                onDone: { target: '#source.owned.active', actions: startLoaded },
                 // Counting a resumed turn is a fenced write too: another owner may have the source.
                 onError: writeFailed('waiting'),
               },
@@ -288,7 +288,7 @@ export const sourceMachine = sourceSetup.createMachine({
                             return {
                               profiles: event.output.prepared!.profiles,
                               replay: context.replay.slice(replayed),
-                              consumedKeys: [...context.consumedKeys, ...keysOf(plan)],
+                              consumedKeys: [...context.consumedKeys, ...planKeys(plan)],
                             };
                           }),
                           { type: 'feedTurn', params: ({ event }) => event.output.prepared! },
@@ -303,12 +303,7 @@ export const sourceMachine = sourceSetup.createMachine({
                           params: ({ event }) => ({ plan: event.output.plan }),
                         },
                         target: '#source.owned.active.checkpointing',
-                        actions: [
-                          { type: 'takePlan', params: ({ event }) => event.output },
-                          assign(({ context }) => ({
-                            consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
-                          })),
-                        ],
+                        actions: [{ type: 'takePlan', params: ({ event }) => event.output }, 'consumePlan'],
                       },
                       onPlan('forget', '#source.owned.active.forgetting'),
                       {
@@ -320,9 +315,7 @@ export const sourceMachine = sourceSetup.createMachine({
                         target: '#source.owned.active.checkpointing',
                         actions: [
                           { type: 'takePlan', params: ({ event }) => event.output },
-                          assign(({ context }) => ({
-                            consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
-                          })),
+                          'consumePlan',
                           'setAsideUnreadable',
                         ],
                       },
@@ -447,7 +440,7 @@ export const sourceMachine = sourceSetup.createMachine({
                       ...context.removedSeqs,
                       ...event.seqs.filter((seq) => seq <= context.savedSeq),
                     ],
-                    consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
+                    consumedKeys: [...context.consumedKeys, ...planKeys(context.plan)],
                   })),
                 },
               },
@@ -490,12 +483,7 @@ export const sourceMachine = sourceSetup.createMachine({
                     conversation: liveConversation({ context }),
                   };
                 },
-                onDone: {
-                  target: 'checkpointing',
-                  actions: assign(({ context }) => ({
-                    consumedKeys: [...context.consumedKeys, ...keysOf(context.plan)],
-                  })),
-                },
+                onDone: { target: 'checkpointing', actions: 'consumePlan' },
                 onError: {
                   target: 'reading',
                   actions: ['countFailure', 'logFailure'],
@@ -575,10 +563,10 @@ export const sourceMachine = sourceSetup.createMachine({
                   {
                     guard: { type: 'turnSetAside', params: ({ event }) => ({ loaded: event.output }) },
                     target: '#source.owned.active',
-                    actions: takeLoaded,
+                    actions: startLoaded,
                   },
                   // No turn in progress in the head (any other is abandoned): nothing of it was durable.
-                  { target: '#source.owned.active.settingAside', actions: takeLoaded },
+                  { target: '#source.owned.active.settingAside', actions: startLoaded },
                 ],
                 onError: writeFailed('waiting'),
               },
@@ -721,21 +709,6 @@ export const sourceMachine = sourceSetup.createMachine({
 });
 
 export type SourceMachine = typeof sourceMachine;
-
-/** The inbox keys a plan consumes. */
-function keysOf(plan: InboxPlan): readonly string[] {
-  switch (plan.kind) {
-    case 'turn':
-      return plan.keys;
-    case 'unsend':
-    case 'forget':
-    case 'quarantine':
-    case 'unreadable':
-      return [plan.key];
-    case 'none':
-      return [];
-  }
-}
 
 /** The checkpoint of the conversation as it stands, with what the source took in since the last one. */
 function checkpointRequest(context: SourceContext): CheckpointRequest {

@@ -10,7 +10,7 @@ import {
   type SourceHead,
   type StoredInboxItem,
 } from '../persistence/index.js';
-import { setAsidePlan, type InboxPlan, type PlanRules } from './inbox-plan.js';
+import { planKeys, setAsidePlan, type InboxPlan, type PlanRules } from './inbox-plan.js';
 import type {
   AcquiredSource,
   CheckpointRequest,
@@ -147,12 +147,12 @@ export const sourceSetup = setup({
       params.head.fence === context.ownership?.fence &&
       params.head.owner === undefined,
     hasWork: (_, params: { items: readonly StoredInboxItem[] }) => params.items.length > 0,
-    /** Nothing waits: no inbox item, nothing to replay, and the conversation is idle. */
     /** The load set aside the turn its head held in progress. */
     turnSetAside: (_, params: { loaded: LoadedConversation }) => params.loaded.turnSetAside,
     /** The inbox's first item is a message to set aside (`setAsidePlan`). */
     messageToSetAside: (_, params: { items: readonly StoredInboxItem[] }) =>
       setAsidePlan(params.items) !== undefined,
+    /** Nothing waits: no inbox item, nothing to replay, and the conversation is idle. */
     drained: ({ context }, params: { items: readonly StoredInboxItem[] }) =>
       params.items.length === 0 &&
       context.replay.length === 0 &&
@@ -207,6 +207,10 @@ export const sourceSetup = setup({
     /** The inbox's first message becomes the plan: set aside (`quarantining`), not answered. */
     planSetAside: assign((_, params: { items: readonly StoredInboxItem[] }) => ({
       plan: setAsidePlan(params.items) ?? { kind: 'none' as const },
+    })),
+    /** The plan's inbox keys go with the next checkpoint. */
+    consumePlan: assign(({ context }) => ({
+      consumedKeys: [...context.consumedKeys, ...planKeys(context.plan)],
     })),
     /** The inbox's next step becomes the plan. */
     takePlan: assign((_, params: NextStep) => ({
