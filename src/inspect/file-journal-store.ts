@@ -2,6 +2,7 @@ import { appendFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } fro
 import path from 'node:path';
 import { setMostRecent } from '../domain/index.js';
 import { silentLogger, type Logger } from '../logging/index.js';
+import { OneAtATime } from '../timing/index.js';
 import type { JournalBounds, JournalEntry, JournalStore } from './journal-store.js';
 
 const JOURNAL_SUFFIX = '.jsonl';
@@ -17,7 +18,8 @@ const JOURNAL_SUFFIX = '.jsonl';
 export class FileJournalStore implements JournalStore {
   /** Sources with a journal file, least recently written first; their line count once known. */
   private readonly files = new Map<string, number | undefined>();
-  private readonly queues = new Map<string, Promise<void>>();
+  /** One operation at a time per source, in call order. */
+  private readonly perSource = new OneAtATime();
   private readonly bounds: JournalBounds;
   private readonly logger: Logger;
   /** The journals on disk, found on the first write; resolves with their removals beyond the bound. */
@@ -37,7 +39,7 @@ export class FileJournalStore implements JournalStore {
   async append(sourceId: string, entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
     // Awaited outside the source's turn: a removal waits for the turn of the source it removes.
-    const removals = await this.serialised(sourceId, async () => {
+    const removals = await this.perSource.run(sourceId, async () => {
       this.found ??= this.findJournals().catch((error: unknown) => {
         this.found = undefined;
         throw error;
@@ -72,7 +74,7 @@ export class FileJournalStore implements JournalStore {
   }
 
   read(sourceId: string): Promise<JournalEntry[]> {
-    return this.serialised(sourceId, async () => {
+    return this.perSource.run(sourceId, async () => {
       const entries: JournalEntry[] = [];
       for (const line of await this.readLines(sourceId)) {
         try {
@@ -86,7 +88,7 @@ export class FileJournalStore implements JournalStore {
   }
 
   delete(sourceId: string): Promise<void> {
-    return this.serialised(sourceId, async () => {
+    return this.perSource.run(sourceId, async () => {
       await rm(this.file(sourceId), { force: true });
       this.files.delete(sourceId);
     });
@@ -127,11 +129,13 @@ export class FileJournalStore implements JournalStore {
    * brought it back. Never rejects: a file left behind is found again at the next start.
    */
   private removeUnlessWritten(sourceId: string): Promise<void> {
-    return this.serialised(sourceId, async () => {
-      if (!this.files.has(sourceId)) await rm(this.file(sourceId), { force: true });
-    }).catch((error: unknown) => {
-      this.logger.warn('transition journal beyond the bound could not be removed', { error, sourceId });
-    });
+    return this.perSource
+      .run(sourceId, async () => {
+        if (!this.files.has(sourceId)) await rm(this.file(sourceId), { force: true });
+      })
+      .catch((error: unknown) => {
+        this.logger.warn('transition journal beyond the bound could not be removed', { error, sourceId });
+      });
   }
 
   private async readLines(sourceId: string): Promise<string[]> {
@@ -145,21 +149,6 @@ export class FileJournalStore implements JournalStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
       throw error;
     }
-  }
-
-  /** One operation at a time per source, in call order. */
-  private serialised<T>(sourceId: string, operation: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(sourceId) ?? Promise.resolve();
-    const result = previous.then(operation);
-    const settled = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(sourceId, settled);
-    void settled.then(() => {
-      if (this.queues.get(sourceId) === settled) this.queues.delete(sourceId);
-    });
-    return result;
   }
 
   private file(sourceId: string): string {

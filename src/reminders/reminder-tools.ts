@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ObjectSchema } from '../domain/index.js';
+import { OneAtATime } from '../timing/index.js';
 import { defineTool } from '../tools/index.js';
 import type { Reminder } from './reminder.js';
 import type { ReminderScheduler } from './reminder-scheduler.js';
@@ -52,20 +53,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
   const newId = options.newId ?? reminderIdOf;
   // A chat's calls check its count and schedule one at a time: calls of one step run side by
   // side, and each would see room for itself.
-  const pending = new Map<string, Promise<unknown>>();
-  function oneAtATime<T>(sourceId: string, work: () => Promise<T>): Promise<T> {
-    const previous = pending.get(sourceId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    pending.set(sourceId, settled);
-    void settled.then(() => {
-      if (pending.get(sourceId) === settled) pending.delete(sourceId);
-    });
-    return next;
-  }
+  const perSource = new OneAtATime();
 
   const setReminder = defineTool({
     name: 'set_reminder',
@@ -111,7 +99,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
     response: reminderShape,
   }).implement(async (args, context) => {
     const id = newId(context.idempotencyKey);
-    return oneAtATime(context.source.id, async () => {
+    return perSource.run(context.source.id, async () => {
       // A call that timed out while it waited its turn (its model was told so) schedules nothing.
       context.signal.throwIfAborted();
       const waiting = await scheduler.list(context.source.id);

@@ -5,3 +5,4 @@ export type { DeadlineOptions } from './deadline.js';
 export { retryAfterMs } from './retry-after.js';
 export { sleep } from './sleep.js';
 export type { Sleep } from './sleep.js';
+export { OneAtATime } from './one-at-a-time.js';
