@@ -293,15 +293,22 @@ export const conversationMachine = setup({
           on: { 'checkpoint.done': 'running' },
         },
         running: {
-          entry: enqueueActions(({ context, enqueue }) => {
+          entry: enqueueActions(({ context, event, enqueue }) => {
             const turn = currentTurn(context);
             const sender = turn.messages.at(-1)?.sender;
+            const resumed = resumedAfterCheckpoint(event);
             turn.step.forEach(({ call, outcome }, index) => {
               if (outcome) return;
               enqueue(
                 spawnChild('executeTool', {
                   id: toolChildId(index),
-                  input: { turnId: turn.id, source: context.source, call, ...(sender && { sender }) },
+                  input: {
+                    turnId: turn.id,
+                    source: context.source,
+                    call,
+                    ...(sender && { sender }),
+                    ...(resumed && { resumed }),
+                  },
                 }),
               );
             });

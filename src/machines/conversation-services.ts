@@ -147,6 +147,7 @@ export function provideConversationServices(
             signal,
             clock: services.clock,
             ...(input.sender && { sender: input.sender }),
+            ...(input.resumed && { resumed: true }),
           }),
       ),
       reply: fromPromise<DeliveryReceipt, DeliveryRequest>(async ({ input, signal }) => {

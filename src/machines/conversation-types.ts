@@ -221,6 +221,8 @@ export interface ExecuteToolInput {
   readonly source: Source;
   readonly sender?: Sender;
   readonly call: FunctionCall;
+  /** The call's intent was durable before this process took the conversation over. */
+  readonly resumed?: boolean;
 }
 
 /** One delivery to the user; `turnId` + `index` derive the push retry key. */

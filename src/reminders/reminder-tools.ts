@@ -186,7 +186,9 @@ export function createReminderTools(options: ReminderToolsOptions) {
     },
   }).implement(async (args, context) => {
     const cancelled = await scheduler.cancel(context.source.id, args.id);
-    return cancelled
+    // Run again after its process died: its first run may have cancelled the reminder, and a
+    // cancelled reminder leaves nothing to find. Either way it no longer waits.
+    return cancelled || context.resumed
       ? { forLLM: { cancelled: true } }
       : { forLLM: { error: `no reminder ${args.id} in this chat` }, isError: true };
   });

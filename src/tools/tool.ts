@@ -45,6 +45,12 @@ export interface ToolContext {
   readonly callId: string;
   /** Stable across retries of this call: pass it to side effects that accept one. */
   readonly idempotencyKey: string;
+  /**
+   * The call's intent was durable before this process took the conversation over: it may have
+   * run before, its effect done and its result lost with the process. A tool whose effect leaves
+   * nothing to find again (a delete) answers from this.
+   */
+  readonly resumed?: boolean;
   readonly signal: AbortSignal;
   readonly logger: Logger;
   readonly clock: Clock;

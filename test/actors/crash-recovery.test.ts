@@ -238,6 +238,73 @@ function crashSuite(name: string, createStore: () => Promise<SourceStore>) {
       expect(kept.size).toBe(1);
     });
 
+    it("after cancel_reminder's intent, once it cancelled: the resumed call answers cancelled, not 'no such reminder'", async () => {
+      line = await startFakeLine();
+      const tea: Reminder = {
+        id: 'a1b2c3d4',
+        source: { kind: 'user', id: USER },
+        dueAt: Date.now() + 3600_000,
+        text: 'tea',
+        createdAt: Date.now(),
+      };
+      const kept = new Map<string, Reminder>([[tea.id, tea]]);
+      const list: ReminderList = {
+        all: () => Promise.resolve([...kept.values()]),
+        put: (reminder) => Promise.resolve(void kept.set(reminder.id, reminder)),
+        remove: (_sourceId, id) => Promise.resolve(void kept.delete(id)),
+      };
+      const remindersOf = async (host: () => ActorHost) => {
+        const scheduler = new LocalReminderScheduler({
+          list,
+          deliver: (message) => host().accept([message]),
+          clock: { now: () => Date.now() },
+          logger: silentLogger,
+        });
+        closers.push(() => Promise.resolve(scheduler.stop()));
+        await scheduler.start();
+        return scheduler;
+      };
+      // The model tells the user what the tool answered, as a real one would.
+      const cancel = () =>
+        new ScriptedModel(
+          [
+            (request) => {
+              const last = request.history.at(-1);
+              if (last?.role !== 'tool') return callTools(['cancel_reminder', { id: tea.id }]);
+              const answer = last.results[0]?.response;
+              return callReply(answer && 'cancelled' in answer ? 'Cancelled.' : 'I found no such reminder.');
+            },
+          ],
+          { repeatLast: true },
+        );
+      const durable = await createStore();
+      const dying = new WatchedSourceStore(durable);
+      // Checkpoint 1 is cancel_reminder's intent; the process dies before the next one.
+      dying.beforeCheckpoint = (_checkpoint, index) => {
+        if (index === 1) dying.die();
+      };
+      const firstScheduler = await remindersOf(() => first);
+      const first: ActorHost = hostOn(dying, cancel(), {
+        tools: createReminderTools({ scheduler: firstScheduler }),
+      });
+      await first.accept([message('crash-cancel')]);
+      await until(() => kept.size === 0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      firstScheduler.stop();
+
+      const secondScheduler = await remindersOf(() => second);
+      const second: ActorHost = hostOn(durable, cancel(), {
+        goneOwner: first.owner.ownerId,
+        tools: createReminderTools({ scheduler: secondScheduler }),
+      });
+      await second.recover();
+      await until(() => sourceAtRest(durable, USER));
+      await second.whenSettled();
+
+      expect(botMessages().map((entry) => entry.text)).toEqual(['Cancelled.']);
+      expect(await secondScheduler.list(USER)).toEqual([]);
+    });
+
     it("between LINE's answer and the marker, once the token is too old to tell: at least once, pushed with the turn's retry key", async () => {
       line = await startFakeLine();
       const durable = await createStore();

@@ -171,10 +171,10 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     const { clock = { now: () => now }, ...toolOptions } = options;
     const registry = new ToolRegistry();
     for (const tool of createReminderTools({ scheduler, ...toolOptions })) registry.register(tool);
-    return (name: string, args: Record<string, unknown>, inSource: Source, callId = 'c') =>
+    return (name: string, args: Record<string, unknown>, inSource: Source, callId = 'c', resumed = false) =>
       registry.execute(
         { id: callId, name, args: args as never },
-        { source: inSource, turnId: 't', signal: new AbortController().signal, clock },
+        { source: inSource, turnId: 't', signal: new AbortController().signal, clock, resumed },
       );
   }
 
@@ -197,6 +197,20 @@ describe('reminder ids: UUIDs, kept and claimed per source', () => {
     expect(first.id).not.toBe(second.id);
     expect(again).toMatchObject({ isError: false, response: first });
     expect((await scheduler.list(alice.id)).map((reminder) => reminder.text).sort()).toEqual(['a', 'b']);
+  });
+
+  it('cancel_reminder run again after its process died answers cancelled: its first run left nothing to find', async () => {
+    const scheduler = localScheduler();
+    const call = toolsOn(scheduler);
+    const id = (await call('set_reminder', { text: 'tea', delay_minutes: 1 }, alice, 'c1')).response
+      .id as string;
+    expect((await call('cancel_reminder', { id }, alice, 'c2')).response).toEqual({ cancelled: true });
+    // The same call resumed (its intent was loaded, not written by this process).
+    expect((await call('cancel_reminder', { id }, alice, 'c2', true)).response).toEqual({ cancelled: true });
+    // A call that was not resumed has no earlier run to account for.
+    expect((await call('cancel_reminder', { id }, alice, 'c3')).response).toEqual({
+      error: `no reminder ${id} in this chat`,
+    });
   });
 
   it('a call run again after its time has come finds its reminder rather than refusing the time', async () => {
