@@ -2,6 +2,8 @@ export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 export type { JsonObject, JsonValue } from './json.js';
 export { isJsonObject, isJsonValue } from './json.js';
+export { exceedsBounds, pointerSegment } from './json-bounds.js';
+export type { BoundsViolation, JsonBounds } from './json-bounds.js';
 export type { ObjectSchema, SchemaValue } from './json-schema.js';
 export type { Source, SourceKind } from './source.js';
 export type {

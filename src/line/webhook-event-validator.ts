@@ -1,7 +1,6 @@
 import type { webhook } from '@line/bot-sdk';
 import type { ErrorObject } from 'ajv';
-import type { SourceKind } from '../domain/index.js';
-import { exceedsBounds, pointerSegment, type JsonBounds } from './json-bounds.js';
+import { exceedsBounds, pointerSegment, type JsonBounds, type SourceKind } from '../domain/index.js';
 import { isLineId } from './line-ids.js';
 import * as generated from './openapi/webhook-event-validate.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exceedsBounds } from '../../src/line/json-bounds.js';
+import { exceedsBounds } from '../../src/domain/index.js';
 import { isLineId } from '../../src/line/line-ids.js';
 import { readFile } from 'node:fs/promises';
 import {

@@ -202,6 +202,45 @@ describe('FakeGeminiServer', () => {
     expect(server.rejections).toEqual(['Unsupported MIME type: image/gif']);
   });
 
+  it('rejects a part that carries no data (an empty part, a signature alone) and arguments that are no object', async () => {
+    const answered: Content = { role: 'model', parts: [{ text: 'sunny' }] };
+    const withPart = (part: object): Content[] => [ask, { role: 'model', parts: [part] }, ask];
+    server.enqueue(textAnswer('rain'), textAnswer('snow'));
+
+    expect(await statusOf(client.models.generateContent({ model, contents: withPart({}) }))).toBe(400);
+    expect(
+      await statusOf(
+        client.models.generateContent({ model, contents: withPart({ thoughtSignature: 'c2ln' }) }),
+      ),
+    ).toBe(400);
+    expect(
+      await statusOf(
+        client.models.generateContent({
+          model,
+          contents: [
+            ask,
+            { role: 'model', parts: [{ functionCall: { name: 'f', args: ['x'] as never } }] },
+            ask,
+          ],
+        }),
+      ),
+    ).toBe(400);
+    // An empty text is data; so is any text with a signature.
+    expect(
+      await statusOf(
+        client.models.generateContent({ model, contents: withPart({ text: '', thoughtSignature: 'c2ln' }) }),
+      ),
+    ).toBeUndefined();
+    expect(
+      await statusOf(client.models.generateContent({ model, contents: [ask, answered, ask] })),
+    ).toBeUndefined();
+    expect(server.rejections).toEqual([
+      "* GenerateContentRequest.contents[1].parts[0].data: required oneof field 'data' must have one initialized field",
+      "* GenerateContentRequest.contents[1].parts[0].data: required oneof field 'data' must have one initialized field",
+      `Invalid value at 'contents[1].parts[0].function_call.args' (type.googleapis.com/google.protobuf.Struct), ["x"]`,
+    ]);
+  });
+
   it('rejects a replayed call that lost or changed its thought signature', async () => {
     server.enqueue(
       candidateAnswer([

@@ -9,6 +9,7 @@ import {
   FakeGeminiServer,
   functionCallPart,
   type GenerateContentBody,
+  type WirePart,
 } from '../support/fake-gemini-server.js';
 import { recordingLogger } from '../support/recording-logger.js';
 
@@ -70,6 +71,73 @@ describe('Gemini turn rules through the conversation machine', () => {
   });
 });
 
+describe('answers Gemini could not take back', () => {
+  const nested = (depth: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = { message: 'deep' };
+    for (let level = 0; level < depth; level++) value = { inner: value };
+    return value;
+  };
+
+  // Before, such a call was acted on and its part stored as sent: every later request of the
+  // chat replayed it, and Gemini refused each one (the call had no response; the part no name).
+  it.each([
+    ['a call that names no tool', { functionCall: { name: '', args: {} } }, 'a function call without a name'],
+    ['a call without a name', { functionCall: { args: { message: 'x' } } }, 'a function call without a name'],
+    [
+      'a call whose arguments are no object',
+      { functionCall: { name: 'reply', args: ['hi'] } },
+      'arguments of reply that are no object',
+    ],
+    [
+      'a call nested 2,000 levels deep',
+      functionCallPart('reply', nested(2000)),
+      'arguments of reply nested deeper than 32 levels',
+    ],
+  ])('%s is asked again, never stored: the chat goes on', async (_case, badPart, unusableCall) => {
+    server.enqueue(
+      candidateAnswer([badPart as WirePart, functionCallPart('reply', { message: 'half' })]),
+      replyCall('Hello!'),
+      replyCall('Again.'),
+    );
+    const { logger, lines } = recordingLogger();
+    const { actor, delivery } = startConversation({ model: gemini(logger) });
+
+    await sayAndWait(actor, inbound('hello', { messageId: 'm-1' }));
+    await sayAndWait(actor, inbound('more', { messageId: 'm-2' }));
+
+    expect(server.rejections).toEqual([]);
+    expect(delivery.texts).toEqual(['Hello!', 'Again.']);
+    expect(lines.filter((line) => line.message === 'gemini gave no answer')).toEqual([
+      expect.objectContaining({ verdict: 'malformed-call', unusableCall, next: 'asking again' }),
+    ]);
+  });
+
+  it.each([
+    ['an empty part', {}],
+    ['a thought signature alone', { thoughtSignature: signature() }],
+    ['a function response', { functionResponse: { name: 'reply', response: { status: 'sent' } } }],
+  ])('%s beside a call is left out of history: the next request is taken', async (_case, emptyPart) => {
+    server.enqueue(
+      candidateAnswer([
+        functionCallPart('reply', { message: 'Hello!' }, { thoughtSignature: signature() }),
+        emptyPart,
+      ]),
+      replyCall('Again.'),
+    );
+    const { actor, delivery } = startConversation({ model: gemini() });
+
+    await sayAndWait(actor, inbound('hello', { messageId: 'm-1' }));
+    await sayAndWait(actor, inbound('more', { messageId: 'm-2' }));
+
+    expect(server.rejections).toEqual([]);
+    expect(delivery.texts).toEqual(['Hello!', 'Again.']);
+    // The signed call went back as it came.
+    expect(server.generateBodies[1]?.contents?.[1]?.parts).toEqual([
+      expect.objectContaining({ functionCall: expect.objectContaining({ name: 'reply' }) as unknown }),
+    ]);
+  });
+});
+
 describe('toGeminiContents turn rules', () => {
   const user = (text: string): HistoryEntry => ({ role: 'user', eventId: text, text, timestamp: 0 });
   const call = (id: string): HistoryEntry => ({
@@ -94,6 +162,36 @@ describe('toGeminiContents turn rules', () => {
 
     expect(contents.map((content) => content.role)).toEqual(['user']);
     expect(dropped).toEqual({ beforeFirstUser: 4, unansweredResults: 0, interruptedCalls: 0 });
+  });
+
+  it('leaves out parts Gemini would refuse back, which entries stored before may hold', () => {
+    const signed = { functionCall: { name: 'reply', args: { message: 'hi' } }, thoughtSignature: 'c2ln' };
+    const { contents } = toGeminiContents([
+      user('hello'),
+      {
+        role: 'model',
+        turnId: 't0',
+        calls: [{ id: 'c1', name: 'reply', args: { message: 'hi' } }],
+        providerParts: [
+          {},
+          { thoughtSignature: 'c2ln' },
+          { functionCall: { name: '', args: {} } },
+          { functionResponse: { name: 'reply', response: {} } },
+          signed,
+        ],
+      },
+      result('c1'),
+      user('more'),
+    ]);
+
+    expect(contents.map((content) => content.parts)).toEqual([
+      [{ text: expect.stringContaining('hello') as string }],
+      [signed],
+      [
+        { functionResponse: { name: 'reply', response: { status: 'sent' } } },
+        { text: expect.stringContaining('more') as string },
+      ],
+    ]);
   });
 
   it('logs what it left out at debug, by count and never by content', async () => {

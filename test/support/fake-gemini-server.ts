@@ -16,8 +16,9 @@ import type { AddressInfo } from 'node:net';
 // It is strict where Gemini is strict, so that adapter bugs fail here and not in production:
 // `cachedContent` with systemInstruction/tools/toolConfig, a function call turn that follows
 // neither a user turn nor a function response turn, function responses that answer no call,
-// replayed function calls that lost (or changed) their thought signature, inline data of a
-// type the backend does not take, and a request over 20 MB are 400s, with Gemini's messages.
+// replayed function calls that lost (or changed) their thought signature, a part with no data
+// (`{}`, a thought signature alone), function call arguments that are no object, inline data of
+// a type the backend does not take, and a request over 20 MB are 400s, with Gemini's messages.
 // It counts tokens the way the tests need Gemini to: four ASCII characters per token, but one
 // token per character of other scripts (Japanese), so characters ÷ 4 undercounts like it does
 // against the real API.
@@ -264,6 +265,7 @@ export class FakeGeminiServer {
       if (!content.parts || content.parts.length === 0)
         return reject(`contents[${index}]: must include at least one parts field`);
       const problem =
+        checkPartData(content, index) ??
         checkCallTurnPosition(contents, index) ??
         this.checkFunctionResponses(contents, index) ??
         this.checkThoughtSignatures(content) ??
@@ -486,6 +488,34 @@ function checkCallTurnPosition(contents: WireContent[], index: number): string |
   if (content.role !== 'model' || !(content.parts ?? []).some((part) => part.functionCall)) return undefined;
   if (contents[index - 1]?.role === 'user') return undefined;
   return 'Please ensure that function call turn comes immediately after a user turn or after a function response turn.';
+}
+
+// A part is a oneof: exactly one of these holds its data (a signature or `thought` alone is none).
+const PART_DATA_FIELDS = [
+  'text',
+  'inlineData',
+  'fileData',
+  'functionCall',
+  'functionResponse',
+  'executableCode',
+  'codeExecutionResult',
+] as const;
+
+/**
+ * Gemini's 400 for a part that carries no data (`{}`, a signature alone), and for a function
+ * call whose arguments are no object (a `google.protobuf.Struct` on the wire).
+ */
+function checkPartData(content: WireContent, index: number): string | undefined {
+  for (const [position, part] of (content.parts ?? []).entries()) {
+    if (!PART_DATA_FIELDS.some((field) => (part as Record<string, unknown>)[field] !== undefined)) {
+      return `* GenerateContentRequest.contents[${index}].parts[${position}].data: required oneof field 'data' must have one initialized field`;
+    }
+    const args: unknown = part.functionCall?.args;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      return `Invalid value at 'contents[${index}].parts[${position}].function_call.args' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(args)}`;
+    }
+  }
+  return undefined;
 }
 
 function checkInlineData(content: WireContent, backend: Backend): string | undefined {

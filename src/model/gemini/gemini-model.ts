@@ -142,6 +142,7 @@ export class GeminiModel implements ModelPort {
         verdict,
         finishReason: answer.finishReason,
         blockReason: answer.blockReason,
+        unusableCall: answer.unusableCall,
         next: retry ? 'asking again' : 'notice',
       });
       if (!retry) throw new ModelNoAnswerError(verdict, answer.finishReason, answer.blockReason);

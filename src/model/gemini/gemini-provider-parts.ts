@@ -34,19 +34,47 @@ export function compactParts(
   });
 }
 
-/** The entry's provider parts as Gemini sent them, the text and arguments put back. */
+// A part is a oneof: one of these holds its data (a thought signature alone is none).
+const PART_DATA_FIELDS = [
+  'text',
+  'inlineData',
+  'fileData',
+  'functionCall',
+  'functionResponse',
+  'executableCode',
+  'codeExecutionResult',
+] as const satisfies readonly (keyof Part)[];
+
+/**
+ * Whether Gemini would take the part back in a model turn: it carries data (`{}` or a signature
+ * alone do not) and is no function response (those belong to the user turn after the calls).
+ */
+export function belongsInModelTurn(part: Part): boolean {
+  const data = PART_DATA_FIELDS.some((field) => part[field] !== undefined && part[field] !== null);
+  return data && part.functionResponse === undefined;
+}
+
+/**
+ * The entry's provider parts as Gemini sent them, the text and arguments put back, without what
+ * Gemini would refuse (see `belongsInModelTurn`) or a call without a name: entries stored before
+ * kaiwa left these out may hold them (such a call was never answered).
+ */
 export function expandProviderParts(entry: ModelEntry): Part[] {
   let callIndex = 0;
-  return (entry.providerParts ?? []).map((stored) => {
-    const part = structuredClone(stored);
-    const call = namedCall(part);
-    if (call) {
-      const own = entry.calls[callIndex++];
-      if (!('args' in call) && own) part.functionCall = { ...call, args: structuredClone(own.args) };
-    }
-    if (part.text === null) part.text = entry.text ?? '';
-    return part;
-  });
+  return (entry.providerParts ?? [])
+    .map((stored) => {
+      const part = structuredClone(stored);
+      const call = namedCall(part);
+      if (call) {
+        const own = entry.calls[callIndex++];
+        if (!('args' in call) && own) part.functionCall = { ...call, args: structuredClone(own.args) };
+      }
+      if (part.text === null) part.text = entry.text ?? '';
+      return part;
+    })
+    .filter(
+      (part: Part) => belongsInModelTurn(part) && (!part.functionCall || Boolean(part.functionCall.name)),
+    );
 }
 
 /**

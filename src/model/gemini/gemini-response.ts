@@ -1,14 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { GenerateContentResponse, Part } from '@google/genai';
-import { isJsonObject, type JsonObject } from '../../domain/index.js';
+import { exceedsBounds, isJsonObject, type JsonBounds, type JsonObject } from '../../domain/index.js';
 import type { ModelFunctionCall, ModelResponse, TokenUsage } from '../model-port.js';
-import { compactParts } from './gemini-provider-parts.js';
+import { belongsInModelTurn, compactParts } from './gemini-provider-parts.js';
 
 /**
  * What to do with one answer (docs/model.md, "Finish reasons"):
  * - `act`: it carries function calls;
  * - `no-call`: it ended normally (`STOP`) with text or nothing, but no call;
- * - `malformed-call`: `MALFORMED_FUNCTION_CALL` or `UNEXPECTED_TOOL_CALL`, usually transient;
+ * - `malformed-call`: `MALFORMED_FUNCTION_CALL` or `UNEXPECTED_TOOL_CALL`, usually transient, or
+ *   a call kaiwa could neither run nor send back (no name, arguments that are no object or
+ *   nested past any tool's parameters);
  * - `out-of-tokens`: `MAX_TOKENS` without a call (thinking used the output budget);
  * - `refused`: blocked, stopped for safety and the like, `TOO_MANY_TOOL_CALLS`, `OTHER`, or a
  *   finish reason kaiwa does not know — the same request would end the same way.
@@ -23,6 +25,8 @@ export interface GeminiAnswer {
   readonly finishReason?: string;
   /** Set when the prompt itself was blocked (no candidate at all). */
   readonly blockReason?: string;
+  /** What made a call of a normally ended answer unusable (`malformed-call`). */
+  readonly unusableCall?: string;
 }
 
 // An answer that ends normally; `FINISH_REASON_UNSPECIFIED` counts as one (no reason given).
@@ -45,16 +49,43 @@ export function readGeminiAnswer(raw: GenerateContentResponse): GeminiAnswer {
     return { verdict: 'refused', response: { calls: [], usage }, ...(blockReason && { blockReason }) };
   }
   const finishReason = candidate.finishReason ?? 'FINISH_REASON_UNSPECIFIED';
-  const response = responseOf(candidate.content?.parts ?? [], usage);
+  // What Gemini would refuse back (a part without data, a function response) is not kept: stored,
+  // it would fail every later request of the chat.
+  const parts = (candidate.content?.parts ?? []).filter(belongsInModelTurn);
+  const unusableCall = parts.map(unusableCallIn).find((problem) => problem !== undefined);
+  if (unusableCall !== undefined && isNormalEnd(finishReason)) {
+    // Stored, it would be sent back on every later request of the chat: never acted on.
+    return { verdict: 'malformed-call', response: { calls: [], usage }, finishReason, unusableCall };
+  }
+  const response = responseOf(parts, usage);
   return { verdict: verdictOf(finishReason, response), response, finishReason };
 }
 
 function verdictOf(finishReason: string, response: ModelResponse): AnswerVerdict {
   if (MALFORMED_CALLS.has(finishReason)) return 'malformed-call';
-  const normal = NORMAL_ENDS.has(finishReason) || finishReason === 'MAX_TOKENS';
-  if (!normal) return 'refused';
+  if (!isNormalEnd(finishReason)) return 'refused';
   if (response.calls.length > 0) return 'act';
   return finishReason === 'MAX_TOKENS' ? 'out-of-tokens' : 'no-call';
+}
+
+function isNormalEnd(finishReason: string): boolean {
+  return NORMAL_ENDS.has(finishReason) || finishReason === 'MAX_TOKENS';
+}
+
+// Tools take shallow arguments; the bounds stop what none takes before anything recurses over it
+// (a comparison of 2,000 levels overflows the stack). Strings and counts are bounded by the
+// model's output tokens.
+const ARGUMENT_BOUNDS: JsonBounds = { maxDepth: 32, maxStringLength: Infinity, maxValues: Infinity };
+
+/** Why a function call part could be neither run nor sent back, or undefined when it can. */
+function unusableCallIn(part: Part): string | undefined {
+  const call = part.functionCall;
+  if (call === undefined || call === null) return undefined;
+  if (typeof call.name !== 'string' || call.name === '') return 'a function call without a name';
+  if (call.args === undefined) return undefined;
+  if (!isJsonObject(call.args)) return `arguments of ${call.name} that are no object`;
+  const beyond = exceedsBounds(call.args, ARGUMENT_BOUNDS);
+  return beyond && `arguments of ${call.name} nested deeper than ${ARGUMENT_BOUNDS.maxDepth} levels`;
 }
 
 function responseOf(parts: readonly Part[], usage: TokenUsage): ModelResponse {
@@ -62,6 +93,7 @@ function responseOf(parts: readonly Part[], usage: TokenUsage): ModelResponse {
     .filter((part) => typeof part.text === 'string' && !part.thought)
     .map((part) => part.text!);
   const text = texts.length > 0 ? texts.join('') : undefined;
+  // Every call is usable here (`unusableCallIn`): a name, arguments that are an object or none.
   const calls: ModelFunctionCall[] = parts.flatMap((part) => {
     const call = part.functionCall;
     if (!call?.name) return [];
