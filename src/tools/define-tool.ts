@@ -1,4 +1,12 @@
-import { isJsonObject, isJsonValue, type ObjectSchema, type SchemaValue } from '../domain/index.js';
+import {
+  exceedsBounds,
+  isJsonObject,
+  isJsonValue,
+  type JsonBounds,
+  type JsonObject,
+  type ObjectSchema,
+  type SchemaValue,
+} from '../domain/index.js';
 import type { CompiledSchema } from './schema-validator.js';
 import type { PreparedTool, ToolContext, ToolExecute, ToolResult, ToolSpec, TypedTool } from './tool.js';
 
@@ -56,14 +64,14 @@ function prepare<Args, Response>(
       const checkedArgs = parameters.validate(args);
       if (!checkedArgs.ok) return { ok: false, refused: 'arguments', message: checkedArgs.message };
       const result = await execute(checkedArgs.value, context);
+      // The types promise as much; the checks catch what types cannot see (a tool in
+      // JavaScript, a cast): a value history could not keep, a text the user could not get.
+      const forLLM = plainResult(result);
+      if (typeof forLLM === 'string') return { ok: false, refused: 'response', message: forLLM };
       if (result.isError) return { ok: true, result };
-      // The types promise as much; the checks catch what types cannot see (a number out of
-      // range, an `undefined` that history could not keep).
+      // And what the schema adds: a number out of range, a missing field.
       const checkedResponse = response.validate(result.forLLM);
       if (!checkedResponse.ok) return { ok: false, refused: 'response', message: checkedResponse.message };
-      const forLLM: unknown = result.forLLM;
-      if (!isJsonObject(forLLM) || !isJsonValue(forLLM))
-        return { ok: false, refused: 'response', message: 'the result is not plain JSON' };
       return {
         ok: true,
         result: {
@@ -75,4 +83,24 @@ function prepare<Args, Response>(
       };
     },
   };
+}
+
+// Deeper than any result a model reads; a circular value reaches it too, before anything
+// recurses over it.
+const RESULT_BOUNDS: JsonBounds = { maxDepth: 64, maxStringLength: Infinity, maxValues: Infinity };
+
+/**
+ * The result's `forLLM` when the result is what `ToolResult` says (error results included),
+ * else what it is not.
+ */
+function plainResult(result: unknown): JsonObject | string {
+  if (!isJsonObject(result)) return 'the result is no object';
+  const { forLLM, forUser } = result;
+  if (!isJsonObject(forLLM) || exceedsBounds(forLLM, RESULT_BOUNDS) || !isJsonValue(forLLM))
+    return 'the result is not plain JSON';
+  if (forUser !== undefined && typeof forUser !== 'string') return 'its text for the user is no string';
+  const flag = (['isError', 'silent', 'async'] as const).find(
+    (name) => result[name] !== undefined && typeof result[name] !== 'boolean',
+  );
+  return flag ? `${flag} is no boolean` : forLLM;
 }

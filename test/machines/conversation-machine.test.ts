@@ -399,6 +399,25 @@ describe('conversation machine', () => {
     expect(delivery.requests[1]?.turnStartedAt).toBe(delivery.requests[0]?.turnStartedAt);
   });
 
+  it('goes on when a tool returns a text for the user that is no string (a JavaScript tool): the model hears of it', async () => {
+    const model = new ScriptedModel([callTools(['notify', { text: 'x' }]), callReply('Done.')]);
+    // Before, measuring the number as text threw inside the machine: the conversation stopped.
+    const notify = echoTool('notify').implement(() =>
+      Promise.resolve({ forLLM: { text: 'shown' }, forUser: 42 as never }),
+    );
+    const { actor, delivery } = startConversation({ model, tools: [notify] });
+
+    await sayAndWait(actor, inbound('go'));
+
+    expect(actor.getSnapshot().status).toBe('active');
+    expect(delivery.texts).toEqual(['Done.']);
+    const toolEntries = actor.getSnapshot().context.history.filter((entry) => entry.role === 'tool');
+    expect(toolEntries[0]).toMatchObject({
+      role: 'tool',
+      results: [{ name: 'notify', response: { error: 'tool "notify" returned an invalid response' } }],
+    });
+  });
+
   it('uses the reply token on the first delivery only and pushes later ones', async () => {
     const model = new ScriptedModel([
       callTools(['notify', { text: 'working on it' }]),

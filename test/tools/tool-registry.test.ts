@@ -96,6 +96,18 @@ const missingField: LookupExecute = () => Promise.resolve({ forLLM: { other: 'x'
 // @ts-expect-error -- a field of the wrong type
 const wrongType: LookupExecute = () => Promise.resolve({ forLLM: { summary: 1 } });
 
+/** A tool body returning what its types forbid. */
+const odd =
+  (result: unknown): LookupExecute =>
+  () =>
+    Promise.resolve(result as never);
+
+function circular(): JsonObject {
+  const value: Record<string, unknown> = { error: 'loop' };
+  value.self = value;
+  return value as JsonObject;
+}
+
 describe('tool registry: response validation and failures', () => {
   it.each<[string, LookupExecute, string]>([
     ['a response missing a required field', missingField, 'returned an invalid response'],
@@ -113,6 +125,24 @@ describe('tool registry: response validation and failures', () => {
       () => Promise.resolve({ forLLM: { summary: 'x'.repeat(500_000) }, forUser: 'also this' }),
       'tool "lookup" returned 489 KB, more than the 32 KB a tool result may hold',
     ],
+    // What types forbid but JavaScript tools (and `as never`) return: before, a text for the user
+    // that is no string stopped the conversation actor, and an error result that is no JSON
+    // made the registry throw, though it promises never to.
+    [
+      'a text for the user that is no string',
+      odd({ forLLM: { summary: 'x' }, forUser: 42 }),
+      'invalid response',
+    ],
+    ['an error result with a circular value', odd({ forLLM: circular(), isError: true }), 'invalid response'],
+    ['an error result with a BigInt', odd({ forLLM: { error: 1n }, isError: true }), 'invalid response'],
+    ['an error result without a value', odd({ isError: true }), 'invalid response'],
+    [
+      'an error text for the user that is no string',
+      odd({ forLLM: {}, forUser: {}, isError: true }),
+      'invalid response',
+    ],
+    ['no result at all', odd(undefined), 'invalid response'],
+    ['a flag that is no boolean', odd({ forLLM: { summary: 'x' }, silent: 'yes' }), 'invalid response'],
   ])('turns %s into an error for the model, details only in the log', async (_case, execute, expected) => {
     const { registry, lines } = registryWith(lookupWith(execute));
 
