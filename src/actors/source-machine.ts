@@ -1,4 +1,5 @@
 import { and, assign } from 'xstate';
+import { defaults } from '../defaults/index.js';
 import { AWAITING_CHECKPOINT_TAG } from '../machines/index.js';
 import { planKeys, type InboxPlan } from './inbox-plan.js';
 import { encodeConversation } from './snapshot-codec.js';
@@ -56,6 +57,43 @@ function writeFailed(retry: string, options: { reloadOnConflict?: boolean } = {}
       : []),
     { target: retry, actions: ['countFailure' as const, 'logFailure' as const] },
   ];
+}
+
+/**
+ * The source loaded again with its turn set aside (`why` is logged): the turn the head holds in
+ * progress is abandoned (calls answered as errors, the notice sent), or, when the head holds
+ * none (nothing of it was durable), the inbox's first message — the one that turn answered —
+ * is set aside from `active.settingAside`.
+ */
+function settingTurnAside(why: string) {
+  return sourceSetup.createStateConfig({
+    initial: 'reading',
+    states: {
+      reading: {
+        invoke: {
+          src: 'load',
+          input: ({ context }) => ({
+            sourceId: context.sourceId,
+            ownership: context.ownership!,
+            setAsideTurn: why,
+          }),
+          onDone: [
+            {
+              guard: { type: 'turnSetAside', params: ({ event }) => ({ loaded: event.output }) },
+              target: '#source.owned.active',
+              actions: [...startLoaded, 'clearTurnFailures'],
+            },
+            {
+              target: '#source.owned.active.settingAside',
+              actions: [...startLoaded, 'clearTurnFailures'],
+            },
+          ],
+          onError: writeFailed('waiting'),
+        },
+      },
+      waiting: { after: { retry: 'reading' } },
+    },
+  });
 }
 
 /**
@@ -121,6 +159,7 @@ export const sourceMachine = sourceSetup.createMachine({
     mergeFrom: undefined,
     profiles: new Map(),
     failures: 0,
+    turnFailures: 0,
     workAnnounced: false,
   }),
   // Both live as long as the source: started once, not per turn.
@@ -237,7 +276,7 @@ export const sourceMachine = sourceSetup.createMachine({
           on: {
             'conversation.failed': {
               target: 'failed',
-              actions: ['countFailure', 'logFailure'],
+              actions: ['countFailure', 'countTurnFailure', 'logFailure'],
             },
           },
           initial: 'resuming',
@@ -338,8 +377,12 @@ export const sourceMachine = sourceSetup.createMachine({
               on: {
                 'conversation.checkpointNeeded': 'checkpointing',
                 'conversation.turnEnded': [
-                  { guard: 'closesTurnInOneWrite', target: 'closingTurn', actions: 'turnEnded' },
-                  { target: 'settling', actions: 'turnEnded' },
+                  {
+                    guard: 'closesTurnInOneWrite',
+                    target: 'closingTurn',
+                    actions: ['turnEnded', 'clearTurnFailures'],
+                  },
+                  { target: 'settling', actions: ['turnEnded', 'clearTurnFailures'] },
                 ],
               },
             },
@@ -549,36 +592,25 @@ export const sourceMachine = sourceSetup.createMachine({
         // progress, or else the inbox's first message, which that turn was answering.
         unstorable: {
           entry: ['turnAbandoned', 'stopConversation'],
-          initial: 'reading',
-          states: {
-            reading: {
-              invoke: {
-                src: 'load',
-                input: ({ context }) => ({
-                  sourceId: context.sourceId,
-                  ownership: context.ownership!,
-                  setAsideTurn: true,
-                }),
-                onDone: [
-                  {
-                    guard: { type: 'turnSetAside', params: ({ event }) => ({ loaded: event.output }) },
-                    target: '#source.owned.active',
-                    actions: startLoaded,
-                  },
-                  // No turn in progress in the head (any other is abandoned): nothing of it was durable.
-                  { target: '#source.owned.active.settingAside', actions: startLoaded },
-                ],
-                onError: writeFailed('waiting'),
-              },
-            },
-            waiting: { after: { retry: 'reading' } },
-          },
+          ...settingTurnAside('its checkpoint can never be stored'),
         },
         // The conversation actor failed: drop it and load the source again from its last
-        // checkpoint (what it did since then runs again), after a growing pause.
+        // checkpoint (what it did since then runs again) after a pause — or, when it failed that
+        // way as often as it may, set its turn aside as above.
         failed: {
           entry: ['turnAbandoned', 'stopConversation'],
-          after: { retry: 'loading' },
+          initial: 'pausing',
+          states: {
+            pausing: {
+              after: {
+                retry: [
+                  { guard: 'turnKeepsFailing', target: 'givingUp' },
+                  { target: '#source.owned.loading' },
+                ],
+              },
+            },
+            givingUp: settingTurnAside(`it failed ${defaults.host.maxTurnFailures} times in a row`),
+          },
         },
         // Another writer got there first. Reload: a head still under our fence is what we wrote
         // (a write that succeeded although its answer was lost) and is resumed; any other head

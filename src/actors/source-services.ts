@@ -187,7 +187,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         async ({
           input,
         }: {
-          input: { sourceId: string; ownership?: Ownership; setAsideTurn?: boolean };
+          input: { sourceId: string; ownership?: Ownership; setAsideTurn?: string };
         }): Promise<LoadedConversation> => {
           const [loaded, profiles] = await Promise.all([
             store.load(input.sourceId, window),
@@ -219,11 +219,11 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             }),
           });
           // A turn in progress is set aside when its process died resuming it too many times, or
-          // when what it did since can never be stored (`setAsideTurn`); else counted and resumed.
+          // when its source says why (`setAsideTurn`); else counted and resumed.
           const turn = actor.getSnapshot().context.turn;
           const why =
             turn && head && input.setAsideTurn
-              ? 'its checkpoint can never be stored'
+              ? input.setAsideTurn
               : resumes !== undefined && resumes > services.maxTurnResumes!
                 ? 'it was resumed after its process died too many times'
                 : undefined;

@@ -61,12 +61,11 @@ export const sourceSetup = setup({
     /**
      * Head, history window and profiles; the conversation actor restored from them (not started).
      * With `ownership`: a turn its process left in progress is counted (durably) before it goes on.
-     * `setAsideTurn`: that turn is set aside instead (`turnSetAside` in the output).
+     * `setAsideTurn`: why that turn is set aside instead (`turnSetAside` in the output).
      */
-    load: fromPromise<
-      LoadedConversation,
-      { sourceId: string; ownership?: Ownership; setAsideTurn?: boolean }
-    >(notProvided('load')),
+    load: fromPromise<LoadedConversation, { sourceId: string; ownership?: Ownership; setAsideTurn?: string }>(
+      notProvided('load'),
+    ),
     readInbox: fromPromise<StoredInboxItem[], { sourceId: string; limit: number }>(notProvided('readInbox')),
     /**
      * Reads the inbox and plans the next step from it (`planInbox`); a turn that fits in the
@@ -137,6 +136,8 @@ export const sourceSetup = setup({
     versionConflict: ({ event }) => VersionConflictError.isInstance(errorOf(event)),
     /** The checkpoint holds more than the store can ever write: the same write would fail forever. */
     checkpointNeverFits: ({ event }) => ItemTooLargeError.isInstance(errorOf(event)),
+    /** The conversation failed in this turn as often as it may: running it again would too. */
+    turnKeepsFailing: ({ context }) => context.turnFailures >= defaults.host.maxTurnFailures,
     /** The reloaded head is still under our fence: what it holds was written by us. */
     headStillOurs: ({ context }, params: { head: SourceHead | undefined }) =>
       params.head?.fence === context.ownership?.fence &&
@@ -193,6 +194,9 @@ export const sourceSetup = setup({
     })),
     /** One more failure in a row: the next retry waits longer (`retry`). */
     countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
+    countTurnFailure: assign({ turnFailures: ({ context }) => context.turnFailures + 1 }),
+    /** A turn ended, or was set aside: the next one starts with a clean record. */
+    clearTurnFailures: assign({ turnFailures: 0 }),
     /** A loaded conversation becomes the source's, with the version and seq it was stored at. */
     takeLoaded: assign((_, loaded: LoadedConversation) => ({
       conversation: loaded.conversation,

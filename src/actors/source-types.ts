@@ -102,6 +102,11 @@ export interface SourceContext {
   readonly profiles: ReadonlyMap<string, KnownProfile>;
   /** Failures in a row, for the backoff; 0 after any success. */
   readonly failures: number;
+  /**
+   * Times in a row the conversation actor failed (a bug, a port's bad answer) since a turn last
+   * ended: at `defaults.host.maxTurnFailures` its turn is set aside.
+   */
+  readonly turnFailures: number;
   /** `work.available` arrived during the turn's closing write (it may have released anyway). */
   readonly workAnnounced: boolean;
 }
@@ -122,7 +127,10 @@ export type SourceEvent =
   | { type: 'conversation.turnEnded'; turnId: string; outcome: StopReason | 'quiet' }
   | { type: 'conversation.checkpointNeeded'; turnId: string; reason: 'tool' | 'delivery' }
   | { type: 'conversation.historyRemoved'; seqs: readonly number[] }
-  /** The conversation actor threw (a bug): it is dropped and loaded again from its last checkpoint. */
+  /**
+   * The conversation actor threw (a bug): it is dropped and loaded again from its last
+   * checkpoint, or its turn set aside when that keeps happening.
+   */
   | { type: 'conversation.failed'; error: unknown };
 
 /** What the relay is told: the conversation to relay from now on (none after a loss). */

@@ -203,6 +203,11 @@ const values = {
      * invocation died or timed out) is set aside with a notice: one bad message never blocks a chat.
      */
     maxInboxAttempts: 5,
+    /**
+     * A turn whose conversation failed this many times in a row (a bug, a model port's bad
+     * answer: it fails the same way again) is set aside with a notice, not run forever.
+     */
+    maxTurnFailures: 3,
     quarantineNotice:
       'Sorry, I could not handle that message, so I have set it aside. Please send it again in other words.',
   },

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry, Source } from '../../src/domain/index.js';
-import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
+import {
+  ScriptedModel,
+  callReply,
+  callTools,
+  type ModelPort,
+  type ModelRequest,
+} from '../../src/model/index.js';
+import { defineTool } from '../../src/tools/index.js';
 import {
   createTestHost,
   messageFor,
@@ -43,6 +50,16 @@ async function wornOutMessage(store: SourceStore, source: Source, attempts: numb
   for (let attempt = 0; attempt < attempts; attempt++) await store.countAttempt(source.id, stored!.key);
   return poison;
 }
+
+/** A tool with a side effect of its own: its call is checkpointed before it runs. */
+const noteTool = defineTool({
+  name: 'note',
+  description: 'Notes something down.',
+  category: 'test',
+  optional: true,
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  response: { type: 'object', properties: {} },
+}).implement(() => Promise.resolve({ forLLM: {} }));
 
 describe('poison messages', () => {
   it('a turn counts an attempt on its items before it starts', async () => {
@@ -200,4 +217,41 @@ describe('poison messages', () => {
     });
     await last.shutdown(1000);
   });
+
+  // A model port (or a bug) that makes the conversation actor itself fail on a message: the
+  // source reloaded and ran the turn again, forever — 2,400 model calls in 6 s with a short
+  // backoff, one every 30 s with the default, and the chat never answered again.
+  it.each([
+    ['before its first checkpoint', []],
+    ['after a tool of its own ran', ['note']],
+  ])(
+    'a turn whose conversation keeps failing %s is set aside after three tries; the chat goes on',
+    async (_case, toolsFirst) => {
+      const source = userSourceNumber(7);
+      let poisonCalls = 0;
+      const model: ModelPort = {
+        name: 'failing on "poison"',
+        generate: (request: ModelRequest) => {
+          const text = lastUserText(request.history);
+          if (text !== 'poison') return Promise.resolve(callReply(`re: ${text}`));
+          poisonCalls++;
+          if (toolsFirst.length > 0 && request.history.at(-1)?.role === 'user')
+            return Promise.resolve(callTools(['note', { text: 'x' }]));
+          // No usage: the machine's own bookkeeping throws on it.
+          return Promise.resolve({ calls: [{ name: 'reply', args: { message: 'never' } }] } as never);
+        },
+      };
+      const { host, store, delivery } = createTestHost({ model, tools: [noteTool] });
+
+      await host.accept([messageFor(source, 'poison')]);
+      await host.accept([messageFor(source, 'after')]);
+      await until(() => delivery.texts.includes('re: after'), 10_000);
+      await until(() => sourceAtRest(store, source.id));
+
+      expect(delivery.texts).toEqual([expect.stringContaining('set it aside') as string, 're: after']);
+      // Three failing calls; the tool's call is made once: a reload resumes after its checkpoint.
+      expect(poisonCalls).toBe(3 + toolsFirst.length);
+      await host.shutdown(1000);
+    },
+  );
 });
