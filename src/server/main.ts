@@ -45,8 +45,15 @@ async function main() {
       `\n  kaiwa is running: open ${runtime.url} to chat (LINE emulator, ${config.model} model)\n\n`,
     );
   }
-  process.on('SIGINT', () => stop('SIGINT', 0));
-  process.on('SIGTERM', () => stop('SIGTERM', 0));
+  // The first signal lets turns in progress finish (up to KAIWA_SHUTDOWN_DEADLINE_MS); a second
+  // one (Ctrl-C again) does not wait: what is durable stays, as after a crash.
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (!lifecycle.stopping) return stop(signal, 0);
+    logger.warn('exiting now, without waiting for turns in progress', { reason: signal });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
 }
 
 main().catch((error: unknown) => {

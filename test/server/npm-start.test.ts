@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/line/emulator/webhook-sender.js';
+import { FakeGeminiServer, replyAnswer } from '../support/fake-gemini-server.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { startHostileServer } from '../support/hostile-http-server.js';
 import { until } from '../support/until.js';
@@ -170,6 +171,59 @@ describe('npm start', () => {
     expect(stderr).toMatch(/kaiwa\.db is in use by process \d+/);
     expect(stderr).not.toContain('    at ');
     expect(first.child.exitCode).toBeNull();
+  });
+});
+
+describe('npm start stopping', () => {
+  it('waits for a turn in progress on the first Ctrl-C, and exits at once on the second', async () => {
+    const gemini = await FakeGeminiServer.start();
+    gemini.fallback = { hang: true }; // a model that takes its time
+    closers.push(() => gemini.close());
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-start-'));
+    directories.push(dataDir);
+    const started = startProcess({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      GEMINI_API_KEY: 'test-key',
+      GEMINI_BASE_URL: gemini.baseUrl,
+      KAIWA_SHUTDOWN_DEADLINE_MS: '30000',
+    });
+    children.push(started.child);
+    const url = await until(() => /open (http:\/\/127\.0\.0\.1:\d+)/.exec(started.output().stdout)?.[1]);
+    await fetch(`${url}/emulator/api/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chat: { kind: 'user', name: 'Aiko' }, userName: 'Aiko', text: 'hello' }),
+    });
+    await until(() => gemini.requestsTo('POST', '/v1beta/models/').length > 0);
+
+    started.child.kill('SIGINT');
+    // The first waits for the turn (up to KAIWA_SHUTDOWN_DEADLINE_MS: 30 s here).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(started.child.exitCode).toBeNull();
+    const second = Date.now();
+    started.child.kill('SIGINT');
+
+    // Before, the second was ignored: the process went on waiting the whole deadline.
+    expect(await started.exited).toBe(130);
+    expect(Date.now() - second).toBeLessThan(10_000);
+    expect(started.output().stdout).toContain('exiting now');
+
+    // Nothing is lost: the message waits in the store, and the next start answers it.
+    gemini.fallback = replyAnswer('Hello again, Aiko.');
+    const asked = gemini.requestsTo('POST', '/v1beta/models/').length;
+    const restarted = startProcess({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      GEMINI_API_KEY: 'test-key',
+      GEMINI_BASE_URL: gemini.baseUrl,
+    });
+    children.push(restarted.child);
+    const again = await until(() => /open (http:\/\/127\.0\.0\.1:\d+)/.exec(restarted.output().stdout)?.[1]);
+    await until(() => gemini.requestsTo('POST', '/v1beta/models/').length > asked);
+    const lastAsked = gemini.generateBodies.at(-1)?.contents?.at(-1)?.parts?.[0]?.text;
+    expect(lastAsked).toContain('hello');
+    expect(again).toMatch(/^http/);
   });
 });
 
