@@ -49,12 +49,12 @@ export function readGeminiAnswer(raw: GenerateContentResponse): GeminiAnswer {
     return { verdict: 'refused', response: { calls: [], usage }, ...(blockReason && { blockReason }) };
   }
   const finishReason = candidate.finishReason ?? 'FINISH_REASON_UNSPECIFIED';
-  // What Gemini would refuse back (a part without data, a function response) is not kept: stored,
-  // it would fail every later request of the chat.
+  // What Gemini would refuse back is never stored: every later request of the chat would carry
+  // it. A part without data or a function response is left out; a call without a name or usable
+  // arguments makes the answer a malformed call (asked again), never acted on.
   const parts = (candidate.content?.parts ?? []).filter(belongsInModelTurn);
   const unusableCall = parts.map(unusableCallIn).find((problem) => problem !== undefined);
   if (unusableCall !== undefined && isNormalEnd(finishReason)) {
-    // Stored, it would be sent back on every later request of the chat: never acted on.
     return { verdict: 'malformed-call', response: { calls: [], usage }, finishReason, unusableCall };
   }
   const response = responseOf(parts, usage);
