@@ -18,6 +18,7 @@ import {
   type WirePart,
 } from '../support/fake-gemini-server.js';
 import { startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
+import { storedHistory, userTexts } from '../support/host-harness.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { botUserId, otherUserId, userId } from '../support/webhook-fixtures.js';
 
@@ -111,36 +112,51 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
+/** kaiwa on SQLite with the real Gemini adapter, answered by `answers(random)` after `latency`. */
+async function kaiwaAnsweredAtRandom(random: () => number, latency = () => 0) {
+  const gemini = await FakeGeminiServer.start();
+  closers.push(() => gemini.close());
+  const script = answers(random);
+  gemini.fallback = () => {
+    const answer = script.next();
+    return 'body' in answer ? { ...answer, delayMs: latency() } : answer;
+  };
+  const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-answer-fuzz-'));
+  closers.push(() => rm(directory, { recursive: true, force: true }));
+  const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
+  closers.push(() => store.close());
+  const { logger, lines } = recordingLogger('warn');
+  const model = new GeminiModel({
+    apiKey: 'test-key',
+    baseUrl: gemini.baseUrl,
+    cache: false,
+    logger,
+    retry: { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 2 },
+  });
+  const kaiwa = await startKaiwaWithFakeLine({ model, store, overrides: { logger } });
+  closers.push(() => kaiwa.close());
+  const botMessages = () => kaiwa.line.emulator.entries().filter((entry) => entry.from === 'bot');
+  const post = (user: string, text: string) =>
+    kaiwa.post(
+      JSON.stringify({
+        destination: botUserId,
+        events: [textEvent(kaiwa.line, { type: 'user', userId: user }, text)],
+      }),
+    );
+  return { gemini, script, store, lines, kaiwa, botMessages, post };
+}
+
 describe('random Gemini answers through the runtime', () => {
   it.each([3, 11, 29])('seed %i: every message answered, no chat poisoned', async (seed) => {
     const random = seededRandom(seed);
-    const gemini = await FakeGeminiServer.start();
-    closers.push(() => gemini.close());
-    const script = answers(random);
-    gemini.fallback = () => script.next();
-    const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-answer-fuzz-'));
-    closers.push(() => rm(directory, { recursive: true, force: true }));
-    const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
-    closers.push(() => store.close());
-    const { logger, lines } = recordingLogger('warn');
-    const model = new GeminiModel({
-      apiKey: 'test-key',
-      baseUrl: gemini.baseUrl,
-      cache: false,
-      logger,
-      retry: { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 2 },
-    });
-    const kaiwa = await startKaiwaWithFakeLine({ model, store, overrides: { logger } });
-    closers.push(() => kaiwa.close());
-    const botMessages = () => kaiwa.line.emulator.entries().filter((entry) => entry.from === 'bot');
+    const { gemini, script, lines, kaiwa, botMessages, post } = await kaiwaAnsweredAtRandom(random);
 
     const problems: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const user = random() < 0.5 ? userId : otherUserId;
       const sentBefore = botMessages().length;
       const calledBefore = script.called.length;
-      const event = textEvent(kaiwa.line, { type: 'user', userId: user }, `message ${round}`);
-      const response = await kaiwa.post(JSON.stringify({ destination: botUserId, events: [event] }));
+      const response = await post(user, `message ${round}`);
       await kaiwa.kaiwa.host.whenSettled();
       const sent = botMessages().length - sentBefore;
       const skipped = script.called.slice(calledBefore).includes('skip');
@@ -155,5 +171,47 @@ describe('random Gemini answers through the runtime', () => {
     // The run went where it should: answers and notices, tools called.
     expect(botMessages().length).toBeGreaterThan(ROUNDS / 2);
     expect(new Set(script.called).size).toBeGreaterThanOrEqual(4);
+  });
+
+  it('bursts of messages while turns run, a slow model and LINE faults: none lost, none refused', async () => {
+    const random = seededRandom(5);
+    const { gemini, store, lines, kaiwa, botMessages, post } = await kaiwaAnsweredAtRandom(random, () =>
+      Math.floor(random() * 80),
+    );
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+
+    const sent = new Map<string, string[]>();
+    const statuses: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      if (random() < 0.4) {
+        // LINE's 429s, 5xx and dropped connections, some after the call took effect.
+        const kind = pick(['too-many-requests', 'server-error', 'drop-connection'] as const);
+        kaiwa.line.emulator.faults.inject({
+          kind,
+          endpoint: pick(['/v2/bot/message/reply', '/v2/bot/message/push']),
+          ...(kind !== 'too-many-requests' && { delivered: random() < 0.5 }),
+        });
+      }
+      const user = pick([userId, otherUserId]);
+      const posts: Promise<Response>[] = [];
+      for (let index = 0; index < 1 + Math.floor(random() * 3); index++) {
+        const text = `r${round}m${index}`;
+        sent.set(user, [...(sent.get(user) ?? []), text]);
+        posts.push(post(user, text));
+        if (random() < 0.5) await new Promise((resolve) => setTimeout(resolve, random() * 60));
+      }
+      statuses.push(...(await Promise.all(posts)).map((response) => response.status));
+      if (random() < 0.3) await kaiwa.kaiwa.host.whenSettled();
+    }
+    await kaiwa.kaiwa.host.whenSettled();
+
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    for (const [user, texts] of sent) {
+      // Every message is in its chat's history, once, in order (merged turns included).
+      expect(userTexts(await storedHistory(store, user))).toEqual(texts);
+    }
+    expect(gemini.rejections).toEqual([]);
+    expect(lines.filter((line) => line.message === 'source actor failed')).toEqual([]);
+    expect(botMessages().length).toBeGreaterThan(ROUNDS / 2);
   });
 });
