@@ -356,6 +356,10 @@ describe('built-in tools', () => {
   it.each<[string, JsonObject, boolean]>([
     ['a normal message', { message: 'hi' }, false],
     ['an empty message', { message: '' }, true],
+    // Blank, a LINE bubble with nothing in it: the model hears so and writes one.
+    ['a message of spaces only', { message: '   ' }, true],
+    ['a message of line breaks and tabs only', { message: '\n\t\n' }, true],
+    ['a message with spaces around it', { message: ' hi ' }, false],
     ['5000 characters', { message: 'a'.repeat(5000) }, false],
     ['5001 characters', { message: 'a'.repeat(5001) }, true],
     ['a reply token smuggled into the arguments', { message: 'hi', replyToken: 'stolen' }, true],

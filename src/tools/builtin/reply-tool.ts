@@ -36,4 +36,12 @@ export const replyTool = defineTool({
     required: ['status'],
     additionalProperties: false,
   },
-}).implement((args) => Promise.resolve({ forLLM: { status: 'sent' }, forUser: args.message }));
+}).implement((args) =>
+  Promise.resolve(
+    // Blank: LINE would show an empty bubble, or refuse it and the user gets nothing. Checked
+    // here rather than by a schema pattern, which the prompt would spell out to the model.
+    args.message.trim() === ''
+      ? { forLLM: { error: 'the message is blank: write what the user should read' }, isError: true as const }
+      : { forLLM: { status: 'sent' as const }, forUser: args.message },
+  ),
+);
