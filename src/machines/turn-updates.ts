@@ -234,7 +234,8 @@ export function allCallsSettled(turn: Turn | null): boolean {
 export function textsToDeliver(turn: Turn | null): string[] {
   const texts = (turn?.step ?? [])
     .map(({ outcome }) => outcome)
-    .filter((outcome) => outcome?.forUser && !outcome.silent && !outcome.isError)
+    // A blank text is none: LINE would show an empty bubble, or refuse the whole delivery.
+    .filter((outcome) => outcome?.forUser?.trim() && !outcome.silent && !outcome.isError)
     .map((outcome) => outcome!.forUser!);
   return [...new Set(texts)];
 }

@@ -418,6 +418,18 @@ describe('conversation machine', () => {
     });
   });
 
+  it("sends no blank text of a tool's: the user sees only what has something in it", async () => {
+    const model = new ScriptedModel([callTools(['notify', { text: ' \n\t' }]), callReply('Done.')]);
+    const notify = echoTool('notify').implement((args) =>
+      Promise.resolve({ forLLM: { text: 'shown' }, forUser: args.text }),
+    );
+    const { actor, delivery } = startConversation({ model, tools: [notify] });
+
+    await sayAndWait(actor, inbound('go'));
+
+    expect(delivery.texts).toEqual(['Done.']);
+  });
+
   it('uses the reply token on the first delivery only and pushes later ones', async () => {
     const model = new ScriptedModel([
       callTools(['notify', { text: 'working on it' }]),
