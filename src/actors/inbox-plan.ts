@@ -12,8 +12,16 @@ export type InboxPlan =
       /** How many of `messages` came from `replay` (they have no inbox item). */
       readonly replayed: number;
     }
-  /** The user took a message back. */
-  | { readonly kind: 'unsend'; readonly key: string; readonly messageId: string }
+  /**
+   * The user took a message back. `storedSeqs`: its entries in the whole stored history, older
+   * than the window in memory too (found before the plan is carried out).
+   */
+  | {
+      readonly kind: 'unsend';
+      readonly key: string;
+      readonly messageId: string;
+      readonly storedSeqs?: readonly number[];
+    }
   /** Unfollow or leave: everything up to and including this item goes. */
   | { readonly kind: 'forget'; readonly key: string; readonly event: ForgetEvent }
   /** A message whose turn kept starting and never finished: set aside, with a notice to the user. */

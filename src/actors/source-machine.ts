@@ -478,10 +478,15 @@ export const sourceMachine = sourceSetup.createMachine({
               on: {
                 'conversation.historyRemoved': {
                   target: 'checkpointing',
+                  // What the conversation held of the message, and what the store holds of it
+                  // beyond the window in memory.
                   actions: assign(({ context, event }) => ({
                     removedSeqs: [
-                      ...context.removedSeqs,
-                      ...event.seqs.filter((seq) => seq <= context.savedSeq),
+                      ...new Set([
+                        ...context.removedSeqs,
+                        ...event.seqs.filter((seq) => seq <= context.savedSeq),
+                        ...(context.plan.kind === 'unsend' ? (context.plan.storedSeqs ?? []) : []),
+                      ]),
                     ],
                     consumedKeys: [...context.consumedKeys, ...planKeys(context.plan)],
                   })),

@@ -296,6 +296,10 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             input.rules,
             input.mergeFrom,
           );
+          if (next.plan.kind === 'unsend') {
+            const storedSeqs = await storedEntriesOf(store, ownership.sourceId, next.plan.messageId);
+            return { ...next, plan: { ...next.plan, storedSeqs } };
+          }
           // Out of time for a whole turn: left unprepared (no attempt counted), for the next host.
           if (next.plan.kind !== 'turn' || !(services.turnFits?.() ?? true)) return next;
           return { ...next, prepared: await prepareTurn(ownership, next.plan, input.profiles, signal) };
@@ -553,4 +557,20 @@ async function sourceFromInbox(store: SourceStore, sourceId: string): Promise<So
     id: sourceId,
     kind: sourceId.startsWith('C') ? 'group' : sourceId.startsWith('R') ? 'room' : 'user',
   };
+}
+
+/** Far beyond twice the largest window (`KAIWA_MAX_HISTORY_ENTRIES` ≤ 10,000): all a source holds. */
+const WHOLE_STORED_HISTORY = { maxEntries: 100_000, maxBytes: 2 ** 30 };
+
+/**
+ * The seqs of a message's entries in everything the store holds of the source: LINE lets a user
+ * take a message back for a day, and a busy chat passes its history window in far less. An
+ * unsend is rare, so reading the whole stored history (at most twice the window: retention
+ * compacts the rest) costs little.
+ */
+async function storedEntriesOf(store: SourceStore, sourceId: string, messageId: string): Promise<number[]> {
+  const { history } = await store.load(sourceId, WHOLE_STORED_HISTORY);
+  return history
+    .filter(({ entry }) => entry.role === 'user' && entry.messageId === messageId)
+    .map(({ seq }) => seq);
 }

@@ -5,7 +5,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry, InboxItem } from '../../src/domain/index.js';
 import { CONVERSATION_MACHINE_VERSION } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, callTools, type ModelRequest } from '../../src/model/index.js';
-import { MemorySourceStore, MemorySourceTables, openSqliteSourceStore } from '../../src/persistence/index.js';
+import {
+  DynamoDbSourceStore,
+  MemorySourceStore,
+  MemorySourceTables,
+  openSqliteSourceStore,
+} from '../../src/persistence/index.js';
+import { startDynamoDbLocal } from '../support/dynamodb-local.js';
 import { defineTool } from '../../src/tools/index.js';
 import {
   createTestHost,
@@ -498,4 +504,41 @@ describe('actor host', () => {
     expect(warn).not.toHaveBeenCalled();
     warn.mockRestore();
   });
+
+  // LINE lets a user take a message back for a day; a busy group passes the history window
+  // (200 entries) in far less. Before, only the window in memory was searched: a message older
+  // than it stayed stored.
+  it.each(['memory', 'sqlite', 'dynamodb'] as const)(
+    'removes an unsent message older than the history window from the %s store too',
+    async (kind) => {
+      const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-unsend-'));
+      const local = kind === 'dynamodb' ? await startDynamoDbLocal() : undefined;
+      const store =
+        kind === 'sqlite'
+          ? await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') })
+          : local && new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() });
+      const { host, store: used } = createTestHost({
+        model: echoModel(),
+        ...(store && { store }),
+        host: { settings: { maxHistoryEntries: 6 } },
+      });
+      const source = userSourceNumber(14);
+      await host.accept([{ ...messageFor(source, 'old secret'), messageId: 'm-old' }]);
+      await host.whenSettled();
+      for (const text of ['one', 'two', 'three', 'four']) {
+        await host.accept([messageFor(source, text)]);
+        await host.whenSettled();
+      }
+      await host.accept([
+        { kind: 'unsend', eventId: 'e-unsend-old', source, timestamp: Date.now(), messageId: 'm-old' },
+      ]);
+      await host.whenSettled();
+
+      expect(userTexts(await storedHistory(used, source.id))).toEqual(['one', 'two', 'three', 'four']);
+      await host.shutdown(1000);
+      await store?.close();
+      await local?.stop();
+      await rm(directory, { recursive: true, force: true });
+    },
+  );
 });
