@@ -20,6 +20,8 @@ export type InboxPlan =
       readonly kind: 'unsend';
       readonly key: string;
       readonly messageId: string;
+      /** The unsend's time. */
+      readonly at: number;
       readonly storedSeqs?: readonly number[];
     }
   /** Unfollow or leave: everything up to and including this item goes. */
@@ -71,7 +73,8 @@ export function planInbox(
     return { plan: { kind: 'forget', key: first.key, event: first.item }, mergeFrom: undefined };
   }
   if (first.item.kind === 'unsend') {
-    return { plan: { kind: 'unsend', key: first.key, messageId: first.item.messageId }, mergeFrom };
+    const { messageId, timestamp: at } = first.item;
+    return { plan: { kind: 'unsend', key: first.key, messageId, at }, mergeFrom };
   }
   if (rules.maxAttempts !== undefined && first.attempts >= rules.maxAttempts && isMessage(first.item)) {
     return { plan: { kind: 'quarantine', key: first.key, message: first.item }, mergeFrom: undefined };

@@ -241,7 +241,8 @@ export const sourceSetup = setup({
     /** The plan's unsend reaches the conversation, which drops the message from history. */
     sendUnsend: sendTo(liveConversation, ({ context }): ConversationEvent => {
       if (context.plan.kind !== 'unsend') throw new Error('unsending without an unsend plan');
-      return { type: 'line.unsend', messageId: context.plan.messageId };
+      const { messageId, at, storedSeqs } = context.plan;
+      return { type: 'line.unsend', messageId, at, stored: (storedSeqs?.length ?? 0) > 0 };
     }),
     // Provided by the host: the loading animation and the logs.
     turnEnded: noop,

@@ -184,7 +184,7 @@ export const conversationMachine = setup({
     // The host sends it only while idle; whatever the state, an unsend just leaves history.
     'line.unsend': {
       actions: enqueueActions(({ context, event, enqueue }) => {
-        const { update, removed } = unsendMessage(context, event.messageId);
+        const { update, removed } = unsendMessage(context, event);
         enqueue.assign(update);
         enqueue.emit({ type: 'history.removed', seqs: removed });
       }),

@@ -164,6 +164,17 @@ export interface ConversationContext {
   readonly chat: ChatDetails;
   /** The cost of recent turns in fixed buckets (at most three), for the limits. */
   readonly usage: readonly UsageBucket[];
+  /**
+   * Messages taken back before they arrived (LINE does not promise order: a message redelivered
+   * after its unsend), dropped when they come; absent in snapshots written before.
+   */
+  readonly unsentAhead?: readonly UnsentAhead[];
+}
+
+/** A message the user took back that the conversation had not seen yet; `at`: the unsend's time. */
+export interface UnsentAhead {
+  readonly messageId: string;
+  readonly at: number;
 }
 
 export interface ConversationInput {
@@ -180,8 +191,11 @@ export type ConversationEvent =
    * conversation is idle; `at` is when the turn starts (epoch ms), the origin of its deadline.
    */
   | { type: 'line.messages'; messages: readonly InboundMessage[]; at: number }
-  /** The user took a message back: it leaves history. */
-  | { type: 'line.unsend'; messageId: string }
+  /**
+   * The user took a message back: it leaves history. `stored`: the host found it stored beyond
+   * this history; `at`: the unsend's time (a message not seen anywhere is dropped when it comes).
+   */
+  | { type: 'line.unsend'; messageId: string; stored?: boolean; at?: number }
   /**
    * The host made the current snapshot durable (the intent of the side effect that waits).
    * `resumed`: the intent was durable before this process got the conversation — the side

@@ -19,6 +19,7 @@ import type {
   Turn,
   TurnMessage,
   TurnSummary,
+  UnsentAhead,
 } from './conversation-types.js';
 import { recordUsage } from './usage-limits.js';
 
@@ -34,17 +35,44 @@ function sequenced(
   return { entries: numbered, lastSeq: context.lastSeq + entries.length };
 }
 
-/** Removes a message the user took back from history; says which entries went. */
+/**
+ * Removes a message the user took back from history; says which entries went. A message seen
+ * nowhere (not here, not `stored` beyond this history) has not arrived yet: it is remembered,
+ * and dropped when it comes (`startTurn`).
+ */
 export function unsendMessage(
   context: ConversationContext,
-  messageId: string,
+  unsend: { readonly messageId: string; readonly stored?: boolean; readonly at?: number },
 ): { update: Partial<ConversationContext>; removed: number[] } {
+  const { messageId } = unsend;
   const removed = context.history
     .filter((entry) => entry.role === 'user' && entry.messageId === messageId)
     .map((entry) => entry.seq);
-  if (removed.length === 0) return { update: {}, removed };
-  const history = context.history.filter((entry) => !removed.includes(entry.seq));
-  return { update: { history }, removed };
+  if (removed.length > 0)
+    return { update: { history: context.history.filter((entry) => !removed.includes(entry.seq)) }, removed };
+  if (unsend.stored || unsend.at === undefined) return { update: {}, removed };
+  const unsentAhead = [...(context.unsentAhead ?? []), { messageId, at: unsend.at }]
+    .filter((ahead) => ahead.at > unsend.at! - UNSENT_AHEAD_KEPT_MS)
+    .slice(-MAX_UNSENT_AHEAD);
+  return { update: { unsentAhead }, removed };
+}
+
+// LINE lets a user take a message back for a day; a redelivery comes within that. A chat takes
+// back few messages it never saw: the newest are kept, so the head stays small.
+const UNSENT_AHEAD_KEPT_MS = 24 * 3600_000;
+const MAX_UNSENT_AHEAD = 20;
+
+/** The messages the user took back before they came (`unsendMessage`) leave; the rest stay. */
+function withoutUnsentAhead(
+  context: ConversationContext,
+  messages: readonly InboundMessage[],
+): { kept: InboundMessage[]; unsentAhead: readonly UnsentAhead[] | undefined } {
+  const ahead = context.unsentAhead ?? [];
+  const taken = new Set(ahead.map((entry) => entry.messageId));
+  const kept = messages.filter((message) => !message.messageId || !taken.has(message.messageId));
+  if (kept.length === messages.length) return { kept, unsentAhead: context.unsentAhead };
+  const arrived = new Set(messages.flatMap((message) => (message.messageId ? [message.messageId] : [])));
+  return { kept, unsentAhead: ahead.filter((entry) => !arrived.has(entry.messageId)) };
 }
 
 /** A turn of quiet messages only (group talk not addressed to the bot, notes): history, no model. */
@@ -67,10 +95,12 @@ export function isInboxFullTurn(turn: Turn | null): boolean {
  */
 export function startTurn(
   context: ConversationContext,
-  messages: readonly InboundMessage[],
+  fed: readonly InboundMessage[],
   at: number,
 ): Partial<ConversationContext> {
-  if (!messages[0]) throw new Error('startTurn without a message');
+  if (!fed[0]) throw new Error('startTurn without a message');
+  // Messages taken back before they came are not this turn's: with none left, it is a quiet one.
+  const { kept: messages, unsentAhead } = withoutUnsentAhead(context, fed);
   const userEntries: HistoryEntry[] = messages.map((message) => ({
     role: 'user',
     eventId: message.eventId,
@@ -81,7 +111,7 @@ export function startTurn(
     ...(message.attachment && { attachment: message.attachment }),
   }));
   const turn: Turn = {
-    id: messages[0].eventId,
+    id: fed[0].eventId,
     messages: messages.map(turnMessageOf),
     startedAt: at,
     deadlineAt: at + context.settings.turnDeadlineMs,
@@ -100,7 +130,13 @@ export function startTurn(
       ...(message.memberCount !== undefined && { memberCount: message.memberCount }),
     };
   }
-  return { turn, chat, lastSeq, history: boundedHistory(context, appendHistory(context.history, entries)) };
+  return {
+    turn,
+    chat,
+    lastSeq,
+    history: boundedHistory(context, appendHistory(context.history, entries)),
+    ...(unsentAhead !== context.unsentAhead && { unsentAhead }),
+  };
 }
 
 /** What the turn needs of a message once its text is in history: how to answer it, and its media. */

@@ -505,6 +505,41 @@ describe('actor host', () => {
     warn.mockRestore();
   });
 
+  // LINE does not promise order: a message whose first delivery failed comes again later, and
+  // the user's unsend of it may arrive in between. Before, the message was then stored and
+  // answered as if never taken back.
+  it.each(['in one process', 'across a restart on SQLite'])(
+    'drops a message whose unsend came first, %s: never stored, never answered',
+    async (how) => {
+      const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-unsend-'));
+      const sqlite =
+        how === 'in one process'
+          ? undefined
+          : await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
+      const first = createTestHost({ model: echoModel(), ...(sqlite && { store: sqlite }) });
+      const source = userSourceNumber(15);
+      await first.host.accept([
+        { kind: 'unsend', eventId: 'e-unsend-early', source, timestamp: Date.now(), messageId: 'm-late' },
+      ]);
+      await first.host.whenSettled();
+      if (sqlite) await first.host.shutdown(1000);
+      const { host, store, delivery } = sqlite
+        ? createTestHost({ model: echoModel(), store: sqlite, delivery: first.delivery })
+        : first;
+      await host.accept([{ ...messageFor(source, 'taken back'), messageId: 'm-late' }]);
+      await host.whenSettled();
+      await host.accept([messageFor(source, 'hello')]);
+      await host.whenSettled();
+
+      expect(userTexts(await storedHistory(store, source.id))).toEqual(['hello']);
+      expect(delivery.texts).toEqual(['re: hello']);
+      expect(await store.inbox(source.id)).toEqual([]);
+      await host.shutdown(1000);
+      await sqlite?.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  );
+
   // LINE lets a user take a message back for a day; a busy group passes the history window
   // (200 entries) in far less. Before, only the window in memory was searched: a message older
   // than it stayed stored.
