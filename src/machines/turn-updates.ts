@@ -44,15 +44,15 @@ export function unsendMessage(
   context: ConversationContext,
   unsend: { readonly messageId: string; readonly stored?: boolean; readonly at?: number },
 ): { update: Partial<ConversationContext>; removed: number[] } {
-  const { messageId } = unsend;
+  const { messageId, stored, at } = unsend;
   const removed = context.history
     .filter((entry) => entry.role === 'user' && entry.messageId === messageId)
     .map((entry) => entry.seq);
   if (removed.length > 0)
     return { update: { history: context.history.filter((entry) => !removed.includes(entry.seq)) }, removed };
-  if (unsend.stored || unsend.at === undefined) return { update: {}, removed };
-  const unsentAhead = [...(context.unsentAhead ?? []), { messageId, at: unsend.at }]
-    .filter((ahead) => ahead.at > unsend.at! - UNSENT_AHEAD_KEPT_MS)
+  if (stored || at === undefined) return { update: {}, removed };
+  const unsentAhead = [...(context.unsentAhead ?? []), { messageId, at }]
+    .filter((ahead) => ahead.at > at - UNSENT_AHEAD_KEPT_MS)
     .slice(-MAX_UNSENT_AHEAD);
   return { update: { unsentAhead }, removed };
 }
@@ -62,15 +62,18 @@ export function unsendMessage(
 const UNSENT_AHEAD_KEPT_MS = 24 * 3600_000;
 const MAX_UNSENT_AHEAD = 20;
 
-/** The messages the user took back before they came (`unsendMessage`) leave; the rest stay. */
+/**
+ * The messages the user took back before they came (`unsendMessage`) leave; the rest stay.
+ * `unsentAhead`: what is left to wait for, when some came (else undefined: nothing changed).
+ */
 function withoutUnsentAhead(
   context: ConversationContext,
   messages: readonly InboundMessage[],
-): { kept: InboundMessage[]; unsentAhead: readonly UnsentAhead[] | undefined } {
+): { kept: InboundMessage[]; unsentAhead?: readonly UnsentAhead[] } {
   const ahead = context.unsentAhead ?? [];
   const taken = new Set(ahead.map((entry) => entry.messageId));
   const kept = messages.filter((message) => !message.messageId || !taken.has(message.messageId));
-  if (kept.length === messages.length) return { kept, unsentAhead: context.unsentAhead };
+  if (kept.length === messages.length) return { kept };
   const arrived = new Set(messages.flatMap((message) => (message.messageId ? [message.messageId] : [])));
   return { kept, unsentAhead: ahead.filter((entry) => !arrived.has(entry.messageId)) };
 }
@@ -135,7 +138,7 @@ export function startTurn(
     chat,
     lastSeq,
     history: boundedHistory(context, appendHistory(context.history, entries)),
-    ...(unsentAhead !== context.unsentAhead && { unsentAhead }),
+    ...(unsentAhead && { unsentAhead }),
   };
 }
 
