@@ -55,6 +55,9 @@ export interface InspectorRouterOptions {
   readonly storedListMs?: number;
 }
 
+/** Far above LINE's ids (33 characters) and below any file name's limit. */
+const MAX_SOURCE_ID_LENGTH = 100;
+
 /**
  * The live inspector, mounted at `/inspect`: the page, its static assets, and a JSON and
  * server-sent-events API. Every answer is redacted; everything but the assets (static code)
@@ -77,6 +80,12 @@ export function inspectorRouter(options: InspectorRouterOptions): Router {
   router.use('/assets', express.static(assetsDir, { index: false, fallthrough: false }));
   router.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), guard.login);
   router.use(guard.requireSession);
+  // No source has such an id (LINE's are 33 characters): answered before any store or journal
+  // file is touched — a file name that long fails, and the failure named the journal's path.
+  router.param('sourceId', (_request, response, next, sourceId: string) => {
+    if (sourceId.length <= MAX_SOURCE_ID_LENGTH) return next();
+    sendJson(response, { message: 'no conversation with such an id' }, 404);
+  });
 
   router.get('/', (_request, response) => response.sendFile(path.join(assetsDir, 'inspector.html')));
 

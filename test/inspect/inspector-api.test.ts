@@ -281,4 +281,29 @@ describe('stored conversations after a restart', () => {
     expect(detail.journal.at(-1)).toMatchObject({ kind: 'stop' });
     for (const entry of detail.journal) expect(entry.activeStateIds.length).toBeGreaterThan(0);
   });
+
+  // The journal is a file per source: before, an id longer than a file name may be answered 500
+  // with an HTML page naming the journal's path on the server (ENAMETOOLONG).
+  it.each([
+    ['an id longer than a file name', 'U'.repeat(5000)],
+    ['a path', '../../etc/passwd'],
+    ['a NUL', '\u0000'],
+  ])('answers 404 in JSON for %s, touching no file', async (_case, sourceId) => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-inspect-'));
+    directories.push(dataDir);
+    const runtime = await startEmulatorKaiwa({
+      model: gatedModel().model,
+      env: { STORE: 'sqlite', DATA_DIR: dataDir },
+    });
+    runtimes.push(runtime);
+
+    for (const suffix of ['', '/row']) {
+      const response = await fetch(
+        `${runtime.url}/inspect/api/sources/${encodeURIComponent(sourceId)}${suffix}`,
+      );
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      expect(await response.text()).not.toContain(dataDir);
+    }
+  });
 });
