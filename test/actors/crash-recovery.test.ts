@@ -103,6 +103,30 @@ function hostOn(
   });
 }
 
+/**
+ * What reminders.db keeps across the two processes (`initial` waiting already), and a scheduler
+ * over it for one process's host (not started), stopped after the test.
+ */
+function keptReminders(...initial: Reminder[]) {
+  const kept = new Map(initial.map((reminder) => [reminder.id, reminder]));
+  const list: ReminderList = {
+    all: () => Promise.resolve([...kept.values()]),
+    put: (reminder) => Promise.resolve(void kept.set(reminder.id, reminder)),
+    remove: (_sourceId, id) => Promise.resolve(void kept.delete(id)),
+  };
+  const remindersOf = (host: () => ActorHost) => {
+    const scheduler = new LocalReminderScheduler({
+      list,
+      deliver: (message) => host().accept([message]),
+      clock: { now: () => Date.now() },
+      logger: silentLogger,
+    });
+    closers.push(() => Promise.resolve(scheduler.stop()));
+    return scheduler;
+  };
+  return { kept, remindersOf };
+}
+
 function message(eventId: string) {
   return {
     eventId,
@@ -181,23 +205,7 @@ function crashSuite(name: string, createStore: () => Promise<SourceStore>) {
 
     it("after set_reminder's intent, once it scheduled: the resumed call finds its reminder, one reminder", async () => {
       line = await startFakeLine();
-      // What reminders.db keeps across the two processes.
-      const kept = new Map<string, Reminder>();
-      const list: ReminderList = {
-        all: () => Promise.resolve([...kept.values()]),
-        put: (reminder) => Promise.resolve(void kept.set(reminder.id, reminder)),
-        remove: (_sourceId, id) => Promise.resolve(void kept.delete(id)),
-      };
-      const remindersOf = (host: () => ActorHost) => {
-        const scheduler = new LocalReminderScheduler({
-          list,
-          deliver: (message) => host().accept([message]),
-          clock: { now: () => Date.now() },
-          logger: silentLogger,
-        });
-        closers.push(() => Promise.resolve(scheduler.stop()));
-        return scheduler;
-      };
+      const { kept, remindersOf } = keptReminders();
       const remind = () =>
         new ScriptedModel(
           [
@@ -247,23 +255,7 @@ function crashSuite(name: string, createStore: () => Promise<SourceStore>) {
         text: 'tea',
         createdAt: Date.now(),
       };
-      const kept = new Map<string, Reminder>([[tea.id, tea]]);
-      const list: ReminderList = {
-        all: () => Promise.resolve([...kept.values()]),
-        put: (reminder) => Promise.resolve(void kept.set(reminder.id, reminder)),
-        remove: (_sourceId, id) => Promise.resolve(void kept.delete(id)),
-      };
-      const remindersOf = async (host: () => ActorHost) => {
-        const scheduler = new LocalReminderScheduler({
-          list,
-          deliver: (message) => host().accept([message]),
-          clock: { now: () => Date.now() },
-          logger: silentLogger,
-        });
-        closers.push(() => Promise.resolve(scheduler.stop()));
-        await scheduler.start();
-        return scheduler;
-      };
+      const { kept, remindersOf } = keptReminders(tea);
       // The model tells the user what the tool answered, as a real one would.
       const cancel = () =>
         new ScriptedModel(
@@ -283,7 +275,8 @@ function crashSuite(name: string, createStore: () => Promise<SourceStore>) {
       dying.beforeCheckpoint = (_checkpoint, index) => {
         if (index === 1) dying.die();
       };
-      const firstScheduler = await remindersOf(() => first);
+      const firstScheduler = remindersOf(() => first);
+      await firstScheduler.start();
       const first: ActorHost = hostOn(dying, cancel(), {
         tools: createReminderTools({ scheduler: firstScheduler }),
       });
@@ -292,7 +285,8 @@ function crashSuite(name: string, createStore: () => Promise<SourceStore>) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       firstScheduler.stop();
 
-      const secondScheduler = await remindersOf(() => second);
+      const secondScheduler = remindersOf(() => second);
+      await secondScheduler.start();
       const second: ActorHost = hostOn(durable, cancel(), {
         goneOwner: first.owner.ownerId,
         tools: createReminderTools({ scheduler: secondScheduler }),
