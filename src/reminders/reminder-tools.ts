@@ -111,6 +111,11 @@ export function createReminderTools(options: ReminderToolsOptions) {
       const dueAt = dueAtOf(args, now);
       if (dueAt === undefined)
         return { forLLM: { error: 'give exactly one of when or delay_minutes' }, isError: true as const };
+      if (Number.isNaN(dueAt))
+        return {
+          forLLM: { error: 'when is no date-time: give ISO 8601 with its offset' },
+          isError: true as const,
+        };
       if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true as const };
       if (dueAt - now > maxAheadMs)
         return { forLLM: { error: 'that is too far ahead' }, isError: true as const };
@@ -196,11 +201,24 @@ export function createReminderTools(options: ReminderToolsOptions) {
   return [setReminder, listReminders, cancelReminder] as const;
 }
 
-/** When the reminder is due: from exactly one of `when` and `delay_minutes`, else undefined. */
+/**
+ * When the reminder is due: from exactly one of `when` and `delay_minutes`, else undefined; NaN
+ * for a `when` that is no time.
+ */
 function dueAtOf(args: { when?: string; delay_minutes?: number }, now: number): number | undefined {
-  if (args.when !== undefined && args.delay_minutes === undefined) return Date.parse(args.when);
+  if (args.when !== undefined && args.delay_minutes === undefined) return timeOf(args.when);
   if (args.delay_minutes !== undefined && args.when === undefined) return now + args.delay_minutes * 60_000;
   return undefined;
+}
+
+/**
+ * A date-time the schema let through, in epoch ms. A leap second (`…T23:59:60Z`) is a valid
+ * RFC 3339 time that `Date.parse` reads as no time at all (NaN): it is the second after :59.
+ */
+function timeOf(when: string): number {
+  const at = Date.parse(when);
+  if (!Number.isNaN(at) || when.slice(16, 19) !== ':60') return at;
+  return Date.parse(`${when.slice(0, 16)}:59${when.slice(19)}`) + 1000;
 }
 
 /** What `set_reminder` answers: an async tool returns now; the reminder comes back through the inbox. */

@@ -495,6 +495,25 @@ describe('the reminder tools', () => {
     expect((await call('set_reminder', args)).response).toMatchObject(expected);
   });
 
+  it('set_reminder reads a leap second as the second after 23:59:59, and schedules nothing for a time it cannot read', async () => {
+    const { call, scheduler } = tools();
+    // A leap second passes the date-time format, but Date.parse reads it as no time at all: the
+    // reminder was scheduled with no due time (fired at once) and the answer then threw.
+    expect((await call('set_reminder', { text: 'tea', when: '2026-12-31T23:59:60Z' })).response).toEqual({
+      id: 'id1',
+      due: '2027-01-01T00:00:00.000Z',
+      text: 'tea',
+    });
+    expect(
+      (await call('set_reminder', { text: 'tea', when: '2026-12-31T23:59:60.5+00:00' })).response,
+    ).toMatchObject({ due: '2027-01-01T00:00:00.500Z' });
+    await scheduler.cancel(source.id, 'id1');
+    await scheduler.cancel(source.id, 'id2');
+    const unreadable = await call('set_reminder', { text: 'tea', when: '2026-12-31T23:59:61Z' });
+    expect(unreadable).toMatchObject({ isError: true });
+    expect(await scheduler.list(source.id)).toEqual([]);
+  });
+
   it('set_reminder is an async tool: it answers at once and marks its result async', async () => {
     const { call } = tools();
     expect(await call('set_reminder', { text: 'tea', delay_minutes: 1 })).toMatchObject({
