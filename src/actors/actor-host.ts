@@ -140,6 +140,7 @@ export class ActorHost {
       ...(options.turnsUntil !== undefined && {
         turnFits: () => options.clock.now() + this.settings.turnDeadlineMs <= options.turnsUntil!,
       }),
+      othersWaitForRoom: () => this.waiting.size > 0,
     });
   }
 
@@ -286,10 +287,17 @@ export class ActorHost {
         forgetPolicy: this.options.forgetPolicy ?? defaults.line.forgetPolicy,
       },
     });
+    // Started before it is watched: its first snapshot (idle, settled) is no news, and seen
+    // between a waiting source's start and its `work.available` it resolved `whenSettled`.
+    source.start();
     source.subscribe({
       next: (snapshot) => {
         if (!snapshot.hasTag(SETTLED_TAG)) this.working.add(sourceId);
-        else this.stopWorking(sourceId);
+        else {
+          // It had its turn while others waited for its room: it waits behind them.
+          if (snapshot.matches('gaveWay') && !this.closed) this.waiting.add(sourceId);
+          this.stopWorking(sourceId);
+        }
         this.onSourceChanged();
       },
       complete: () => {
@@ -305,7 +313,6 @@ export class ActorHost {
       },
     });
     this.sources.set(sourceId, source);
-    source.start();
     return source;
   }
 

@@ -96,6 +96,18 @@ function settingTurnAside(why: string) {
   });
 }
 
+/** Releases the source although its inbox holds work, then settles in `target`. */
+function releasingWithWork(target: 'outOfTime' | 'gaveWay') {
+  return sourceSetup.createStateConfig({
+    invoke: {
+      src: 'release',
+      input: ({ context }) => ({ ownership: context.ownership }),
+      onDone: { target, actions: assign({ ownership: undefined }) },
+      onError: { target, actions: [assign({ ownership: undefined }), 'logFailure'] },
+    },
+  });
+}
+
 /**
  * Before a side effect whose intent is durable (docs/runtime.md, "Ownership"): it starts only
  * while the lease stays ours for its whole timeout. A lease with less room left (a slow intent
@@ -161,6 +173,7 @@ export const sourceMachine = sourceSetup.createMachine({
     failures: 0,
     turnFailures: 0,
     workAnnounced: false,
+    turnsHeld: 0,
   }),
   // Both live as long as the source: started once, not per turn.
   invoke: [
@@ -247,7 +260,7 @@ export const sourceMachine = sourceSetup.createMachine({
       on: { evict: 'evicted' },
     },
     owned: {
-      entry: 'holdLease',
+      entry: ['holdLease', assign({ turnsHeld: 0 })],
       exit: 'dropLease',
       on: {
         'ownership.lost': '.lost',
@@ -305,8 +318,14 @@ export const sourceMachine = sourceSetup.createMachine({
                       rules: context.rules,
                       mergeFrom: context.mergeFrom,
                       profiles: context.profiles,
+                      turnsHeld: context.turnsHeld,
                     }),
                     onDone: [
+                      {
+                        // Others wait for a working room, and this source had its turn: it lets them in first.
+                        guard: { type: 'givesWay', params: ({ event }) => event.output },
+                        target: '#source.givingWay',
+                      },
                       {
                         // Out of time for a whole turn: leave it to the next drain rather than cut it off.
                         guard: { type: 'turnUnprepared', params: ({ event }) => event.output },
@@ -328,6 +347,7 @@ export const sourceMachine = sourceSetup.createMachine({
                               profiles: event.output.prepared!.profiles,
                               replay: context.replay.slice(replayed),
                               consumedKeys: [...context.consumedKeys, ...planKeys(plan)],
+                              turnsHeld: context.turnsHeld + 1,
                             };
                           }),
                           { type: 'feedTurn', params: ({ event }) => event.output.prepared! },
@@ -717,17 +737,17 @@ export const sourceMachine = sourceSetup.createMachine({
     },
     // The host's time is up for another turn: the source is released with its inbox waiting,
     // and stays put; whoever hosts it next (the message coming back) takes it from there.
-    yielding: {
-      invoke: {
-        src: 'release',
-        input: ({ context }) => ({ ownership: context.ownership }),
-        onDone: { target: 'outOfTime', actions: assign({ ownership: undefined }) },
-        onError: { target: 'outOfTime', actions: [assign({ ownership: undefined }), 'logFailure'] },
-      },
-    },
+    yielding: releasingWithWork('outOfTime'),
     outOfTime: {
       tags: [SETTLED_TAG],
       on: { evict: 'evicted' },
+    },
+    // Other sources wait for a working room and this one had its turn: released with its inbox
+    // waiting, it queues behind them (its host does that) and is taken again when let in.
+    givingWay: releasingWithWork('gaveWay'),
+    gaveWay: {
+      tags: [SETTLED_TAG],
+      on: { 'work.available': 'acquiring', evict: 'evicted' },
     },
     // SIGTERM: no side effect starts any more; the source is released at once, so another
     // process resumes it from its last checkpoint without waiting for the lease.

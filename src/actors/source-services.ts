@@ -79,6 +79,8 @@ export interface SourceServices {
   readonly inspect?: (sourceId: string, event: InspectionEvent) => void;
   /** Whether a new turn's deadline still fits in the host's time (default: always). */
   readonly turnFits?: () => boolean;
+  /** Whether other sources wait for a working room, to be let in before this one's next turn. */
+  readonly othersWaitForRoom?: () => boolean;
   /** Count an attempt on a turn's inbox items before it starts (poison detection); default: no. */
   readonly countInboxAttempts?: boolean;
   /** Tells the user a message of theirs was set aside (quarantined); default: nobody is told. */
@@ -286,6 +288,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             rules: PlanRules;
             mergeFrom: string | undefined;
             profiles: ReadonlyMap<string, KnownProfile>;
+            turnsHeld: number;
           };
           signal: AbortSignal;
         }): Promise<NextStep> => {
@@ -302,6 +305,8 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
           }
           // Out of time for a whole turn: left unprepared (no attempt counted), for the next host.
           if (next.plan.kind !== 'turn' || !(services.turnFits?.() ?? true)) return next;
+          // Had its turn while others wait for a room: left unprepared too, for when it is let in again.
+          if (input.turnsHeld > 0 && services.othersWaitForRoom?.()) return { ...next, givesWay: true };
           return { ...next, prepared: await prepareTurn(ownership, next.plan, input.profiles, signal) };
         },
       ),

@@ -80,6 +80,7 @@ export const sourceSetup = setup({
         rules: PlanRules;
         mergeFrom: string | undefined;
         profiles: ReadonlyMap<string, KnownProfile>;
+        turnsHeld: number;
       }
     >(notProvided('planNext')),
     checkpoint: fromPromise<CheckpointResult, CheckpointRequest>(notProvided('checkpoint')),
@@ -160,6 +161,7 @@ export const sourceSetup = setup({
       context.conversation?.getSnapshot().matches('idle') !== false,
     /** A turn the planning left unprepared: its deadline would not fit in the host's time. */
     turnUnprepared: (_, params: NextStep) => params.plan.kind === 'turn' && params.prepared === undefined,
+    givesWay: (_, params: NextStep) => params.givesWay === true,
     /**
      * The store can release in the turn's closing write when the inbox is empty (`closeTurn`),
      * and nothing waits to replay: no inbox read before that write or after it.

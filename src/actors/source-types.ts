@@ -109,6 +109,11 @@ export interface SourceContext {
   readonly turnFailures: number;
   /** `work.available` arrived during the turn's closing write (it may have released anyway). */
   readonly workAnnounced: boolean;
+  /**
+   * Turns started since this process last took the source: past the first, a source waiting
+   * for a working room (the host's `maxWorkingSources`) is let in first.
+   */
+  readonly turnsHeld: number;
 }
 
 export type SourceEvent =
@@ -149,4 +154,6 @@ export interface NextStep {
   readonly mergeFrom: string | undefined;
   /** A turn, prepared; absent when the turn does not fit in the host's time (it is left waiting). */
   readonly prepared?: PreparedTurn;
+  /** The turn is left waiting for another source that waits for a working room (fairness). */
+  readonly givesWay?: boolean;
 }

@@ -291,6 +291,73 @@ describe('actor host', () => {
     );
   });
 
+  it('whenSettled waits for a source that waited for a working room, not only for those in memory', async () => {
+    // The waiting source's actor was created when the room came free, and its first snapshot
+    // (idle: settled) resolved whenSettled before its work reached it.
+    const { host, delivery } = createTestHost({ model: echoModel(), host: { maxWorkingSources: 1 } });
+    await host.accept([messageFor(userSourceNumber(145), 'first')]);
+    await host.accept([messageFor(userSourceNumber(146), 'second')]);
+    await host.whenSettled();
+
+    expect(delivery.texts).toHaveLength(2);
+  });
+
+  it.each(['memory', 'SQLite'])(
+    'on the %s store, a source whose chat never goes quiet gives its working room to a waiting one after its turn',
+    async (storeKind) => {
+      // A busy group whose next message comes while each turn runs never settled, so it kept its
+      // room for as long as its chat went on: every chat waiting for a room waited with it.
+      const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-fair-'));
+      const store =
+        storeKind === 'SQLite'
+          ? await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') })
+          : undefined;
+      try {
+        const busy = userSourceNumber(140);
+        const waiting = userSourceNumber(141);
+        const answered: string[] = [];
+        let busyTurns = 0;
+        const model = new ScriptedModel(
+          [
+            async (request: ModelRequest) => {
+              const text = userTexts(request.history).at(-1) ?? '';
+              answered.push(text);
+              // While the busy chat's turn runs, its next message comes (the first 8 turns).
+              if (text.startsWith('busy') && ++busyTurns < 8) {
+                await host.accept([messageFor(busy, `busy ${busyTurns}`)]);
+              }
+              await new Promise((resolve) => setTimeout(resolve, 5));
+              return callReply(`re ${text}`);
+            },
+          ],
+          { repeatLast: true },
+        );
+        const { host, delivery } = createTestHost({
+          model,
+          ...(store && { store }),
+          host: { maxWorkingSources: 1 },
+        });
+
+        await host.accept([messageFor(busy, 'busy 0')]);
+        await host.accept([messageFor(waiting, 'waiting')]);
+        await host.whenSettled();
+
+        // Its first turn over, the busy chat's room went to the chat that had waited for it.
+        expect(answered).toEqual([
+          'busy 0',
+          'waiting',
+          ...Array.from({ length: 7 }, (_, n) => `busy ${n + 1}`),
+        ]);
+        expect(delivery.texts).toHaveLength(9);
+        if (store)
+          for (const source of [busy, waiting]) expect(await sourceAtRest(store, source.id)).toBe(true);
+      } finally {
+        await store?.close();
+        await rm(directory, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('on SQLite, a source its accept took while others worked is acquired afresh when its turn comes', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-working-'));
     const store = await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') });
