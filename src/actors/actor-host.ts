@@ -173,6 +173,7 @@ export class ActorHost {
       this.waiting.add(sourceId);
       return;
     }
+    this.waiting.delete(sourceId);
     this.sourceFor(sourceId).send({ type: 'work.available', ...taken });
     this.evictBeyondCap();
   }
