@@ -5,11 +5,14 @@ import { readInteger, readString, type Env } from './env-readers.js';
 // What the webhook checks before it accepts events, read by the local runtime and by the Lambda
 // webhook alike (which must stay free of the Gemini SDK, so this module imports no more).
 
-/** `KAIWA_STALE_EVENT_MS`: a minute at least (LINE's own delivery, clock skew), 30 days at most. */
+/**
+ * `KAIWA_STALE_EVENT_MS`: a minute at least (LINE's own delivery, clock skew); at most the replay
+ * window, beyond which events are refused, not kept as context.
+ */
 export function readStaleEventMs(env: Env): number {
   return readInteger(env, 'KAIWA_STALE_EVENT_MS', defaults.line.staleEventMs, {
     min: 60_000,
-    max: 30 * 86_400_000,
+    max: defaults.line.replayWindowMs,
   });
 }
 

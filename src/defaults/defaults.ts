@@ -2,6 +2,9 @@
 // imports nothing, so any folder (the conversation machine's included) takes its defaults from
 // here without a cycle. The README's configuration table is checked against it by a test.
 
+/** How long an event id stays claimed; the webhook's replay window is derived from it. */
+const CLAIM_TTL_MS = 7 * 24 * 3_600_000;
+
 const values = {
   server: {
     /** `PORT`: the usual port of a local Node.js server. */
@@ -49,6 +52,8 @@ const values = {
      * 100 KB per source. Beyond it messages are counted into one inbox-full notice (docs/security.md).
      */
     maxInbox: 100,
+    /** How long an event id stays claimed (the duplicate check): LINE redelivers within hours, not weeks. */
+    claimTtlMs: CLAIM_TTL_MS,
   },
 
   line: {
@@ -88,6 +93,11 @@ const values = {
      * helps; three hours ride out an outage of kaiwa or LINE's own redelivery.
      */
     staleEventMs: 3 * 3_600_000,
+    /**
+     * Older events are refused: their ids' claims may have expired, so a replayed body would pass
+     * as new. The claims' lifetime less a day for LINE's clock against ours (docs/security.md).
+     */
+    replayWindowMs: CLAIM_TTL_MS - 86_400_000,
     /** A webhook waits this long for the bot's user id at most, inside LINE's 2 s. */
     botInfoWaitMs: 800,
     /** `KAIWA_FORGET_POLICY`: someone who unfollows or removes the bot expects their data gone. */

@@ -3,7 +3,7 @@ import type { InboxItem } from '../domain/index.js';
 import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
-import { markStale } from './event-freshness.js';
+import { markStale, withinReplayWindow } from './event-freshness.js';
 import { toInboxItems, type GroupAnswerPolicy } from './webhook-events.js';
 import { WebhookEventValidator } from './webhook-event-validator.js';
 
@@ -97,9 +97,13 @@ export async function handleWebhook(
     return { status: 400, body: { message: 'malformed webhook body: not JSON' } };
   }
   if (events.length > 0 && (await isMisdirected(destination, options))) return MISDIRECTED;
-  const valid = validEvents(events, options.validator ?? WebhookEventValidator.shared(), options.logger);
+  const now = (options.now ?? Date.now)();
+  const valid = withinReplayWindow(
+    validEvents(events, options.validator ?? WebhookEventValidator.shared(), options.logger),
+    { now, logger: options.logger },
+  );
   const { items: messages, stale } = markStale(toInboxItems(valid, options.groupPolicy, options.logger), {
-    now: (options.now ?? Date.now)(),
+    now,
     maxAgeMs: options.staleEventMs ?? defaults.line.staleEventMs,
   });
   const deadline =

@@ -24,7 +24,7 @@ export interface SourceStoreOptions {
 }
 
 /** The default time an event id stays claimed: LINE redelivers within days, not weeks. */
-export const DEFAULT_CLAIM_TTL_MS = 7 * 24 * 3600_000;
+export const DEFAULT_CLAIM_TTL_MS = defaults.store.claimTtlMs;
 
 /** `SourceStoreOptions` with every default filled in. */
 export interface ResolvedSourceStoreOptions {

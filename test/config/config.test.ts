@@ -93,6 +93,8 @@ describe('configuration', () => {
     [{ KAIWA_MEDIA_TYPES: ' , ' }, 'KAIWA_MEDIA_TYPES', 'must list types from'],
     [{ KAIWA_MEDIA_CONCURRENCY: '0' }, 'KAIWA_MEDIA_CONCURRENCY', 'between 1 and 64'],
     [{ KAIWA_LINE_TIMEOUT_MS: '10' }, 'KAIWA_LINE_TIMEOUT_MS', 'between 100 and 120000'],
+    // Older events are refused as possible replays (docs/security.md): no stale context that old.
+    [{ KAIWA_STALE_EVENT_MS: String(7 * 86_400_000) }, 'KAIWA_STALE_EVENT_MS', 'between 60000 and 518400000'],
     // A side effect starts only while the lease covers its timeout (docs/runtime.md).
     [{ KAIWA_LEASE_MS: '3000' }, 'KAIWA_LEASE_MS', 'longer than the longest side effect'],
     [

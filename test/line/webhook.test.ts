@@ -345,6 +345,54 @@ describe('stale and misdirected events (docs/security.md)', () => {
     expect(model.calls.at(-1)?.history.map(userText).filter(Boolean)).toEqual(['back again']);
   });
 
+  it('refuses an event older than event ids are kept as a possible replay: an unfollow of 8 days ago forgets nothing', async () => {
+    // A signed body is valid forever: one captured and posted again after its event id's claim
+    // expired (7 days) passed as new — an unfollow deleted the chat's history, a message was
+    // stored a second time.
+    const model = echo();
+    const store = new MemorySourceStore();
+    const { logger, lines } = recordingLogger();
+    running = await startKaiwaWithFakeLine({ model, store, overrides: { logger } });
+    const hello = textEvent(running.line, { type: 'user', userId: USER }, 'remember me');
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [hello] }));
+    await until(() => running!.line.requestsTo('/v2/bot/message/reply').length === 1);
+    await running.kaiwa.host.whenSettled();
+
+    const eightDaysAgo = Date.now() - 8 * 24 * HOUR;
+    const replayedUnfollow = {
+      type: 'unfollow',
+      mode: 'active',
+      timestamp: eightDaysAgo,
+      source: { type: 'user', userId: USER },
+      webhookEventId: '01HTESTREPLAYEDUNFOLLOW000',
+      deliveryContext: { isRedelivery: false },
+    };
+    const replayedMessage = { ...textEvent(running.line, { type: 'user', userId: USER }, 'said before') };
+    replayedMessage.timestamp = eightDaysAgo;
+    const response = await running.post(
+      JSON.stringify({
+        destination: running.line.emulator.botUserId,
+        events: [replayedMessage, replayedUnfollow],
+      }),
+    );
+    expect(response.status).toBe(200);
+    await running.kaiwa.host.whenSettled();
+
+    const again = textEvent(running.line, { type: 'user', userId: USER }, 'still there?');
+    await running.post(JSON.stringify({ destination: running.line.emulator.botUserId, events: [again] }));
+    await until(() => running!.line.requestsTo('/v2/bot/message/reply').length === 2);
+    expect(model.calls.at(-1)?.history.map(userText).filter(Boolean)).toEqual([
+      'remember me',
+      'still there?',
+    ]);
+    expect(
+      lines.filter((line) => line.message === 'webhook event too old to tell from a replay: refused'),
+    ).toEqual([
+      expect.objectContaining({ level: 'warn', eventId: replayedMessage.webhookEventId, type: 'message' }),
+      expect.objectContaining({ level: 'warn', eventId: replayedUnfollow.webhookEventId, type: 'unfollow' }),
+    ]);
+  });
+
   it('refuses a body for another bot with 200: nothing stored, nothing answered, a warning', async () => {
     const model = echo();
     const store = new MemorySourceStore();

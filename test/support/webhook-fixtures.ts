@@ -20,6 +20,9 @@ export const userSource: webhook.UserSource = { type: 'user', userId };
 export const groupSource: webhook.GroupSource = { type: 'group', groupId, userId };
 export const roomSource: webhook.RoomSource = { type: 'room', roomId, userId };
 
+/** When the fixtures' events happened: a day before the tests ran. */
+export const FIXTURE_TIMESTAMP = Date.now() - 24 * 3_600_000;
+
 /** Wraps events in the request body LINE posts to the webhook URL. */
 export function webhookBody(
   events: readonly webhook.Event[],
@@ -34,7 +37,8 @@ export function webhookBody(
  */
 function eventFields(webhookEventIdSuffix: string): Omit<webhook.EventBase, 'type'> {
   return {
-    timestamp: 1625665242211,
+    // A day old: stale (quiet) for the runtime, yet young enough to tell from a replay.
+    timestamp: FIXTURE_TIMESTAMP,
     mode: 'active',
     webhookEventId: `01FZ74A0TDDPYRVKNK77XKC3${webhookEventIdSuffix}`,
     deliveryContext: { isRedelivery: false },
