@@ -24,6 +24,7 @@ import {
 } from './conversation-types.js';
 import { turnShouldStop } from './stop-conditions.js';
 import { LimitReachedError } from './limit-reached-error.js';
+import { toldAlready } from './usage-limits.js';
 import {
   allCallsSettled,
   abandonStep,
@@ -118,6 +119,7 @@ export const conversationMachine = setup({
     /** A notice went out: the turn's summary then says the user was told (the inspector shows it). */
     countNotice: assign(({ context }) => ({
       turn: { ...currentTurn(context), deliveries: currentTurn(context).deliveries + 1, noticeSent: true },
+      limitTold: currentTurn(context).limitNotice ?? context.limitTold,
     })),
     /**
      * A side effect's intent: the `securing` state announces that it waits and moves on when
@@ -140,6 +142,11 @@ export const conversationMachine = setup({
     turnIsQuiet: ({ context }) => isQuietTurn(context.turn),
     turnIsInboxFull: ({ context }) => isInboxFullTurn(context.turn),
     limitReached: ({ event }) => LimitReachedError.isInstance((event as { error?: unknown }).error),
+    /** The limit reached is one the chat was told of within its period: no second notice. */
+    limitToldAlready: ({ context, event }) => {
+      const error = (event as { error?: unknown }).error;
+      return LimitReachedError.isInstance(error) && toldAlready(context.limitTold, error.notice);
+    },
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
     /** Something reached the user this turn (a tool's text; a successful `reply` ends the turn). */
     deliveredThisTurn: ({ context }) => currentTurn(context).deliveries > 0,
@@ -261,9 +268,23 @@ export const conversationMachine = setup({
         ],
         onError: [
           {
+            // Told once per period; its messages stay in history as context for the next answer.
+            guard: 'limitToldAlready',
+            target: 'done',
+            actions: { type: 'stopTurn', params: { reason: 'limit-reached' } },
+          },
+          {
             guard: 'limitReached',
             target: 'apologize',
-            actions: { type: 'stopTurn', params: { reason: 'limit-reached' } },
+            actions: [
+              { type: 'stopTurn', params: { reason: 'limit-reached' } },
+              assign(({ context, event }) => ({
+                turn: {
+                  ...currentTurn(context),
+                  ...(LimitReachedError.isInstance(event.error) && { limitNotice: event.error.notice }),
+                },
+              })),
+            ],
           },
           { target: 'apologize' },
         ],

@@ -18,7 +18,7 @@ import type {
   GenerateInput,
 } from './conversation-types.js';
 import { LimitReachedError } from './limit-reached-error.js';
-import { limitReached } from './usage-limits.js';
+import { limitNoticeAt, limitReached, toldAlready } from './usage-limits.js';
 import { offeredToolsFields, stepRequest, type StepPromptPort } from './tool-step.js';
 
 /** Sends text to a LINE source: the LINE adapter implements it. */
@@ -101,10 +101,17 @@ export function provideConversationServices(
         }) => {
           const context = conversationContextOf(system);
           const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
-          const limit = limitReached(context, services.clock.now());
+          const now = services.clock.now();
+          const limit = limitReached(context, now);
           if (limit) {
-            logger.warn('limit reached: the user gets a notice instead of an answer', { limit });
-            throw new LimitReachedError(limit, context.source.id);
+            const notice = limitNoticeAt(limit, now);
+            logger.warn(
+              toldAlready(context.limitTold, notice)
+                ? 'limit reached: the turn ends quietly (the user was told of it)'
+                : 'limit reached: the user gets a notice instead of an answer',
+              { limit },
+            );
+            throw new LimitReachedError(limit, context.source.id, notice);
           }
           const started = services.clock.now();
           try {

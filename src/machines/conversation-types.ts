@@ -75,6 +75,18 @@ export interface UsageBucket {
   readonly tokens: number;
 }
 
+export type LimitKind = 'model-calls-per-minute' | 'daily-token-budget';
+
+/**
+ * A limit the chat is told of, once per period: a flood does not get a notice per message.
+ * `at`: when it was found reached; `until`: when a notice of it may go out again.
+ */
+export interface LimitNotice {
+  readonly limit: LimitKind;
+  readonly at: number;
+  readonly until: number;
+}
+
 /**
  * A history entry with its place in the source's history: `seq` increases by one per entry,
  * is never reused, and is how the store appends and deletes entries (docs/persistence.md).
@@ -116,6 +128,8 @@ export interface Turn {
   readonly replied: boolean;
   /** A notice (the apology, a limit notice) went out instead of an answer; one of `deliveries`. */
   readonly noticeSent?: boolean;
+  /** The limit this turn's notice tells of: the chat's `limitTold` once it went out. */
+  readonly limitNotice?: LimitNotice;
   readonly usage: TokenUsage;
   readonly stopReason?: StopReason;
 }
@@ -164,6 +178,11 @@ export interface ConversationContext {
   readonly chat: ChatDetails;
   /** The cost of recent turns in fixed buckets (at most three), for the limits. */
   readonly usage: readonly UsageBucket[];
+  /**
+   * The limit the chat was last told of: until its `until`, a turn that reaches it again ends
+   * quietly (its messages kept as context); absent in snapshots written before.
+   */
+  readonly limitTold?: LimitNotice;
   /**
    * Messages taken back before they arrived (LINE does not promise order: a message redelivered
    * after its unsend), dropped when they come; absent in snapshots written before.

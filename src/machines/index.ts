@@ -15,5 +15,4 @@ export { anyOf, finalToolRan, modelCallLimit, noFunctionCalls, turnShouldStop } 
 export type { StopCondition } from './stop-conditions.js';
 export { LimitReachedError } from './limit-reached-error.js';
 export { limitReached, recordUsage } from './usage-limits.js';
-export type { LimitKind } from './usage-limits.js';
 export { answerCheckpointsAtOnce } from './standalone-conversation.js';

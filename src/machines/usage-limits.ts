@@ -1,9 +1,7 @@
-import type { ConversationContext, UsageBucket } from './conversation-types.js';
+import type { ConversationContext, LimitKind, LimitNotice, UsageBucket } from './conversation-types.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 3600_000;
-
-export type LimitKind = 'model-calls-per-minute' | 'daily-token-budget';
 
 /**
  * Which limit, if any, one more model call would break (every call made so far is in the
@@ -27,6 +25,20 @@ export function limitReached(context: ConversationContext, now: number): LimitKi
     if (today >= dailyTokenBudget) return 'daily-token-budget';
   }
   return undefined;
+}
+
+/**
+ * The notice of a limit found reached at `at`: it may go out again after a minute for the
+ * per-minute limit, on the next UTC day for the daily budget.
+ */
+export function limitNoticeAt(limit: LimitKind, at: number): LimitNotice {
+  const until = limit === 'model-calls-per-minute' ? at + MINUTE : periodStart(at, DAY) + DAY;
+  return { limit, at, until };
+}
+
+/** Whether the chat was told of this limit within its period already. */
+export function toldAlready(told: LimitNotice | undefined, reached: LimitNotice): boolean {
+  return told !== undefined && told.limit === reached.limit && reached.at < told.until;
 }
 
 /** What one model call cost. */

@@ -45,7 +45,11 @@ const errors: [ErrorClass, KaiwaError, Record<string, unknown>][] = [
     { sizeBytes: 500_000, limitBytes: 350_000 },
   ],
   [VersionConflictError, new VersionConflictError('U1', 3, 4), { expectedVersion: 3, actualVersion: 4 }],
-  [LimitReachedError, new LimitReachedError('daily-token-budget', 'U1'), { limit: 'daily-token-budget' }],
+  [
+    LimitReachedError,
+    new LimitReachedError('daily-token-budget', 'U1', { limit: 'daily-token-budget', at: 1, until: 2 }),
+    { limit: 'daily-token-budget' },
+  ],
   [DeadlineExceededError, new DeadlineExceededError(3000), { deadline: 3000 }],
   [
     ModelNoAnswerError,

@@ -19,6 +19,7 @@ import {
   untilIdle,
   userSource,
 } from '../support/conversation-harness.js';
+import { userTexts } from '../support/host-harness.js';
 
 const echoSchema = {
   type: 'object',
@@ -509,6 +510,68 @@ describe('conversation machine', () => {
     expect(actor.getSnapshot().context.lastTurn?.stopReason).toBe('limit-reached');
   });
 
+  it('tells a chat of the per-minute limit once a minute: limited turns after the notice end quietly', async () => {
+    // Every limited turn sent the notice: a busy group read "a lot of messages" after each of
+    // its messages for as long as the flood went on.
+    const minute = 60_000;
+    let now = Date.parse('2026-11-28T10:00:01Z');
+    const model = new ScriptedModel([callReply('answer')], { repeatLast: true });
+    const { actor, delivery } = startConversation({
+      model,
+      now: () => now,
+      settings: { maxModelCallsPerMinute: 1 },
+    });
+    const notice = expect.stringContaining('a lot of messages') as string;
+
+    for (const text of ['one', 'two', 'three', 'four']) {
+      actor.send({ type: 'line.messages', messages: [inbound(text)], at: now });
+      await untilIdle(actor);
+    }
+    expect(model.calls).toHaveLength(1);
+    expect(delivery.texts).toEqual(['answer', notice]);
+    expect(actor.getSnapshot().context.lastTurn).toMatchObject({
+      stopReason: 'limit-reached',
+      deliveries: 0,
+    });
+    // What was said meanwhile is kept as context for the next answer.
+    expect(userTexts(actor.getSnapshot().context.history)).toEqual(['one', 'two', 'three', 'four']);
+
+    now += minute; // the limit lapsed
+    actor.send({ type: 'line.messages', messages: [inbound('five')], at: now });
+    await untilIdle(actor);
+    expect(delivery.texts).toEqual(['answer', notice, 'answer']);
+    // Reached again a minute after the notice: told again.
+    actor.send({ type: 'line.messages', messages: [inbound('six')], at: now });
+    await untilIdle(actor);
+    expect(delivery.texts).toEqual(['answer', notice, 'answer', notice]);
+  });
+
+  it('tells a chat its daily token budget is spent once that day, and answers again the next', async () => {
+    let now = Date.parse('2026-11-28T10:00:00Z');
+    const costly = {
+      ...callReply('long answer'),
+      usage: { promptTokens: 900, outputTokens: 200, cachedTokens: 0 },
+    };
+    const model = new ScriptedModel([costly], { repeatLast: true });
+    const { actor, delivery } = startConversation({
+      model,
+      now: () => now,
+      settings: { dailyTokenBudget: 1000 },
+    });
+
+    for (const text of ['first', 'second', 'third', 'fourth']) {
+      actor.send({ type: 'line.messages', messages: [inbound(text)], at: now });
+      await untilIdle(actor);
+      now += 3_600_000;
+    }
+    expect(delivery.texts).toEqual(['long answer', expect.stringContaining('a lot of messages') as string]);
+
+    now = Date.parse('2026-11-29T00:00:01Z');
+    actor.send({ type: 'line.messages', messages: [inbound('fifth')], at: now });
+    await untilIdle(actor);
+    expect(delivery.texts.at(-1)).toBe('long answer');
+  });
+
   it('stops calling the model once the daily token budget is spent', async () => {
     const costly = {
       ...callReply('long answer'),
@@ -714,6 +777,7 @@ describe('the conversation and its host', () => {
     expect(mostBuckets).toBeLessThanOrEqual(3);
 
     const before = model.calls.length;
+    const deliveredBefore = delivery.texts.length;
     for (let turn = 0; turn < 60; turn++) {
       now += 100; // a burst of 60 in six seconds
       actor.send({ type: 'line.messages', messages: [inbound(`burst ${turn}`)], at: now });
@@ -722,7 +786,11 @@ describe('the conversation and its host', () => {
     const answered = model.calls.length - before;
     expect(answered).toBeGreaterThan(0);
     expect(answered).toBeLessThan(40);
-    expect(delivery.texts.at(-1)).toContain('a lot of messages');
+    // Told once: the burst lasted six seconds, within the notice's minute.
+    const notices = delivery.texts
+      .slice(deliveredBefore)
+      .filter((text) => text.includes('a lot of messages'));
+    expect(notices).toHaveLength(1);
     expect(actor.getSnapshot().context.usage.length).toBeLessThanOrEqual(3);
   });
 });
