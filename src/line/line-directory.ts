@@ -5,6 +5,9 @@ import type { Logger } from '../logging/index.js';
 import type { KnownProfile } from '../machines/index.js';
 import { scopedClient } from './sdk-http-client.js';
 
+/** A lookup LINE failed to answer is tried again this much later (ms), not after the whole TTL. */
+const RETRY_FAILED_LOOKUP_MS = 10 * 60_000;
+
 export interface LineDirectoryOptions {
   /** A client whose calls go through the LINE transport (`createMessagingApiClient`). */
   readonly client: messagingApi.MessagingApiClient;
@@ -49,11 +52,14 @@ export class LineDirectory {
     if (known && now - known.fetchedAt < this.profileTtlMs) {
       return known.displayName ? { ...sender, displayName: known.displayName } : sender;
     }
-    const displayName = await this.lookup('profile', message.source, () =>
+    const { value: displayName, transient } = await this.lookup('profile', message.source, () =>
       this.profile(client, message.source, sender.userId),
     );
-    // Remember a failed lookup too, so a missing profile is not asked for on every message.
-    return { ...sender, profileFetchedAt: now, ...(displayName && { displayName }) };
+    // A failed lookup is remembered too, so a missing profile is not asked for on every message:
+    // a profile LINE has not (404) for the whole TTL, one it failed to give (5xx, 429, a timeout)
+    // for a few minutes only, as if fetched that long before the TTL runs out.
+    const fetchedAt = transient ? Math.min(now, now - this.profileTtlMs + RETRY_FAILED_LOOKUP_MS) : now;
+    return { ...sender, profileFetchedAt: fetchedAt, ...(displayName && { displayName }) };
   }
 
   private async profile(
@@ -83,13 +89,13 @@ export class LineDirectory {
             'group summary',
             source,
             async () => (await client.getGroupSummary(source.id)).groupName,
-          )
+          ).then(({ value }) => value)
         : undefined,
       this.lookup('member count', source, async () =>
         source.kind === 'group'
           ? (await client.getGroupMemberCount(source.id)).count
           : (await client.getRoomMemberCount(source.id)).count,
-      ),
+      ).then(({ value }) => value),
     ]);
     return {
       ...(title !== undefined && { chatTitle: title }),
@@ -97,9 +103,14 @@ export class LineDirectory {
     };
   }
 
-  private async lookup<T>(what: string, source: Source, call: () => Promise<T>): Promise<T | undefined> {
+  /** The value, or none: `transient` when LINE failed to answer rather than had nothing (404, 4xx). */
+  private async lookup<T>(
+    what: string,
+    source: Source,
+    call: () => Promise<T>,
+  ): Promise<{ value?: T; transient: boolean }> {
     try {
-      return await call();
+      return { value: await call(), transient: false };
     } catch (error) {
       const status = error instanceof HTTPFetchError ? error.status : undefined;
       // 404 is expected (a user who left the group): only worth a debug line.
@@ -109,7 +120,7 @@ export class LineDirectory {
         requestId: error instanceof HTTPFetchError ? error.headers.get('x-line-request-id') : undefined,
         ...(status === undefined && { error }),
       });
-      return undefined;
+      return { transient: status === undefined || status === 429 || status >= 500 };
     }
   }
 }

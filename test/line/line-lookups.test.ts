@@ -211,6 +211,46 @@ describe('display names and group details', () => {
     expect(running.line.requestsTo(`/v2/bot/profile/${userId}`)).toHaveLength(1);
   });
 
+  it("asks again after a few minutes when a lookup failed on LINE's side, not after a day", async () => {
+    // A failed lookup was remembered like a found one: after one 500 the chat showed the user
+    // as an id to the model for a day.
+    let now = Date.now();
+    const model = new ScriptedModel([callReply('hi')], { repeatLast: true });
+    running = await startKaiwaWithFakeLine({ model, overrides: { clock: { now: () => now } } });
+    const { userId } = running.line.emulator.registerSpeaker('Aiko');
+    running.line.failNext(`/v2/bot/profile/${userId}`, 500);
+    const say = async (text: string) => {
+      await running!.post(
+        JSON.stringify(webhookBody([event({ type: 'user', userId }, { type: 'text', text })])),
+      );
+      await running!.kaiwa.host.whenSettled();
+    };
+
+    await say('hello'); // the lookup fails
+    now += 60_000;
+    await say('again'); // within minutes: not asked again
+    now += 15 * 60_000;
+    await say('and now'); // asked again, found
+
+    expect(model.calls.map((call) => senderOf(call.history))).toEqual([
+      { userId },
+      { userId },
+      { userId, displayName: 'Aiko' },
+    ]);
+    expect(running.line.requestsTo(`/v2/bot/profile/${userId}`)).toHaveLength(2);
+
+    // A profile LINE has not (404: not a friend) is LINE's answer: not asked for again that day.
+    const stranger = 'U' + '7'.repeat(32);
+    for (const text of ['hi', 'hi again']) {
+      await running.post(
+        JSON.stringify(webhookBody([event({ type: 'user', userId: stranger }, { type: 'text', text })])),
+      );
+      await running.kaiwa.host.whenSettled();
+      now += 15 * 60_000;
+    }
+    expect(running.line.requestsTo(`/v2/bot/profile/${stranger}`)).toHaveLength(1);
+  });
+
   it('uses the group member profile in a group, and tolerates a 404', async () => {
     const model = new ScriptedModel([callReply('ok')], { repeatLast: true });
     running = await startKaiwaWithFakeLine({ model });
