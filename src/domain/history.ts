@@ -1,5 +1,5 @@
 import type { JsonObject } from './json.js';
-import type { Sender } from './inbound-message.js';
+import type { ChatEvent, Sender } from './inbound-message.js';
 
 /** A function call the model asked for. `id` is stable within the conversation. */
 export interface FunctionCall {
@@ -33,6 +33,12 @@ export interface UserEntry {
   /** LINE's message id, so an unsend can remove the entry. */
   readonly messageId?: string;
   readonly attachment?: Attachment;
+  /**
+   * The entry reports an event (a button pressed, a reminder due, a member joining), not words
+   * someone wrote: an adapter marks it where no text can (docs/security.md, "Events a user
+   * cannot type").
+   */
+  readonly event?: ChatEvent;
 }
 
 export interface ModelEntry {

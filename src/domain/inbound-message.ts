@@ -1,6 +1,9 @@
 import type { Attachment } from './history.js';
 import type { Source } from './source.js';
 
+/** What happened in a chat that is not words someone wrote: a LINE event, or a reminder due. */
+export type ChatEvent = 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback' | 'reminder';
+
 /** Who wrote a message. The display name is filled in when known. */
 export interface Sender {
   readonly userId: string;
@@ -30,7 +33,7 @@ export interface InboundMessage {
   readonly replyToken?: string;
   readonly quoteToken?: string;
   /** The LINE event it came from when it was not a message (follow, join, postback, …). */
-  readonly lineEvent?: 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback' | 'reminder';
+  readonly lineEvent?: ChatEvent;
   /** Recorded in history without starting a turn (group talk not addressed to the bot, notes). */
   readonly quiet?: boolean;
   /**

@@ -7,6 +7,7 @@ export type { BoundsViolation, JsonBounds } from './json-bounds.js';
 export type { ObjectSchema, SchemaValue } from './json-schema.js';
 export type { Source, SourceKind } from './source.js';
 export type {
+  ChatEvent,
   ForgetEvent,
   InboundMessage,
   InboxItem,

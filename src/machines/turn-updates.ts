@@ -112,6 +112,7 @@ export function startTurn(
     ...(message.sender && { sender: senderForHistory(message.sender) }),
     ...(message.messageId && { messageId: message.messageId }),
     ...(message.attachment && { attachment: message.attachment }),
+    ...(message.lineEvent && { event: message.lineEvent }),
   }));
   const turn: Turn = {
     id: fed[0].eventId,

@@ -151,19 +151,23 @@ function userParts(entry: UserEntry, media: readonly MediaPart[], note: string |
 
 /**
  * `[Aiko 2026-11-22 10:00 UTC]`: in a group several people talk, and the model must know
- * who said what and when. Brackets and line breaks are taken out of display names, which
- * users choose, so a name cannot pose as another speaker or as an instruction.
+ * who said what and when; `[Aiko 2026-11-22 10:00 UTC, event: postback]` for an event, so that
+ * typing "[postback] …" never passes for pressing a button. Brackets, commas, colons and line
+ * breaks are taken out of display names, which users choose, so a name cannot pose as another
+ * speaker, an event or an instruction.
  */
 export function speakerPrefix(entry: UserEntry): string {
   const name = (entry.sender?.displayName ?? entry.sender?.userId ?? 'someone')
-    .replace(/[[\]\s]+/g, ' ')
+    .replace(/[[\],:\s]+/g, ' ')
     .trim()
     .slice(0, 60);
   const date = new Date(entry.timestamp);
+  // Inside the bracket, where neither a user's text nor a display name can write it.
+  const event = entry.event ? `, event: ${entry.event}` : '';
   // A timestamp no date holds (stored before the webhook refused them) leaves the time out.
-  if (Number.isNaN(date.getTime())) return `[${name || 'someone'}]`;
+  if (Number.isNaN(date.getTime())) return `[${name || 'someone'}${event}]`;
   const time = date.toISOString().slice(0, 16).replace('T', ' ');
-  return `[${name || 'someone'} ${time} UTC]`;
+  return `[${name || 'someone'} ${time} UTC${event}]`;
 }
 
 function attachmentReference(attachment: NonNullable<UserEntry['attachment']>): string {
