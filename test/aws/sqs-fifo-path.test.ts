@@ -318,7 +318,11 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
   it('what a turn costs in DynamoDB on the Lambda path, webhook and worker through a capacity proxy (figures for docs/aws.md)', async () => {
     const proxy = await startCapacityProxy({ upstream: local.endpoint, reader: local.createClient() });
     closers.push(() => proxy.close());
-    const path = await lambdaPath({ env: { DYNAMODB_ENDPOINT: proxy.endpoint } });
+    // 40 turns in well under a minute: with the per-minute limit on, the last ten would be
+    // limited turns (one notice, then quiet ones), not the reply turns measured here.
+    const path = await lambdaPath({
+      env: { DYNAMODB_ENDPOINT: proxy.endpoint, KAIWA_MAX_MODEL_CALLS_PER_MINUTE: '0' },
+    });
     const userId = user(20);
     const worker = inProcessWorker(path.env);
     path.poll((event) => worker(event, lambdaContext(30_000)));
