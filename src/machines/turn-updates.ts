@@ -244,7 +244,28 @@ export function recordOutcome(
   const step = turn.step.map((entry) =>
     entry.call.id === outcome.callId ? { ...entry, outcome: kept } : entry,
   );
-  return { turn: { ...turn, step } };
+  return { turn: { ...turn, step: step.every((entry) => entry.outcome) ? withReplyHeldBack(step) : step } };
+}
+
+/**
+ * A reply written in the same response as calls that failed was written before their results:
+ * it is not sent, and its call says why, so the model writes it again knowing them (a reminder
+ * that could not be set, announced as set).
+ */
+function withReplyHeldBack(step: readonly StepCall[]): readonly StepCall[] {
+  const failed = step
+    .filter(({ call, outcome }) => call.name !== REPLY_TOOL_NAME && outcome?.isError)
+    .map(({ call }) => call.name);
+  if (failed.length === 0) return step;
+  const error = `not sent: ${[...new Set(failed)].join(', ')} failed beside it; reply again with its result in mind`;
+  return step.map((entry) =>
+    entry.call.name === REPLY_TOOL_NAME && entry.outcome && !entry.outcome.isError
+      ? {
+          ...entry,
+          outcome: { callId: entry.call.id, name: entry.call.name, response: { error }, isError: true },
+        }
+      : entry,
+  );
 }
 
 /** The outcome as the tool gave it, when the step recorded a refusal in its place. */

@@ -237,6 +237,42 @@ describe('conversation machine', () => {
     });
   });
 
+  it('holds back a reply written beside a call that failed: the model writes it again knowing the failure', async () => {
+    // Gemini often calls an action and `reply` in one response ("Done, I will remind you!"): the
+    // reply was written before the action's result, and it went out though the action failed.
+    const remind = echoTool('remind').implement(() =>
+      Promise.resolve({ forLLM: { error: 'that time has already passed' }, isError: true }),
+    );
+    const model = new ScriptedModel([
+      callTools(['remind', { text: 'yesterday' }], ['reply', { message: 'Done, I will remind you!' }]),
+      callReply('That time has passed: when should I remind you?'),
+    ]);
+    const { actor, delivery } = startConversation({ model, tools: [remind] });
+
+    say(actor, inbound('remind me yesterday'));
+    await untilIdle(actor);
+
+    expect(delivery.texts).toEqual(['That time has passed: when should I remind you?']);
+    const results = model.calls[1]!.history.findLast((entry) => entry.role === 'tool')!;
+    expect(results.role === 'tool' && results.results.map((result) => result.response)).toEqual([
+      { error: 'that time has already passed' },
+      { error: 'not sent: remind failed beside it; reply again with its result in mind' },
+    ]);
+  });
+
+  it('sends a reply written beside calls that all succeeded at once', async () => {
+    const model = new ScriptedModel([
+      callTools(['echo', { text: 'noted' }], ['reply', { message: 'Noted.' }]),
+    ]);
+    const { actor, delivery } = startConversation({ model, tools: [sideEffectTool('echo', [])] });
+
+    say(actor, inbound('note it'));
+    await untilIdle(actor);
+
+    expect(model.calls).toHaveLength(1);
+    expect(delivery.texts).toEqual(['Noted.']);
+  });
+
   it('runs at most 16 calls of one model response; the rest are answered as errors the model sees', async () => {
     // A model told (or tricked) to call a tool 200 times in one response would send 200
     // requests out at once; every call still gets an answer, so history keeps Gemini's rules.
