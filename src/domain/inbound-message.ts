@@ -4,6 +4,9 @@ import type { Source } from './source.js';
 /** What happened in a chat that is not words someone wrote: a LINE event, or a reminder due. */
 export type ChatEvent = 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback' | 'reminder';
 
+/** How a reminder's text begins when it comes due (`ChatEvent` 'reminder'). */
+export const REMINDER_DUE_MARK = '[reminder due] ';
+
 /** Who wrote a message. The display name is filled in when known. */
 export interface Sender {
   readonly userId: string;

@@ -39,6 +39,7 @@ import {
   recordOutcome,
   refusedOutcome,
   refuseCallsNotToRun,
+  remindersOfTurn,
   startTurn,
   textsToDeliver,
   unsendMessage,
@@ -145,7 +146,11 @@ export const conversationMachine = setup({
     /** The limit reached is one the chat was told of within its period: no second notice. */
     limitToldAlready: ({ context, event }) => {
       const error = (event as { error?: unknown }).error;
-      return LimitReachedError.isInstance(error) && toldAlready(context.limitTold, error.notice);
+      return (
+        LimitReachedError.isInstance(error) &&
+        toldAlready(context.limitTold, error.notice) &&
+        remindersOfTurn(context).length === 0
+      );
     },
     hasFunctionCalls: (_, params: { calls: number }) => params.calls > 0,
     /** Something reached the user this turn (a tool's text; a successful `reply` ends the turn). */
@@ -281,7 +286,9 @@ export const conversationMachine = setup({
               assign(({ context, event }) => ({
                 turn: {
                   ...currentTurn(context),
-                  ...(LimitReachedError.isInstance(event.error) && { limitNotice: event.error.notice }),
+                  // A reminder goes out as its own text: the chat is not told of the limit.
+                  ...(LimitReachedError.isInstance(event.error) &&
+                    remindersOfTurn(context).length === 0 && { limitNotice: event.error.notice }),
                 },
               })),
             ],
@@ -443,8 +450,13 @@ export type ConversationMachine = typeof conversationMachine;
 /** What the user is told when a turn ends without the model's answer. */
 function noticeFor(context: ConversationContext): string {
   switch (currentTurn(context).stopReason) {
-    case 'limit-reached':
-      return context.settings.limitNotice;
+    case 'limit-reached': {
+      // A reminder due is the bot's own errand: its text, without the model, rather than nothing.
+      const reminders = remindersOfTurn(context);
+      return reminders.length > 0
+        ? reminders.map((text) => `⏰ ${text}`).join('\n')
+        : context.settings.limitNotice;
+    }
     case 'inbox-full':
       return context.settings.inboxFullNotice;
     default:

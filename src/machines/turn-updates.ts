@@ -3,6 +3,7 @@ import {
   boundHistory,
   MAX_STEP_RESULT_BYTES,
   outcomeBytes,
+  REMINDER_DUE_MARK,
   REPLY_TOOL_NAME,
   type FunctionCall,
   type HistoryEntry,
@@ -245,6 +246,14 @@ export function recordOutcome(
     entry.call.id === outcome.callId ? { ...entry, outcome: kept } : entry,
   );
   return { turn: { ...turn, step: step.every((entry) => entry.outcome) ? withReplyHeldBack(step) : step } };
+}
+
+/** The texts of the reminders that came due in this turn (their mark left off). */
+export function remindersOfTurn(context: ConversationContext): string[] {
+  const ids = new Set(context.turn?.messages.map((message) => message.eventId));
+  return context.history
+    .filter((entry) => entry.role === 'user' && entry.event === 'reminder' && ids.has(entry.eventId))
+    .map((entry) => (entry.role === 'user' ? entry.text.replace(REMINDER_DUE_MARK, '') : ''));
 }
 
 /**

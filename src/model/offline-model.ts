@@ -1,5 +1,6 @@
 import {
   isJsonObject,
+  REMINDER_DUE_MARK,
   type FunctionResult,
   type HistoryEntry,
   type JsonObject,
@@ -16,7 +17,6 @@ const WEATHER = 'get_weather';
 const CURRENT_TIME = 'get_current_time';
 const SET_REMINDER = 'set_reminder';
 const TOOL_FINDER = 'find_tools';
-const REMINDER_DUE = '[reminder due] ';
 
 const NOTICE = {
   en: "I am kaiwa's offline model: set GEMINI_API_KEY for real answers.",
@@ -73,8 +73,8 @@ function respond(request: ModelRequest): ModelResponse {
       language,
     );
   }
-  if (userText.startsWith(REMINDER_DUE)) {
-    const what = userText.slice(REMINDER_DUE.length);
+  if (userText.startsWith(REMINDER_DUE_MARK)) {
+    const what = userText.slice(REMINDER_DUE_MARK.length);
     return reply(language === 'ja' ? `リマインダー：${what}` : `Reminder: ${what}`, language);
   }
   // A tool not offered at this step is asked for once through the tool finder.

@@ -1,4 +1,4 @@
-import type { InboundMessage, Source } from '../domain/index.js';
+import { REMINDER_DUE_MARK, type InboundMessage, type Source } from '../domain/index.js';
 
 /** A reminder a user asked for; it comes back through the source's inbox when due. */
 export interface Reminder {
@@ -22,7 +22,7 @@ export function reminderMessage(reminder: Reminder, firedAt: number): InboundMes
   return {
     eventId: `reminder:${reminder.source.id}:${reminder.id}`,
     source: reminder.source,
-    text: `[reminder due] ${reminder.text}`,
+    text: `${REMINDER_DUE_MARK}${reminder.text}`,
     timestamp: firedAt,
     lineEvent: 'reminder',
     ...(reminder.requestedBy && { sender: { userId: reminder.requestedBy } }),

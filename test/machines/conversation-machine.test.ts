@@ -582,6 +582,32 @@ describe('conversation machine', () => {
     expect(delivery.texts).toEqual(['answer', notice, 'answer', notice]);
   });
 
+  it('delivers a reminder due at a limit as its own text, never quietly and never as the notice', async () => {
+    // A reminder that came due while its chat was over a limit ended as the limit notice, or,
+    // after one, quietly: the user was never reminded.
+    const now = Date.parse('2026-11-28T10:00:01Z');
+    const model = new ScriptedModel([callReply('answer')], { repeatLast: true });
+    const { actor, delivery } = startConversation({
+      model,
+      now: () => now,
+      settings: { maxModelCallsPerMinute: 1 },
+    });
+    for (const text of ['one', 'two']) {
+      actor.send({ type: 'line.messages', messages: [inbound(text)], at: now });
+      await untilIdle(actor);
+    }
+    const due = inbound('[reminder due] stretch', { lineEvent: 'reminder', replyToken: undefined });
+    actor.send({ type: 'line.messages', messages: [due], at: now });
+    await untilIdle(actor);
+
+    expect(model.calls).toHaveLength(1);
+    expect(delivery.texts).toEqual([
+      'answer',
+      expect.stringContaining('a lot of messages') as string,
+      '⏰ stretch',
+    ]);
+  });
+
   it('tells a chat its daily token budget is spent once that day, and answers again the next', async () => {
     let now = Date.parse('2026-11-28T10:00:00Z');
     const costly = {
