@@ -39,6 +39,7 @@ import {
   recordOutcome,
   refusedOutcome,
   refuseCallsNotToRun,
+  answersMoreThanReminders,
   remindersOfTurn,
   startTurn,
   textsToDeliver,
@@ -286,9 +287,12 @@ export const conversationMachine = setup({
               assign(({ context, event }) => ({
                 turn: {
                   ...currentTurn(context),
-                  // A reminder goes out as its own text: the chat is not told of the limit.
+                  // Told of the limit for its messages, unless told already; reminders go out anyway.
                   ...(LimitReachedError.isInstance(event.error) &&
-                    remindersOfTurn(context).length === 0 && { limitNotice: event.error.notice }),
+                    answersMoreThanReminders(context) &&
+                    !toldAlready(context.limitTold, event.error.notice) && {
+                      limitNotice: event.error.notice,
+                    }),
                 },
               })),
             ],
@@ -422,7 +426,7 @@ export const conversationMachine = setup({
           invoke: {
             src: 'reply',
             input: ({ context, event }) => ({
-              ...deliveryRequest(context, [noticeFor(context)]),
+              ...deliveryRequest(context, noticesFor(context)),
               resumed: resumedAfterCheckpoint(event),
             }),
             onDone: { target: '#conversation.done', actions: 'countNotice' },
@@ -447,16 +451,29 @@ export const conversationMachine = setup({
 
 export type ConversationMachine = typeof conversationMachine;
 
-/** What the user is told when a turn ends without the model's answer. */
-function noticeFor(context: ConversationContext): string {
+/**
+ * What the user is told when a turn ends without the model's answer. A reminder due is the bot's
+ * own errand: it goes out as its own text, without the model; the messages beside it, if any,
+ * get the notice of why there is no answer.
+ */
+function noticesFor(context: ConversationContext): string[] {
+  const turn = currentTurn(context);
+  const reminders = remindersOfTurn(context);
+  // At a limit the chat is told once per period (`limitNotice` says whether now).
+  const noticeNeeded =
+    turn.stopReason === 'limit-reached'
+      ? turn.limitNotice !== undefined
+      : answersMoreThanReminders(context) || reminders.length === 0;
+  return [
+    ...reminders.map((reminder) => `⏰ ${reminder.text}`),
+    ...(noticeNeeded ? [noticeOf(context)] : []),
+  ];
+}
+
+function noticeOf(context: ConversationContext): string {
   switch (currentTurn(context).stopReason) {
-    case 'limit-reached': {
-      // A reminder due is the bot's own errand: its text, without the model, rather than nothing.
-      const reminders = remindersOfTurn(context);
-      return reminders.length > 0
-        ? reminders.map((text) => `⏰ ${text}`).join('\n')
-        : context.settings.limitNotice;
-    }
+    case 'limit-reached':
+      return context.settings.limitNotice;
     case 'inbox-full':
       return context.settings.inboxFullNotice;
     default:

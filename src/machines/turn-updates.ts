@@ -248,12 +248,20 @@ export function recordOutcome(
   return { turn: { ...turn, step: step.every((entry) => entry.outcome) ? withReplyHeldBack(step) : step } };
 }
 
-/** The texts of the reminders that came due in this turn (their mark left off). */
-export function remindersOfTurn(context: ConversationContext): string[] {
+/** Whether the turn answers messages other than reminders due (quiet ones aside). */
+export function answersMoreThanReminders(context: ConversationContext): boolean {
+  const reminderIds = new Set(remindersOfTurn(context).map((reminder) => reminder.eventId));
+  return currentTurn(context).messages.some((message) => !message.quiet && !reminderIds.has(message.eventId));
+}
+
+/** The reminders that came due in this turn: their event ids, and their texts without the mark. */
+export function remindersOfTurn(context: ConversationContext): { eventId: string; text: string }[] {
   const ids = new Set(context.turn?.messages.map((message) => message.eventId));
-  return context.history
-    .filter((entry) => entry.role === 'user' && entry.event === 'reminder' && ids.has(entry.eventId))
-    .map((entry) => (entry.role === 'user' ? entry.text.replace(REMINDER_DUE_MARK, '') : ''));
+  return context.history.flatMap((entry) =>
+    entry.role === 'user' && entry.event === 'reminder' && ids.has(entry.eventId)
+      ? [{ eventId: entry.eventId, text: entry.text.replace(REMINDER_DUE_MARK, '') }]
+      : [],
+  );
 }
 
 /**

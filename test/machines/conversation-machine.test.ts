@@ -382,6 +382,26 @@ describe('conversation machine', () => {
     });
   });
 
+  it('delivers a reminder due as its own text when the model fails, and apologises for the message beside it', async () => {
+    // A reminder's turn whose model failed got the apology ("I cannot answer right now") for
+    // a question nobody asked, and the reminder itself was lost.
+    const { actor, delivery } = startConversation({
+      model: new ScriptedModel([new Error('503 from the model')], { repeatLast: true }),
+    });
+
+    say(actor, inbound('[reminder due] stretch', { lineEvent: 'reminder', replyToken: undefined }));
+    await untilIdle(actor);
+    expect(delivery.texts).toEqual(['⏰ stretch']);
+
+    say(
+      actor,
+      inbound('[reminder due] drink water', { lineEvent: 'reminder', replyToken: undefined }),
+      inbound('and what about lunch?'),
+    );
+    await untilIdle(actor);
+    expect(delivery.texts.slice(1)).toEqual(['⏰ drink water', expect.stringContaining('Sorry') as string]);
+  });
+
   it('apologises when the model fails for good', async () => {
     const { actor, delivery } = startConversation({
       model: new ScriptedModel([new Error('503 from the model')]),
