@@ -22,12 +22,15 @@ export interface InboxState {
  * such message becomes one overflow item, and later ones only count in it, so the inbox holds
  * at most `maxInbox + 1` messages however many arrive behind a stuck turn. Its turn tells the
  * user how many were not kept. Unsend, unfollow and leave are always appended: they are what
- * the user asked to happen to their data. Pure.
+ * the user asked to happen to their data; so is a reminder due, which the user could not send
+ * again (at most 50 wait per chat). Pure.
  * @example
  * admitToInbox(item, { waiting: 100, last }, 100) // → { kind: 'replace', item: overflow }
  */
 export function admitToInbox(item: InboxItem, inbox: InboxState, maxInbox: number): InboxAdmission {
-  if (!isMessage(item) || inbox.waiting < maxInbox) return { kind: 'append', item };
+  if (!isMessage(item) || item.lineEvent === 'reminder' || inbox.waiting < maxInbox) {
+    return { kind: 'append', item };
+  }
   const last = inbox.last;
   const previous = last && isMessage(last) ? last.overflow : undefined;
   const count = (previous?.count ?? 0) + 1;

@@ -89,4 +89,33 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
     expect(model.seen.has('[3901 messages were not kept: the inbox was full]')).toBe(false);
     expect(await memory.inbox(source.id)).toEqual([]);
   });
+
+  it('keeps a reminder that comes due at a full inbox: the user cannot send it again', async () => {
+    // Counted into the overflow item like a user's message, a reminder was lost: the notice asks
+    // the user to send again what they still need, and a reminder is the bot's own errand.
+    const memory = new MemorySourceStore({ maxInbox: 10 });
+    const model = new StuckFirstModel();
+    const { host } = createTestHost({ model, store: memory });
+    const source = userSourceNumber(8);
+
+    await host.accept([messageFor(source, 'first')]);
+    await until(() => model.calls === 1);
+    await host.accept(Array.from({ length: 20 }, (_, index) => messageFor(source, `m${index}`)));
+    const due = { ...messageFor(source, '[reminder due] stretch'), lineEvent: 'reminder' as const };
+    delete (due as { replyToken?: string }).replyToken;
+    await host.accept([due, messageFor(source, 'after the reminder')]);
+
+    model.release();
+    await host.whenSettled();
+
+    expect(model.seen.has('[reminder due] stretch')).toBe(true);
+    const history = await storedHistory(memory, source.id);
+    const counted = history.flatMap((entry) =>
+      entry.role === 'user' && entry.text.includes('not kept') ? [entry.text] : [],
+    );
+    expect(counted).toEqual([
+      '[11 messages were not kept: the inbox was full]',
+      '[1 message was not kept: the inbox was full]',
+    ]);
+  });
 });
