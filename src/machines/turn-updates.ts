@@ -5,6 +5,7 @@ import {
   outcomeBytes,
   REMINDER_DUE_MARK,
   REPLY_TOOL_NAME,
+  SKIP_TOOL_NAME,
   type FunctionCall,
   type HistoryEntry,
   type InboundMessage,
@@ -245,7 +246,9 @@ export function recordOutcome(
   const step = turn.step.map((entry) =>
     entry.call.id === outcome.callId ? { ...entry, outcome: kept } : entry,
   );
-  return { turn: { ...turn, step: step.every((entry) => entry.outcome) ? withReplyHeldBack(step) : step } };
+  return {
+    turn: { ...turn, step: step.every((entry) => entry.outcome) ? withFinalCallsHeldBack(step) : step },
+  };
 }
 
 /** Whether the turn answers messages other than reminders due (quiet ones aside). */
@@ -265,21 +268,31 @@ export function remindersOfTurn(context: ConversationContext): { eventId: string
 }
 
 /**
- * A reply written in the same response as calls that failed was written before their results:
- * it is not sent, and its call says why, so the model writes it again knowing them (a reminder
- * that could not be set, announced as set).
+ * A reply written, or a skip decided, in the same response as calls that failed came before
+ * their results: the reply is not sent, the skip not taken, and the call says why, so the model
+ * answers again knowing them (a reminder that could not be set, announced as set or left unsaid).
  */
-function withReplyHeldBack(step: readonly StepCall[]): readonly StepCall[] {
+function withFinalCallsHeldBack(step: readonly StepCall[]): readonly StepCall[] {
+  const isFinal = (name: string) => name === REPLY_TOOL_NAME || name === SKIP_TOOL_NAME;
   const failed = step
-    .filter(({ call, outcome }) => call.name !== REPLY_TOOL_NAME && outcome?.isError)
+    .filter(({ call, outcome }) => !isFinal(call.name) && outcome?.isError)
     .map(({ call }) => call.name);
   if (failed.length === 0) return step;
-  const error = `not sent: ${[...new Set(failed)].join(', ')} failed beside it; reply again with its result in mind`;
+  const names = [...new Set(failed)].join(', ');
+  const why = (name: string) =>
+    name === REPLY_TOOL_NAME
+      ? `not sent: ${names} failed beside it; reply again with its result in mind`
+      : `not taken: ${names} failed beside it; decide again with its result in mind`;
   return step.map((entry) =>
-    entry.call.name === REPLY_TOOL_NAME && entry.outcome && !entry.outcome.isError
+    isFinal(entry.call.name) && entry.outcome && !entry.outcome.isError
       ? {
           ...entry,
-          outcome: { callId: entry.call.id, name: entry.call.name, response: { error }, isError: true },
+          outcome: {
+            callId: entry.call.id,
+            name: entry.call.name,
+            response: { error: why(entry.call.name) },
+            isError: true,
+          },
         }
       : entry,
   );

@@ -260,6 +260,28 @@ describe('conversation machine', () => {
     ]);
   });
 
+  it('holds back a skip decided beside a call that failed: the model decides again knowing the failure', async () => {
+    // In a group the model may set a reminder and skip ("nothing to say"): the failure went
+    // unsaid, and the group took the reminder for set.
+    const remind = echoTool('remind').implement(() =>
+      Promise.resolve({ forLLM: { error: 'that time has already passed' }, isError: true }),
+    );
+    const model = new ScriptedModel([
+      callTools(['remind', { text: 'yesterday' }], ['skip', { reason: 'nothing to add' }]),
+      callReply('That time has passed: when should I remind you?'),
+    ]);
+    const { actor, delivery } = startConversation({ model, tools: [remind] });
+
+    say(actor, inbound('remind us yesterday'));
+    await untilIdle(actor);
+
+    expect(delivery.texts).toEqual(['That time has passed: when should I remind you?']);
+    const results = model.calls[1]!.history.findLast((entry) => entry.role === 'tool')!;
+    expect(results.role === 'tool' && results.results[1]?.response).toEqual({
+      error: 'not taken: remind failed beside it; decide again with its result in mind',
+    });
+  });
+
   it('sends a reply written beside calls that all succeeded at once', async () => {
     const model = new ScriptedModel([
       callTools(['echo', { text: 'noted' }], ['reply', { message: 'Noted.' }]),
