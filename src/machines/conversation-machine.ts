@@ -28,6 +28,7 @@ import { toldAlready } from './usage-limits.js';
 import {
   allCallsSettled,
   abandonStep,
+  answersMoreThanReminders,
   closeStep,
   currentTurn,
   finishTurn,
@@ -39,7 +40,6 @@ import {
   recordOutcome,
   refusedOutcome,
   refuseCallsNotToRun,
-  answersMoreThanReminders,
   remindersOfTurn,
   startTurn,
   textsToDeliver,
@@ -117,6 +117,18 @@ export const conversationMachine = setup({
     recordTextAnswer: assign(({ context }, response: ModelResponse) => {
       const recorded = recordModelResponse(context, response);
       return { ...recorded, turn: { ...recorded.turn!, stopReason: 'no-function-calls' as const } };
+    }),
+    /**
+     * The limit the turn's notice will tell of: for its messages, unless the chat was told of it
+     * within its period (reminders go out whatever the limit).
+     */
+    holdLimitNotice: assign(({ context, event }) => {
+      const error = (event as { error?: unknown }).error;
+      const tell =
+        LimitReachedError.isInstance(error) &&
+        answersMoreThanReminders(context) &&
+        !toldAlready(context.limitTold, error.notice);
+      return tell ? { turn: { ...currentTurn(context), limitNotice: error.notice } } : {};
     }),
     /** A notice went out: the turn's summary then says the user was told (the inspector shows it). */
     countNotice: assign(({ context }) => ({
@@ -282,20 +294,7 @@ export const conversationMachine = setup({
           {
             guard: 'limitReached',
             target: 'apologize',
-            actions: [
-              { type: 'stopTurn', params: { reason: 'limit-reached' } },
-              assign(({ context, event }) => ({
-                turn: {
-                  ...currentTurn(context),
-                  // Told of the limit for its messages, unless told already; reminders go out anyway.
-                  ...(LimitReachedError.isInstance(event.error) &&
-                    answersMoreThanReminders(context) &&
-                    !toldAlready(context.limitTold, event.error.notice) && {
-                      limitNotice: event.error.notice,
-                    }),
-                },
-              })),
-            ],
+            actions: [{ type: 'stopTurn', params: { reason: 'limit-reached' } }, 'holdLimitNotice'],
           },
           { target: 'apologize' },
         ],
