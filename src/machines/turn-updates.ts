@@ -246,9 +246,19 @@ export function recordOutcome(
   const step = turn.step.map((entry) =>
     entry.call.id === outcome.callId ? { ...entry, outcome: kept } : entry,
   );
-  return {
-    turn: { ...turn, step: step.every((entry) => entry.outcome) ? withFinalCallsHeldBack(step) : step },
-  };
+  return { turn: { ...turn, step } };
+}
+
+/**
+ * Once every call of the step has its outcome: a reply written, or a skip decided, in the same
+ * response as calls that failed came before their results. The reply is not sent, the skip not
+ * taken, and the call says why, so the model answers again knowing them (a reminder that could
+ * not be set, announced as set or left unsaid).
+ */
+export function holdBackFinalCalls(context: ConversationContext): Partial<ConversationContext> {
+  const turn = currentTurn(context);
+  if (!allCallsSettled(turn)) return {};
+  return { turn: { ...turn, step: withFinalCallsHeldBack(turn.step) } };
 }
 
 /** Whether the turn answers messages other than reminders due (quiet ones aside). */
@@ -267,11 +277,6 @@ export function remindersOfTurn(context: ConversationContext): { eventId: string
   );
 }
 
-/**
- * A reply written, or a skip decided, in the same response as calls that failed came before
- * their results: the reply is not sent, the skip not taken, and the call says why, so the model
- * answers again knowing them (a reminder that could not be set, announced as set or left unsaid).
- */
 function withFinalCallsHeldBack(step: readonly StepCall[]): readonly StepCall[] {
   const isFinal = (name: string) => name === REPLY_TOOL_NAME || name === SKIP_TOOL_NAME;
   const failed = step
