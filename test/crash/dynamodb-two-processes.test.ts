@@ -26,8 +26,14 @@ const CHANNEL_SECRET = 'crash-test-channel-secret';
  */
 const REPLY_TOKEN_TTL_MS = 10_000;
 const LINE_TOKEN_LIFETIME_MS = REPLY_TOKEN_TTL_MS + 10_000;
-/** LINE's latency here (at most 300 ms), the answer's way back and the marker's write on a loaded machine. */
-const MARKER_WINDOW_MS = 1_500;
+/**
+ * LINE's latency here (at most 300 ms), the answer's way back and the marker's write on a loaded
+ * machine: here an inbox read and a transaction through a proxy that fails one request in twenty
+ * (retried after a backoff), beside DynamoDB Local's JVM and the rest of the suite. 1.5 s, as on
+ * SQLite, was passed once in CI: a reply, then its sender killed before the marker, then the
+ * other process's push after the token's TTL — the documented window, measured too tight.
+ */
+const MARKER_WINDOW_MS = 3_000;
 
 const required = dynamoDbLocalRequired();
 if (!required) console.warn('skipping the DynamoDB crash test: DynamoDB Local needs Java 17+ on PATH');

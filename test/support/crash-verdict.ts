@@ -130,8 +130,11 @@ export function judgeCrashRun(input: {
         second.time - message.sentAt > input.replyTokenTtlMs;
       if (inWindow) windowDuplicates++;
       else {
+        // When its first sender died after it, for telling a slow sent marker from a real loss.
+        const killed = input.kills.find((kill) => kill.instance === first.sender && kill.time >= first.time);
+        const death = killed ? `, ${first.sender} killed ${killed.time - first.time} ms after it` : '';
         problems.push(
-          `shown twice: ${message.mark} by ${first.via} (${first.sender ?? '?'} at ${first.time}) and by ${second.via} (${second.sender ?? '?'} at ${second.time}), sent at ${message.sentAt}`,
+          `shown twice: ${message.mark} by ${first.via} (${first.sender ?? '?'} at ${first.time}) and by ${second.via} (${second.sender ?? '?'} at ${second.time}), sent at ${message.sentAt}${death}`,
         );
       }
     }
