@@ -7,6 +7,11 @@ export type ChatEvent = 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'pos
 /** How a reminder's text begins when it comes due (`ChatEvent` 'reminder'). */
 export const REMINDER_DUE_MARK = '[reminder due] ';
 
+/** What a reminder due reminds of: its text without the mark; undefined for any other text. */
+export function reminderTextOf(text: string): string | undefined {
+  return text.startsWith(REMINDER_DUE_MARK) ? text.slice(REMINDER_DUE_MARK.length) : undefined;
+}
+
 /** Who wrote a message. The display name is filled in when known. */
 export interface Sender {
   readonly userId: string;

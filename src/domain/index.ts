@@ -15,7 +15,7 @@ export type {
   Sender,
   UnsendEvent,
 } from './inbound-message.js';
-export { isMessage, REMINDER_DUE_MARK } from './inbound-message.js';
+export { isMessage, REMINDER_DUE_MARK, reminderTextOf } from './inbound-message.js';
 export { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './final-tools.js';
 export { isValidTimeZone } from './time-zone.js';
 export { setMostRecent } from './recency.js';

@@ -3,7 +3,7 @@ import {
   boundHistory,
   MAX_STEP_RESULT_BYTES,
   outcomeBytes,
-  REMINDER_DUE_MARK,
+  reminderTextOf,
   REPLY_TOOL_NAME,
   SKIP_TOOL_NAME,
   type FunctionCall,
@@ -272,7 +272,7 @@ export function remindersOfTurn(context: ConversationContext): { eventId: string
   const ids = new Set(context.turn?.messages.map((message) => message.eventId));
   return context.history.flatMap((entry) =>
     entry.role === 'user' && entry.event === 'reminder' && ids.has(entry.eventId)
-      ? [{ eventId: entry.eventId, text: entry.text.replace(REMINDER_DUE_MARK, '') }]
+      ? [{ eventId: entry.eventId, text: reminderTextOf(entry.text) ?? entry.text }]
       : [],
   );
 }

@@ -1,6 +1,6 @@
 import {
   isJsonObject,
-  REMINDER_DUE_MARK,
+  reminderTextOf,
   type FunctionResult,
   type HistoryEntry,
   type JsonObject,
@@ -73,8 +73,8 @@ function respond(request: ModelRequest): ModelResponse {
       language,
     );
   }
-  if (userText.startsWith(REMINDER_DUE_MARK)) {
-    const what = userText.slice(REMINDER_DUE_MARK.length);
+  const what = reminderTextOf(userText);
+  if (what !== undefined) {
     return reply(language === 'ja' ? `リマインダー：${what}` : `Reminder: ${what}`, language);
   }
   // A tool not offered at this step is asked for once through the tool finder.

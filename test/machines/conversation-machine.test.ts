@@ -237,50 +237,43 @@ describe('conversation machine', () => {
     });
   });
 
-  it('holds back a reply written beside a call that failed: the model writes it again knowing the failure', async () => {
-    // Gemini often calls an action and `reply` in one response ("Done, I will remind you!"): the
-    // reply was written before the action's result, and it went out though the action failed.
-    const remind = echoTool('remind').implement(() =>
-      Promise.resolve({ forLLM: { error: 'that time has already passed' }, isError: true }),
-    );
-    const model = new ScriptedModel([
-      callTools(['remind', { text: 'yesterday' }], ['reply', { message: 'Done, I will remind you!' }]),
-      callReply('That time has passed: when should I remind you?'),
-    ]);
-    const { actor, delivery } = startConversation({ model, tools: [remind] });
+  // Gemini often calls an action and `reply` in one response ("Done, I will remind you!"), or in
+  // a group the action and `skip` ("nothing to add"): either was decided before the action's
+  // result, and went out (or left the failure unsaid) though the action failed.
+  it.each([
+    [
+      'a reply written',
+      ['reply', { message: 'Done, I will remind you!' }],
+      'not sent: remind failed beside it; reply again with its result in mind',
+    ],
+    [
+      'a skip decided',
+      ['skip', { reason: 'nothing to add' }],
+      'not taken: remind failed beside it; decide again with its result in mind',
+    ],
+  ] as const)(
+    'holds back %s beside a call that failed: the model answers again knowing the failure',
+    async (_case, finalCall, heldBack) => {
+      const remind = echoTool('remind').implement(() =>
+        Promise.resolve({ forLLM: { error: 'that time has already passed' }, isError: true }),
+      );
+      const model = new ScriptedModel([
+        callTools(['remind', { text: 'yesterday' }], [finalCall[0], { ...finalCall[1] }]),
+        callReply('That time has passed: when should I remind you?'),
+      ]);
+      const { actor, delivery } = startConversation({ model, tools: [remind] });
 
-    say(actor, inbound('remind me yesterday'));
-    await untilIdle(actor);
+      say(actor, inbound('remind me yesterday'));
+      await untilIdle(actor);
 
-    expect(delivery.texts).toEqual(['That time has passed: when should I remind you?']);
-    const results = model.calls[1]!.history.findLast((entry) => entry.role === 'tool')!;
-    expect(results.role === 'tool' && results.results.map((result) => result.response)).toEqual([
-      { error: 'that time has already passed' },
-      { error: 'not sent: remind failed beside it; reply again with its result in mind' },
-    ]);
-  });
-
-  it('holds back a skip decided beside a call that failed: the model decides again knowing the failure', async () => {
-    // In a group the model may set a reminder and skip ("nothing to say"): the failure went
-    // unsaid, and the group took the reminder for set.
-    const remind = echoTool('remind').implement(() =>
-      Promise.resolve({ forLLM: { error: 'that time has already passed' }, isError: true }),
-    );
-    const model = new ScriptedModel([
-      callTools(['remind', { text: 'yesterday' }], ['skip', { reason: 'nothing to add' }]),
-      callReply('That time has passed: when should I remind you?'),
-    ]);
-    const { actor, delivery } = startConversation({ model, tools: [remind] });
-
-    say(actor, inbound('remind us yesterday'));
-    await untilIdle(actor);
-
-    expect(delivery.texts).toEqual(['That time has passed: when should I remind you?']);
-    const results = model.calls[1]!.history.findLast((entry) => entry.role === 'tool')!;
-    expect(results.role === 'tool' && results.results[1]?.response).toEqual({
-      error: 'not taken: remind failed beside it; decide again with its result in mind',
-    });
-  });
+      expect(delivery.texts).toEqual(['That time has passed: when should I remind you?']);
+      const results = model.calls[1]!.history.findLast((entry) => entry.role === 'tool')!;
+      expect(results.role === 'tool' && results.results.map((result) => result.response)).toEqual([
+        { error: 'that time has already passed' },
+        { error: heldBack },
+      ]);
+    },
+  );
 
   it('sends a reply written beside calls that all succeeded at once', async () => {
     const model = new ScriptedModel([
