@@ -39,6 +39,8 @@ export interface UserEntry {
    * cannot type").
    */
   readonly event?: ChatEvent;
+  /** A reminder due: when it was due (ms); its `timestamp` is when it fired. */
+  readonly dueAt?: number;
 }
 
 export interface ModelEntry {

@@ -42,6 +42,8 @@ export interface InboundMessage {
   readonly quoteToken?: string;
   /** The LINE event it came from when it was not a message (follow, join, postback, …). */
   readonly lineEvent?: ChatEvent;
+  /** A reminder due: when it was due (ms), so one that comes late says so (`reminderLateBy`). */
+  readonly dueAt?: number;
   /** Recorded in history without starting a turn (group talk not addressed to the bot, notes). */
   readonly quiet?: boolean;
   /**

@@ -8,7 +8,7 @@ import {
   stopChild,
   type DoneActorEvent,
 } from 'xstate';
-import { REPLY_TOOL_NAME, type ToolOutcome } from '../domain/index.js';
+import { delayInWords, REPLY_TOOL_NAME, type ToolOutcome } from '../domain/index.js';
 import type { ModelResponse } from '../model/index.js';
 import {
   defaultConversationSettings,
@@ -466,7 +466,10 @@ function noticesFor(context: ConversationContext): string[] {
       ? turn.limitNotice !== undefined
       : answersMoreThanReminders(context) || reminders.length === 0;
   return [
-    ...reminders.map((reminder) => `⏰ ${reminder.text}`),
+    ...reminders.map(
+      ({ text, lateBy }) =>
+        `⏰ ${text}${lateBy === undefined ? '' : ` (late: it was due ${delayInWords(lateBy)} ago)`}`,
+    ),
     ...(noticeNeeded ? [noticeOf(context)] : []),
   ];
 }

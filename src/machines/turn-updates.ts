@@ -3,6 +3,7 @@ import {
   boundHistory,
   MAX_STEP_RESULT_BYTES,
   outcomeBytes,
+  reminderLateBy,
   reminderTextOf,
   REPLY_TOOL_NAME,
   SKIP_TOOL_NAME,
@@ -115,6 +116,7 @@ export function startTurn(
     ...(message.messageId && { messageId: message.messageId }),
     ...(message.attachment && { attachment: message.attachment }),
     ...(message.lineEvent && { event: message.lineEvent }),
+    ...(message.dueAt !== undefined && { dueAt: message.dueAt }),
   }));
   const turn: Turn = {
     id: fed[0].eventId,
@@ -267,14 +269,25 @@ export function answersMoreThanReminders(context: ConversationContext): boolean 
   return currentTurn(context).messages.some((message) => !message.quiet && !reminderIds.has(message.eventId));
 }
 
-/** The reminders that came due in this turn: their event ids, and their texts without the mark. */
-export function remindersOfTurn(context: ConversationContext): { eventId: string; text: string }[] {
+/**
+ * The reminders that came due in this turn: their event ids, their texts without the mark, and
+ * how late they came when late enough to say so.
+ */
+export function remindersOfTurn(
+  context: ConversationContext,
+): { eventId: string; text: string; lateBy?: number }[] {
   const ids = new Set(context.turn?.messages.map((message) => message.eventId));
-  return context.history.flatMap((entry) =>
-    entry.role === 'user' && entry.event === 'reminder' && ids.has(entry.eventId)
-      ? [{ eventId: entry.eventId, text: reminderTextOf(entry.text) ?? entry.text }]
-      : [],
-  );
+  return context.history.flatMap((entry) => {
+    if (entry.role !== 'user' || entry.event !== 'reminder' || !ids.has(entry.eventId)) return [];
+    const lateBy = reminderLateBy(entry);
+    return [
+      {
+        eventId: entry.eventId,
+        text: reminderTextOf(entry.text) ?? entry.text,
+        ...(lateBy !== undefined && { lateBy }),
+      },
+    ];
+  });
 }
 
 function withFinalCallsHeldBack(step: readonly StepCall[]): readonly StepCall[] {

@@ -1,5 +1,7 @@
 import {
+  delayInWords,
   isJsonObject,
+  reminderLateBy,
   reminderTextOf,
   type FunctionResult,
   type HistoryEntry,
@@ -75,7 +77,16 @@ function respond(request: ModelRequest): ModelResponse {
   }
   const what = reminderTextOf(userText);
   if (what !== undefined) {
-    return reply(language === 'ja' ? `リマインダー：${what}` : `Reminder: ${what}`, language);
+    const lateBy = currentTurn
+      .map((entry) => (entry.role === 'user' ? reminderLateBy(entry) : undefined))
+      .find(Boolean);
+    const late =
+      lateBy === undefined
+        ? ''
+        : language === 'ja'
+          ? '（遅れて届きました）'
+          : ` (late: it was due ${delayInWords(lateBy)} ago)`;
+    return reply(language === 'ja' ? `リマインダー：${what}${late}` : `Reminder: ${what}${late}`, language);
   }
   // A tool not offered at this step is asked for once through the tool finder.
   const reachable = (name: string) =>

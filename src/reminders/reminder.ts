@@ -25,6 +25,7 @@ export function reminderMessage(reminder: Reminder, firedAt: number): InboundMes
     text: `${REMINDER_DUE_MARK}${reminder.text}`,
     timestamp: firedAt,
     lineEvent: 'reminder',
+    dueAt: reminder.dueAt,
     ...(reminder.requestedBy && { sender: { userId: reminder.requestedBy } }),
   };
 }

@@ -417,6 +417,36 @@ describe('conversation machine', () => {
     expect(delivery.texts.slice(1)).toEqual(['⏰ drink water', expect.stringContaining('Sorry') as string]);
   });
 
+  it('says a reminder due came late when it goes out without the model', async () => {
+    const { actor, delivery } = startConversation({
+      model: new ScriptedModel([new Error('503 from the model')], { repeatLast: true }),
+    });
+    const firedAt = Date.now();
+
+    say(
+      actor,
+      inbound('[reminder due] take the medicine', {
+        lineEvent: 'reminder',
+        replyToken: undefined,
+        timestamp: firedAt,
+        dueAt: firedAt - 3 * 3_600_000,
+      }),
+    );
+    await untilIdle(actor);
+    say(
+      actor,
+      inbound('[reminder due] stretch', {
+        lineEvent: 'reminder',
+        replyToken: undefined,
+        timestamp: firedAt,
+        dueAt: firedAt - 30_000,
+      }),
+    );
+    await untilIdle(actor);
+
+    expect(delivery.texts).toEqual(['⏰ take the medicine (late: it was due 3 hours ago)', '⏰ stretch']);
+  });
+
   it('apologises when the model fails for good', async () => {
     const { actor, delivery } = startConversation({
       model: new ScriptedModel([new Error('503 from the model')]),

@@ -78,6 +78,21 @@ describe('toGeminiContents', () => {
     ]);
   });
 
+  it('says when a reminder that came late was due, inside the bracket; one on time says nothing more', () => {
+    // A reminder due while kaiwa was down came at 21:00 looking as if it were on time.
+    const { contents } = toGeminiContents([
+      user('[reminder due] take the medicine', { event: 'reminder', dueAt: at - 12 * 3_600_000 }),
+      user('[reminder due] stretch', { event: 'reminder', dueAt: at - 60_000 }),
+      user('[reminder due] a time no date holds', { event: 'reminder', dueAt: -9e18 }),
+    ]);
+
+    expect(contents[0]?.parts?.map((part) => part.text)).toEqual([
+      '[Aiko 2026-11-22 10:00 UTC, event: reminder, due 2026-11-21 22:00 UTC] [reminder due] take the medicine',
+      '[Aiko 2026-11-22 10:00 UTC, event: reminder] [reminder due] stretch',
+      '[Aiko 2026-11-22 10:00 UTC, event: reminder] [reminder due] a time no date holds',
+    ]);
+  });
+
   it('leaves the time out of a message whose timestamp no date can hold, rather than throwing', () => {
     // Stored before the webhook refused such timestamps: it would fail every later model call of
     // its chat while it stays in the history window.

@@ -321,6 +321,16 @@ describe('the offline model and reminders', () => {
   it('writes the reminder when it comes back due', async () => {
     const response = await ask([userEntry('[reminder due] stretch')]);
     expect(response.calls[0]?.args.message).toContain('Reminder: stretch');
+    expect(response.calls[0]?.args.message).not.toContain('late');
+  });
+
+  it('says so when the reminder came late', async () => {
+    const late = { event: 'reminder' as const, timestamp: 50 * 60_000, dueAt: 5 * 60_000 };
+    const english = await ask([{ ...userEntry('[reminder due] stretch'), ...late }]);
+    const japanese = await ask([{ ...userEntry('[reminder due] ストレッチ'), ...late }]);
+
+    expect(english.calls[0]?.args.message).toContain('Reminder: stretch (late: it was due 45 minutes ago)');
+    expect(japanese.calls[0]?.args.message).toContain('リマインダー：ストレッチ（遅れて届きました）');
   });
 });
 

@@ -645,6 +645,35 @@ describe('a reminder end to end', () => {
     scheduler.stop();
   });
 
+  it('one that fell due while kaiwa was down comes saying when it was due, to the model and in the text sent without it', async () => {
+    // It came hours late looking as if it were on time: "time for your medicine" at 21:00 for 09:00.
+    const dataDir = await freshDirectory();
+    const dueAt = Date.now() - 3 * 3_600_000 - 60_000;
+    const list = await listIn(dataDir);
+    await list.put(reminder({ id: 'medicine', text: 'take the medicine', dueAt }));
+    list.close();
+    openLists.splice(openLists.indexOf(list), 1);
+
+    const model = new ScriptedModel([new Error('503 from the model')], { repeatLast: true });
+    const running = await startKaiwaWithFakeLine({ model, env: { STORE: 'sqlite', DATA_DIR: dataDir } });
+    try {
+      await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/push')).toHaveLength(1), {
+        timeout: 5000,
+      });
+      await running.kaiwa.host.whenSettled();
+
+      const [push] = running.line.requestsTo('/v2/bot/message/push');
+      expect(push?.body).toMatchObject({
+        to: source.id,
+        messages: [{ text: '⏰ take the medicine (late: it was due 3 hours ago)' }],
+      });
+      const seen = model.calls[0]?.history.find((entry) => entry.role === 'user');
+      expect(seen).toMatchObject({ event: 'reminder', dueAt, text: '[reminder due] take the medicine' });
+    } finally {
+      await running.close();
+    }
+  });
+
   it('are cancelled when the user unfollows: an unfollowed source keeps nothing scheduled', async () => {
     const dataDir = await freshDirectory();
     const running = await startKaiwaWithFakeLine({

@@ -1,10 +1,11 @@
 import type { Content, Part } from '@google/genai';
-import type {
-  FunctionCall,
-  FunctionResult,
-  HistoryEntry,
-  ModelEntry,
-  UserEntry,
+import {
+  reminderLateBy,
+  type FunctionCall,
+  type FunctionResult,
+  type HistoryEntry,
+  type ModelEntry,
+  type UserEntry,
 } from '../../domain/index.js';
 import type { MediaPart } from '../model-port.js';
 import { expandProviderParts } from './gemini-provider-parts.js';
@@ -161,13 +162,21 @@ export function speakerPrefix(entry: UserEntry): string {
     .replace(/[[\],:\s]+/g, ' ')
     .trim()
     .slice(0, 60);
-  const date = new Date(entry.timestamp);
-  // Inside the bracket, where neither a user's text nor a display name can write it.
-  const event = entry.event ? `, event: ${entry.event}` : '';
+  // Inside the bracket, where neither a user's text nor a display name can write it; a reminder
+  // that came late says when it was due, so the model can say it is late.
+  const due = reminderLateBy(entry) && entry.dueAt !== undefined ? minuteOf(entry.dueAt) : undefined;
+  const event = entry.event ? `, event: ${entry.event}${due ? `, due ${due}` : ''}` : '';
+  const time = minuteOf(entry.timestamp);
   // A timestamp no date holds (stored before the webhook refused them) leaves the time out.
-  if (Number.isNaN(date.getTime())) return `[${name || 'someone'}${event}]`;
-  const time = date.toISOString().slice(0, 16).replace('T', ' ');
-  return `[${name || 'someone'} ${time} UTC${event}]`;
+  return time ? `[${name || 'someone'} ${time}${event}]` : `[${name || 'someone'}${event}]`;
+}
+
+/** `2026-11-22 10:00 UTC`, or undefined for a time no date holds. */
+function minuteOf(ms: number): string | undefined {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime())
+    ? undefined
+    : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 function attachmentReference(attachment: NonNullable<UserEntry['attachment']>): string {
