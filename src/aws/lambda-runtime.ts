@@ -11,7 +11,7 @@ import { systemClock, type Clock } from '../domain/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { SourceStore } from '../persistence/source-store.js';
-import type { Tool } from '../tools/index.js';
+import type { BackgroundWork, Tool } from '../tools/index.js';
 import { AwsReminderScheduler, schedulerClientWithTimeouts } from './aws-reminder-scheduler.js';
 import { SECRET_PARAMETERS, readWorkerSettings, type WorkerSettings } from './lambda-config.js';
 import { createLambdaStore } from './lambda-store.js';
@@ -31,6 +31,8 @@ export interface WorkerRuntime {
   readonly logger: Logger;
   /** Hands work messages back before their visibility timeout (an invocation out of time). */
   readonly workQueue: WorkQueueReturns;
+  /** Tools' work still running after their calls answered: the invocation waits for it. */
+  readonly background: BackgroundWork;
   /**
    * Drains one source with a fresh actor host owned by this invocation, until it settles or
    * `deadlineAt`; no turn starts that could not end by then.
@@ -132,6 +134,7 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     config,
     settings,
     store,
+    background: conversations.background,
     clock,
     logger,
     workQueue: workQueueReturns({

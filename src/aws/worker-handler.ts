@@ -60,6 +60,14 @@ export function createWorkerHandler(runtime: () => Promise<WorkerRuntime>) {
       if (outOfTime) await current.workQueue.returnNow(failed);
       return failed.map((message) => message.messageId);
     });
+    // Tools' background work finishes into the inbox (the stream then starts its turn) while the
+    // invocation lasts; a frozen sandbox would hold it for an unknown time, or for ever.
+    await current.background.settled(Math.max(0, deadlineAt - current.clock.now()));
+    if (current.background.pending > 0) {
+      current.logger.warn('background work still running at the end of the invocation', {
+        pending: current.background.pending,
+      });
+    }
     return { batchItemFailures: failures.flat().map((itemIdentifier) => ({ itemIdentifier })) };
   };
 }

@@ -1,7 +1,8 @@
 import type { InspectionEvent } from 'xstate';
 import { ActorHost, type BackoffOptions } from '../actors/index.js';
 import { sideEffectTimeoutMs, type KaiwaConfig } from '../config/index.js';
-import type { Clock } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
+import type { Clock, InboundMessage } from '../domain/index.js';
 import { createLineChannel, type LineEndpoints } from '../line/line-channel.js';
 import type { Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
@@ -9,6 +10,7 @@ import type { SourceOwner, SourceStore } from '../persistence/index.js';
 import { loadPersona, StepPrompt, SystemPrompt } from '../prompt/index.js';
 import { createReminderTools, type ReminderScheduler } from '../reminders/index.js';
 import {
+  BackgroundWork,
   ToolRegistry,
   createCurrentTimeTool,
   createWeatherTool,
@@ -33,6 +35,11 @@ export interface ConversationParts {
   readonly tools?: readonly Tool[];
   /** When the tools' schemas are compiled (see `ToolRegistryOptions`); default at registration. */
   readonly compileTools?: ToolRegistryOptions['compile'];
+  /**
+   * Where a tool's finished background work goes: the source's inbox — through the local host,
+   * which starts its turn; by default the store's, which on Lambda its stream announces.
+   */
+  readonly acceptFinishedWork?: (message: InboundMessage) => Promise<unknown>;
 }
 
 /** Per host: what differs between the local server and one Lambda invocation. */
@@ -55,6 +62,8 @@ export interface HostExtras {
 
 export interface Conversations {
   readonly tools: ToolRegistry;
+  /** The tools' work still running after their calls answered: a host waits for it before it stops. */
+  readonly background: BackgroundWork;
   readonly systemPrompt: SystemPrompt;
   readonly line: ReturnType<typeof createLineChannel>;
   /** An actor host wired to all of the above; the local server keeps one, the Lambda worker one per drain. */
@@ -70,8 +79,16 @@ export interface Conversations {
  */
 export async function composeConversations(parts: ConversationParts): Promise<Conversations> {
   const { config, clock, logger } = parts;
+  const background = new BackgroundWork({
+    deliver: (message) => (parts.acceptFinishedWork ?? ((item) => parts.store.accept(item)))(message),
+    timeoutMs: defaults.tools.backgroundTimeoutMs,
+    maxBytes: defaults.tools.maxResultBytes,
+    clock,
+    logger,
+  });
   const tools = new ToolRegistry({
     logger,
+    background,
     defaultTimeoutMs: config.toolTimeoutMs,
     ...(parts.compileTools && { compile: parts.compileTools }),
   });
@@ -96,6 +113,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
 
   return {
     tools,
+    background,
     systemPrompt,
     line,
     createHost: (extras = {}) =>

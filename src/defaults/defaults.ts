@@ -231,6 +231,11 @@ const values = {
      * apart (`MAX_STEP_RESULT_BYTES`), so the step's history entry fits one DynamoDB item.
      */
     maxResultBytes: 32 * 1024,
+    /**
+     * How long a tool's background work may run before its turn hears it timed out: long enough
+     * for a report or a render, short enough that a promise that never settles is reported.
+     */
+    backgroundTimeoutMs: 60 * 60_000,
     /** `WEATHER_BASE_URL`: wttr.in answers JSON without an API key. */
     weatherBaseUrl: 'https://wttr.in',
     /** `KAIWA_TIME_ZONE`: most LINE users are in Japan. */

@@ -1,8 +1,12 @@
 import type { Attachment } from './history.js';
 import type { Source } from './source.js';
 
-/** What happened in a chat that is not words someone wrote: a LINE event, or a reminder due. */
-export type ChatEvent = 'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback' | 'reminder';
+/**
+ * What happened in a chat that is not words someone wrote: a LINE event, a reminder due, or a
+ * tool's background work finished.
+ */
+export type ChatEvent =
+  'follow' | 'join' | 'memberJoined' | 'memberLeft' | 'postback' | 'reminder' | 'toolFinished';
 
 /** How a reminder's text begins when it comes due (`ChatEvent` 'reminder'). */
 export const REMINDER_DUE_MARK = '[reminder due] ';

@@ -17,14 +17,16 @@ export function reminderLateBy(entry: {
   return Number.isFinite(late) && late >= REMINDER_LATE_AFTER_MS ? late : undefined;
 }
 
-/** "3 hours", "2 days": a delay in the largest whole unit, for a text a user reads. */
+/** "40 seconds", "3 hours", "2 days": a delay in the largest whole unit, for a text someone reads. */
 export function delayInWords(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
   const [count, unit] =
-    minutes < 120
-      ? [minutes, 'minute']
-      : minutes < 48 * 60
-        ? [Math.floor(minutes / 60), 'hour']
-        : [Math.floor(minutes / 1440), 'day'];
+    ms < 120_000
+      ? [Math.floor(ms / 1000), 'second']
+      : minutes < 120
+        ? [minutes, 'minute']
+        : minutes < 48 * 60
+          ? [Math.floor(minutes / 60), 'hour']
+          : [Math.floor(minutes / 1440), 'day'];
   return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }

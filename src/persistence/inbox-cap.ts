@@ -23,12 +23,14 @@ export interface InboxState {
  * at most `maxInbox + 1` messages however many arrive behind a stuck turn. Its turn tells the
  * user how many were not kept. Unsend, unfollow and leave are always appended: they are what
  * the user asked to happen to their data; so is a reminder due, which the user could not send
- * again (at most 50 wait per chat). Pure.
+ * again (at most 50 wait per chat), and a tool's finished background work (one per call the
+ * model made). Pure.
  * @example
  * admitToInbox(item, { waiting: 100, last }, 100) // → { kind: 'replace', item: overflow }
  */
 export function admitToInbox(item: InboxItem, inbox: InboxState, maxInbox: number): InboxAdmission {
-  if (!isMessage(item) || item.lineEvent === 'reminder' || inbox.waiting < maxInbox) {
+  const ownErrand = isMessage(item) && (item.lineEvent === 'reminder' || item.lineEvent === 'toolFinished');
+  if (!isMessage(item) || ownErrand || inbox.waiting < maxInbox) {
     return { kind: 'append', item };
   }
   const last = inbox.last;

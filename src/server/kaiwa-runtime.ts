@@ -112,6 +112,8 @@ export async function startKaiwa(
           }
         : { channelAccessToken: emulator!.channelAccessToken, apiBaseUrl: url, dataApiBaseUrl: url },
     reminders,
+    // A tool's finished background work, like a reminder due, enters its source's inbox.
+    acceptFinishedWork: (message) => host.accept([message]),
     clock,
     logger,
     ...(overrides.tools && { tools: overrides.tools }),
@@ -181,6 +183,11 @@ export async function startKaiwa(
     close: async () => {
       const closed = closeServer(server);
       reminders.stop();
+      // Tools' background work gets half the deadline to finish into its inbox; the rest is lost.
+      const { background } = conversations;
+      await background.settled(config.shutdownDeadlineMs / 2);
+      if (background.pending > 0)
+        logger.warn('background work lost at shutdown', { pending: background.pending });
       await host.shutdown(config.shutdownDeadlineMs);
       await inspection.close();
       server.closeAllConnections();

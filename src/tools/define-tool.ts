@@ -79,6 +79,7 @@ function prepare<Args, Response>(
           ...(result.forUser !== undefined && { forUser: result.forUser }),
           ...(result.silent !== undefined && { silent: result.silent }),
           ...(result.async !== undefined && { async: result.async }),
+          ...(result.background !== undefined && { background: result.background }),
         },
       };
     },
@@ -102,5 +103,11 @@ function plainResult(result: unknown): JsonObject | string {
   const flag = (['isError', 'silent', 'async'] as const).find(
     (name) => result[name] !== undefined && typeof result[name] !== 'boolean',
   );
-  return flag ? `${flag} is no boolean` : forLLM;
+  if (flag) return `${flag} is no boolean`;
+  const background: unknown = result.background;
+  return background === undefined || isThenable(background) ? forLLM : 'its background work is no promise';
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && 'then' in value && typeof value.then === 'function';
 }

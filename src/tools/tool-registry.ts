@@ -9,6 +9,7 @@ import {
 import { silentLogger, type Logger } from '../logging/index.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
 import type { ToolDeclaration } from '../model/index.js';
+import type { BackgroundWork } from './background-work.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-validator.js';
 import type { PreparedTool, Tool, ToolContext, ToolRun } from './tool.js';
 import { ToolDefinitionError } from './tool-definition-error.js';
@@ -27,6 +28,8 @@ export interface ToolRegistryOptions {
    * the tools its turns call; a bad schema then fails that call, logged.
    */
   compile?: 'at-registration' | 'on-first-call';
+  /** Where a result's `background` work is followed to its end; without it such a result is the call's error. */
+  background?: BackgroundWork;
 }
 
 interface RegisteredTool {
@@ -47,6 +50,7 @@ export class ToolRegistry {
   private readonly logger: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly compileOnFirstCall: boolean;
+  private readonly background: BackgroundWork | undefined;
   private cachedDeclarations: readonly ToolDeclaration[] | undefined;
   private cachedList: readonly Tool[] | undefined;
 
@@ -54,6 +58,7 @@ export class ToolRegistry {
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? defaults.tools.timeoutMs;
     this.compileOnFirstCall = options.compile === 'on-first-call';
+    this.background = options.background;
   }
 
   /**
@@ -115,6 +120,7 @@ export class ToolRegistry {
     }
     const { tool } = registered;
     const timeoutMs = tool.timeoutMs ?? this.defaultTimeoutMs;
+    const idempotencyKey = `${context.turnId}:${call.id}`;
     const started = context.clock.now();
     // On the real clock: the injected one may stand still (tests, restored turns).
     const deadline = Date.now() + timeoutMs;
@@ -128,7 +134,7 @@ export class ToolRegistry {
             ...context,
             signal,
             callId: call.id,
-            idempotencyKey: `${context.turnId}:${call.id}`,
+            idempotencyKey,
             logger,
           }),
         { deadline, signal: context.signal },
@@ -150,7 +156,16 @@ export class ToolRegistry {
       response: result.forLLM,
       forUser: 'forUser' in result ? result.forUser : undefined,
     });
+    // Work left by a call that fails here is nobody's: its outcome would answer a call the model
+    // was told failed.
+    const background = result.isError ? undefined : result.background;
+    const abandon = () => void Promise.resolve(background).catch(() => undefined);
+    if (background && !this.background) {
+      abandon();
+      return fail(`tool "${call.name}" left work in the background, which this runtime cannot take`);
+    }
     if (bytes > limit) {
+      abandon();
       return fail(
         `tool "${call.name}" returned ${kibibytes(bytes)} KB, more than the ${kibibytes(limit)} KB a tool result may hold`,
         { bytes, limit },
@@ -161,6 +176,17 @@ export class ToolRegistry {
       isError: !!result.isError,
     });
     if (result.isError) return { callId: call.id, name: call.name, response: result.forLLM, isError: true };
+    if (background) {
+      this.background?.start(
+        {
+          toolName: call.name,
+          source: context.source,
+          ...(context.sender && { sender: context.sender }),
+          idempotencyKey,
+        },
+        background,
+      );
+    }
     return {
       callId: call.id,
       name: call.name,
@@ -168,7 +194,7 @@ export class ToolRegistry {
       isError: false,
       ...(result.forUser !== undefined && { forUser: result.forUser }),
       ...(result.silent !== undefined && { silent: result.silent }),
-      ...(result.async !== undefined && { async: result.async }),
+      ...(background ? { async: true } : result.async !== undefined && { async: result.async }),
     };
   }
 

@@ -20,6 +20,14 @@ export interface ToolSuccess<Response = JsonObject> {
   readonly isError?: false;
   /** The work goes on in the background; its completion re-enters the source's inbox. */
   readonly async?: boolean;
+  /**
+   * Work that goes on after the call has answered (the call is then `async`): the plain JSON
+   * object it resolves to — or an error, when it rejects, times out or resolves to anything else —
+   * enters the source's inbox as an event and starts a turn, whose answer goes out by push
+   * (docs/design-notes.md, "Background work"). The call's `signal` is the call's: this work
+   * should not stop with it.
+   */
+  readonly background?: PromiseLike<JsonObject>;
 }
 
 /** What the model reads when a call could not do its work: a reason it can act on. */

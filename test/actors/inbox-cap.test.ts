@@ -3,6 +3,7 @@ import { defaults } from '../../src/defaults/index.js';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { callReply, type ModelPort, type ModelRequest, type ModelResponse } from '../../src/model/index.js';
 import { MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
+import { finishedMessage } from '../../src/tools/index.js';
 import { createTestHost, messageFor, storedHistory, userSourceNumber } from '../support/host-harness.js';
 import { until } from '../support/until.js';
 
@@ -104,11 +105,19 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
     const due = { ...messageFor(source, '[reminder due] stretch'), lineEvent: 'reminder' as const };
     delete (due as { replyToken?: string }).replyToken;
     await host.accept([due, messageFor(source, 'after the reminder')]);
+    // So is a tool's finished background work: the user could not ask for it again.
+    const finished = finishedMessage(
+      { toolName: 'render_report', source, idempotencyKey: 'turn-1:call-1' },
+      { url: 'r.pdf' },
+      Date.now(),
+    );
+    await host.accept([finished]);
 
     model.release();
     await host.whenSettled();
 
     expect(model.seen.has('[reminder due] stretch')).toBe(true);
+    expect(model.seen.has('render_report: {"url":"r.pdf"}')).toBe(true);
     const history = await storedHistory(memory, source.id);
     const counted = history.flatMap((entry) =>
       entry.role === 'user' && entry.text.includes('not kept') ? [entry.text] : [],

@@ -16,10 +16,12 @@ import {
   workerRuntimeProvider,
 } from '../../src/aws/index.js';
 import { OfflineModel, type ModelPort } from '../../src/model/index.js';
+import type { Tool } from '../../src/tools/index.js';
 import { DynamoDbSourceStore } from '../../src/persistence/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startCapacityProxy } from '../support/dynamodb-capacity-proxy.js';
 import { startFakeLine } from '../support/fake-line-server.js';
+import { reportModel, reportTool } from '../support/report-tool.js';
 import { storedHead, storedHistory, userTexts } from '../support/host-harness.js';
 import { until } from '../support/until.js';
 import { startHoldingProxy } from './support/holding-proxy.js';
@@ -142,8 +144,12 @@ async function lambdaPath(options: { env?: Record<string, string> } = {}) {
   return { table, env, queue, pipe, webhook, store, post, poll, accepted };
 }
 
-function inProcessWorker(env: Record<string, string>, model: ModelPort = new OfflineModel()) {
-  return createWorkerHandler(workerRuntimeProvider(env, { model, sqs }));
+function inProcessWorker(
+  env: Record<string, string>,
+  model: ModelPort = new OfflineModel(),
+  tools: readonly Tool[] = [],
+) {
+  return createWorkerHandler(workerRuntimeProvider(env, { model, sqs, tools }));
 }
 
 async function sourceReleased(store: DynamoDbSourceStore, sourceId: string): Promise<boolean> {
@@ -284,6 +290,42 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
     });
     expect(botTexts(userId)).toHaveLength(1);
     expect(userTexts(await storedHistory(path.store, userId))).toEqual(['hello']);
+  });
+
+  it("a tool's background work finishes within the invocation, and comes back through the inbox, stream, pipe and queue as a turn of its own, pushed", async () => {
+    const path = await lambdaPath();
+    const userId = user(30);
+    let workDoneAt = Infinity;
+    const renderReport = reportTool(
+      () =>
+        new Promise<{ url: string }>((resolve) =>
+          setTimeout(() => {
+            workDoneAt = Date.now();
+            resolve({ url: 'r.pdf' });
+          }, 500),
+        ),
+    );
+    const model = reportModel();
+    const worker = inProcessWorker(path.env, model, [renderReport]);
+    const returnedAt: number[] = [];
+    const [poller] = path.poll((event) =>
+      worker(event, lambdaContext(30_000)).finally(() => returnedAt.push(Date.now())),
+    );
+    await path.post(
+      textEvent(userId, 'a report, please', { replyToken: line.emulator.issueReplyToken(userId) }),
+    );
+
+    await until(() => botTexts(userId).length === 2, 15_000);
+    expect(botTexts(userId)).toEqual(['Working on it.', 'Ready: render_report: {"url":"r.pdf"}']);
+    // The first invocation waited for the work (a frozen sandbox would hold it), whose item went
+    // through the pipe as the second record.
+    expect(path.pipe.sent).toHaveLength(2);
+    await until(() => poller!.batches.length === 2);
+    expect(returnedAt[0]).toBeGreaterThanOrEqual(workDoneAt);
+    expect(poller!.batches.map((batch) => batch.response)).toEqual([
+      { batchItemFailures: [] },
+      { batchItemFailures: [] },
+    ]);
   });
 
   it("a failing group's messages fail from the first on; another group in the batch goes through; the redelivery recovers in order", async () => {

@@ -20,6 +20,8 @@ describe('a reminder due that came late', () => {
     expect(delayInWords(2 * 3_600_000)).toBe('2 hours');
     expect(delayInWords(47 * 3_600_000 + 59 * 60_000)).toBe('47 hours');
     expect(delayInWords(48 * 3_600_000)).toBe('2 days');
-    expect(delayInWords(60_000)).toBe('1 minute');
+    expect(delayInWords(2 * 60_000)).toBe('2 minutes');
+    expect(delayInWords(60_000)).toBe('60 seconds');
+    expect(delayInWords(1_500)).toBe('1 second');
   });
 });

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import {
+  delayInWords,
+  exceedsBounds,
+  isJsonObject,
+  isJsonValue,
+  type Clock,
+  type InboundMessage,
+  type JsonObject,
+  type Sender,
+  type Source,
+} from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
+
+/** The call whose result left work running (`background` in a tool's result). */
+export interface BackgroundCall {
+  readonly toolName: string;
+  readonly source: Source;
+  readonly sender?: Sender;
+  /** The call's idempotency key: a call run again finishes into the same inbox item. */
+  readonly idempotencyKey: string;
+}
+
+export interface BackgroundWorkOptions {
+  /** Where a finished piece of work goes: the source's inbox (the host's locally, the store's on Lambda). */
+  readonly deliver: (message: InboundMessage) => Promise<unknown>;
+  /** How long a piece of work may run before it is reported as timed out. */
+  readonly timeoutMs: number;
+  /** A finished outcome's JSON at most this many UTF-8 bytes (the tools' result limit). */
+  readonly maxBytes: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+// As deep as a tool result may be.
+const OUTCOME_BOUNDS = { maxDepth: 64, maxStringLength: Infinity, maxValues: Infinity };
+
+/**
+ * The work tools leave running after their call has answered. Each piece's outcome — what it
+ * resolved to, or an error the model can read — enters its source's inbox as a `toolFinished`
+ * event and starts a turn there, answered by push (docs/design-notes.md, "Background work").
+ * A host waits for what still runs before it stops (`settled`); work still running in a
+ * process that dies is lost, and its model was told only that it started.
+ */
+export class BackgroundWork {
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly options: BackgroundWorkOptions) {}
+
+  /** How many pieces still run. */
+  get pending(): number {
+    return this.running.size;
+  }
+
+  /** Follows `work` to its end and delivers its outcome; never throws. */
+  start(call: BackgroundCall, work: PromiseLike<unknown>): void {
+    const { logger } = this.options;
+    const log = { tool: call.toolName, sourceId: call.source.id };
+    logger.debug('background work started', log);
+    const finished = this.outcomeOf(call, work)
+      .then((outcome) => this.options.deliver(finishedMessage(call, outcome, this.options.clock.now())))
+      .then(
+        () => logger.info('background work finished', log),
+        (error: unknown) =>
+          logger.error('background work finished, but its outcome was not kept', { ...log, error }),
+      )
+      .finally(() => this.running.delete(finished));
+    this.running.add(finished);
+  }
+
+  /** Resolves when nothing runs, or after `withinMs` (real time) with whatever still runs left running. */
+  async settled(withinMs = Infinity): Promise<void> {
+    const until = Date.now() + withinMs;
+    while (this.running.size > 0) {
+      const left = until - Date.now();
+      if (left <= 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.running]),
+        new Promise((resolve) => (timer = setTimeout(resolve, Math.min(left, 2 ** 31 - 1)))),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+
+  /** What the work resolved to when it is plain JSON within bounds, else an error for the model. */
+  private async outcomeOf(call: BackgroundCall, work: PromiseLike<unknown>): Promise<JsonObject> {
+    const { timeoutMs, maxBytes, logger } = this.options;
+    const log = { tool: call.toolName, sourceId: call.source.id };
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed out'), timeoutMs);
+      timer.unref();
+    });
+    try {
+      const value = await Promise.race([work, timedOut]);
+      if (value === 'timed out') {
+        logger.warn('background work timed out', { ...log, timeoutMs });
+        return {
+          error: `the background work did not finish within ${delayInWords(timeoutMs)}`,
+        };
+      }
+      if (!isJsonObject(value) || exceedsBounds(value, OUTCOME_BOUNDS) || !isJsonValue(value)) {
+        logger.warn('background work finished with no plain JSON object', log);
+        return { error: 'the background work finished with a result that could not be read' };
+      }
+      const bytes = Buffer.byteLength(JSON.stringify(value));
+      if (bytes > maxBytes) {
+        logger.warn('background work finished with too large a result', { ...log, bytes, maxBytes });
+        return {
+          error: `the background work's result was ${bytes} bytes, more than the ${maxBytes} allowed`,
+        };
+      }
+      return value;
+    } catch (error) {
+      // The details are for the log; the model gets a reason it can pass on.
+      logger.warn('background work failed', { ...log, error });
+      return { error: 'the background work failed' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * The inbox message of a finished piece of work: a `toolFinished` event in the name of whoever
+ * made the call, its text the tool's name and outcome. Its event id comes from the call, so work
+ * finished twice (its call run again after a restart) is claimed once.
+ */
+export function finishedMessage(
+  call: BackgroundCall,
+  outcome: JsonObject,
+  finishedAt: number,
+): InboundMessage {
+  const key = createHash('sha256').update(call.idempotencyKey).digest('hex').slice(0, 32);
+  return {
+    eventId: `tool:${call.source.id}:${key}`,
+    source: call.source,
+    ...(call.sender && { sender: { userId: call.sender.userId } }),
+    text: `${call.toolName}: ${JSON.stringify(outcome)}`,
+    timestamp: finishedAt,
+    lineEvent: 'toolFinished',
+  };
+}

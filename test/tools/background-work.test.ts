@@ -1,0 +1,244 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { InboundMessage } from '../../src/domain/index.js';
+import { BackgroundWork, finishedMessage, ToolRegistry, type BackgroundCall } from '../../src/tools/index.js';
+import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
+import { recordingLogger } from '../support/recording-logger.js';
+import { reportModel, reportTool } from '../support/report-tool.js';
+import { textMessageEvent, userId, webhookBody } from '../support/webhook-fixtures.js';
+
+const source = { kind: 'user' as const, id: 'U' + '4'.repeat(32) };
+const call: BackgroundCall = {
+  toolName: 'render_report',
+  source,
+  sender: { userId: source.id, displayName: 'Aiko' },
+  idempotencyKey: 'turn-1:call-1',
+};
+
+function backgroundWork(
+  options: {
+    timeoutMs?: number;
+    maxBytes?: number;
+    deliver?: (message: InboundMessage) => Promise<unknown>;
+  } = {},
+) {
+  const delivered: InboundMessage[] = [];
+  const { lines, logger } = recordingLogger();
+  const work = new BackgroundWork({
+    deliver: options.deliver ?? ((message) => Promise.resolve(delivered.push(message))),
+    timeoutMs: options.timeoutMs ?? 60_000,
+    maxBytes: options.maxBytes ?? 32 * 1024,
+    clock: { now: () => 1_800_000_000_000 },
+    logger,
+  });
+  return { work, delivered, lines };
+}
+
+const later = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+
+describe('background work', () => {
+  it('hands what the work resolved to to the inbox as a toolFinished event of whoever made the call', async () => {
+    const { work, delivered } = backgroundWork();
+
+    work.start(call, later(20, { url: 'https://example.com/report.pdf', pages: 3 }));
+    expect(work.pending).toBe(1);
+    await work.settled();
+
+    expect(work.pending).toBe(0);
+    expect(delivered).toEqual([
+      {
+        eventId: expect.stringMatching(new RegExp(`^tool:${source.id}:[0-9a-f]{32}$`)) as string,
+        source,
+        sender: { userId: source.id },
+        text: 'render_report: {"url":"https://example.com/report.pdf","pages":3}',
+        timestamp: 1_800_000_000_000,
+        lineEvent: 'toolFinished',
+      },
+    ]);
+  });
+
+  it('names the inbox item after the call: the same call finishing twice is one item, another call another', () => {
+    const first = finishedMessage(call, { a: 1 }, 1);
+    expect(finishedMessage(call, { a: 2 }, 2).eventId).toBe(first.eventId);
+    expect(finishedMessage({ ...call, idempotencyKey: 'turn-1:call-2' }, { a: 1 }, 1).eventId).not.toBe(
+      first.eventId,
+    );
+    const otherSource = { kind: 'group' as const, id: 'C' + '4'.repeat(32) };
+    expect(finishedMessage({ ...call, source: otherSource }, { a: 1 }, 1).eventId).not.toBe(first.eventId);
+  });
+
+  it.each<[string, () => PromiseLike<unknown>, string, string]>([
+    [
+      'rejects',
+      () => Promise.reject(new Error('render farm on fire')),
+      'the background work failed',
+      'background work failed',
+    ],
+    [
+      'resolves to no object',
+      () => Promise.resolve('done'),
+      'the background work finished with a result that could not be read',
+      'background work finished with no plain JSON object',
+    ],
+    [
+      'resolves to a class instance',
+      () => Promise.resolve(new Map()),
+      'the background work finished with a result that could not be read',
+      'background work finished with no plain JSON object',
+    ],
+    [
+      'resolves to too much',
+      () => Promise.resolve({ text: 'x'.repeat(200) }),
+      "the background work's result was 211 bytes, more than the 100 allowed",
+      'background work finished with too large a result',
+    ],
+  ])(
+    'tells the turn it failed when the work %s, the details only in the log',
+    async (_case, run, error, logged) => {
+      const { work, delivered, lines } = backgroundWork({ maxBytes: 100 });
+
+      work.start(call, run());
+      await work.settled();
+
+      expect(delivered.map((message) => message.text)).toEqual([
+        `render_report: ${JSON.stringify({ error })}`,
+      ]);
+      expect(lines.find((line) => line.message === logged)).toMatchObject({
+        tool: 'render_report',
+        sourceId: source.id,
+      });
+      expect(JSON.stringify(delivered)).not.toContain('render farm on fire');
+    },
+  );
+
+  it('tells the turn it timed out when the work never settles', async () => {
+    const { work, delivered } = backgroundWork({ timeoutMs: 1_000 });
+
+    work.start(call, new Promise(() => undefined));
+    await work.settled();
+
+    expect(delivered.map((message) => message.text)).toEqual([
+      'render_report: {"error":"the background work did not finish within 1 second"}',
+    ]);
+  });
+
+  it('stops waiting after the time it was given, the work left running', async () => {
+    const { work, delivered } = backgroundWork();
+
+    work.start(call, later(300, { done: true }));
+    await work.settled(20);
+    expect(work.pending).toBe(1);
+    expect(delivered).toEqual([]);
+
+    await work.settled();
+    expect(delivered).toHaveLength(1);
+  });
+
+  it('logs an outcome the inbox would not take, and never rejects', async () => {
+    const { work, lines } = backgroundWork({
+      deliver: () => Promise.reject(new Error('the actor host is shut down')),
+    });
+
+    work.start(call, Promise.resolve({ done: true }));
+    await work.settled();
+
+    expect(
+      lines.find((line) => line.message === 'background work finished, but its outcome was not kept'),
+    ).toMatchObject({
+      tool: 'render_report',
+      error: { message: 'the actor host is shut down' },
+    });
+  });
+});
+
+describe('the tool registry and background work', () => {
+  const context = {
+    source,
+    sender: { userId: source.id },
+    turnId: 'turn-1',
+    signal: new AbortController().signal,
+    clock: { now: () => 0 },
+  };
+
+  it('answers the call at once, marked async, and follows the work to the inbox', async () => {
+    const { work, delivered } = backgroundWork();
+    const registry = new ToolRegistry({ background: work });
+    registry.register(reportTool(() => later(30, { url: 'r.pdf' })));
+
+    const outcome = await registry.execute({ id: 'call-1', name: 'render_report', args: {} }, context);
+
+    expect(outcome).toEqual({
+      callId: 'call-1',
+      name: 'render_report',
+      response: { started: true },
+      isError: false,
+      async: true,
+    });
+    expect(delivered).toEqual([]);
+    await work.settled();
+    expect(delivered).toEqual([
+      expect.objectContaining(
+        finishedMessage({ ...call, sender: { userId: source.id } }, { url: 'r.pdf' }, 1_800_000_000_000),
+      ),
+    ]);
+  });
+
+  it('refuses work that is no promise, and work a runtime without background work cannot take', async () => {
+    const withWork = new ToolRegistry({ background: backgroundWork().work });
+    withWork.register(reportTool(() => 'soon'));
+    const without = new ToolRegistry();
+    without.register(reportTool(() => Promise.reject(new Error('never heard of'))));
+
+    const notPromise = await withWork.execute({ id: 'c', name: 'render_report', args: {} }, context);
+    const nowhere = await without.execute({ id: 'c', name: 'render_report', args: {} }, context);
+
+    expect(notPromise).toMatchObject({
+      isError: true,
+      response: { error: 'tool "render_report" returned an invalid response' },
+    });
+    expect(nowhere).toMatchObject({
+      isError: true,
+      response: { error: 'tool "render_report" left work in the background, which this runtime cannot take' },
+    });
+  });
+});
+
+describe('background work end to end, through the runtime npm start runs', () => {
+  it('answers the call at once, and the finished work starts a turn whose answer is pushed', async () => {
+    // A tool could say `async: true`, but nothing it finished ever reached its conversation.
+    const model = reportModel();
+    const running = await startKaiwaWithFakeLine({
+      model,
+      overrides: { tools: [reportTool(() => later(150, { url: 'r.pdf' }))] },
+    });
+    try {
+      await running.post(
+        JSON.stringify(
+          webhookBody([
+            {
+              ...textMessageEvent,
+              timestamp: Date.now(),
+              source: { type: 'user', userId },
+              replyToken: running.line.emulator.issueReplyToken(userId),
+              message: { type: 'text', id: '1', quoteToken: 'q', text: 'a report, please' },
+            },
+          ]),
+        ),
+      );
+
+      await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/push')).toHaveLength(1), {
+        timeout: 5000,
+      });
+      await running.kaiwa.host.whenSettled();
+      expect(running.line.requestsTo('/v2/bot/message/reply').map((request) => request.body)).toMatchObject([
+        { messages: [{ text: 'Working on it.' }] },
+      ]);
+      expect(running.line.requestsTo('/v2/bot/message/push').map((request) => request.body)).toMatchObject([
+        { to: userId, messages: [{ text: 'Ready: render_report: {"url":"r.pdf"}' }] },
+      ]);
+      const finished = model.calls.at(-1)?.history.at(-1);
+      expect(finished).toMatchObject({ role: 'user', event: 'toolFinished', sender: { userId } });
+    } finally {
+      await running.close();
+    }
+  });
+});
