@@ -138,8 +138,11 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
         enrich: line.directory.enrich,
         turnActivity: line.loading,
         forgetPolicy: config.lineBehaviour.forgetPolicy,
-        // An unfollowed or left source keeps no reminders.
-        onForget: (source) => cancelReminders(parts.reminders, source.id),
+        // An unfollowed or left source keeps no reminders, and hears of no background work.
+        onForget: (source) => {
+          background.abandon(source.id);
+          return cancelReminders(parts.reminders, source.id);
+        },
         turnDeadlineMs: extras.turnDeadlineMs ?? config.turnDeadlineMs,
         logger: extras.logger ?? logger,
         clock,

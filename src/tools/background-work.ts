@@ -43,7 +43,10 @@ const OUTCOME_BOUNDS = { maxDepth: 64, maxStringLength: Infinity, maxValues: Inf
  * process that dies is lost, and its model was told only that it started.
  */
 export class BackgroundWork {
-  private readonly running = new Set<Promise<void>>();
+  /** Each piece still running, and the source it reports to. */
+  private readonly running = new Map<Promise<void>, string>();
+  /** Pieces whose source was forgotten meanwhile (unfollow, leave): their outcome goes nowhere. */
+  private readonly dropped = new Set<Promise<void>>();
 
   constructor(private readonly options: BackgroundWorkOptions) {}
 
@@ -57,15 +60,31 @@ export class BackgroundWork {
     const { logger } = this.options;
     const log = { tool: call.toolName, sourceId: call.source.id };
     logger.debug('background work started', log);
-    const finished = this.outcomeOf(call, work)
-      .then((outcome) => this.options.deliver(finishedMessage(call, outcome, this.options.clock.now())))
-      .then(
-        () => logger.info('background work finished', log),
-        (error: unknown) =>
-          logger.error('background work finished, but its outcome was not kept', { ...log, error }),
+    const finished: Promise<void> = this.outcomeOf(call, work)
+      .then(async (outcome) => {
+        if (this.dropped.has(finished)) {
+          logger.info('background work finished for a forgotten source: dropped', log);
+          return;
+        }
+        await this.options.deliver(finishedMessage(call, outcome, this.options.clock.now()));
+        logger.info('background work finished', log);
+      })
+      .catch((error: unknown) =>
+        logger.error('background work finished, but its outcome was not kept', { ...log, error }),
       )
-      .finally(() => this.running.delete(finished));
-    this.running.add(finished);
+      .finally(() => {
+        this.running.delete(finished);
+        this.dropped.delete(finished);
+      });
+    this.running.set(finished, call.source.id);
+  }
+
+  /**
+   * The source was forgotten (unfollow, leave): what its work still running finishes is not
+   * delivered, as its reminders are cancelled. Only this process's work: another's reports.
+   */
+  abandon(sourceId: string): void {
+    for (const [piece, source] of this.running) if (source === sourceId) this.dropped.add(piece);
   }
 
   /** Resolves when nothing runs, or after `withinMs` (real time) with whatever still runs left running. */
@@ -76,7 +95,7 @@ export class BackgroundWork {
       if (left <= 0) return;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.running]),
+        Promise.allSettled([...this.running.keys()]),
         new Promise((resolve) => (timer = setTimeout(resolve, Math.min(left, 2 ** 31 - 1)))),
       ]);
       clearTimeout(timer);

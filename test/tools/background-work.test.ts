@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { InboundMessage } from '../../src/domain/index.js';
 import { BackgroundWork, finishedMessage, ToolRegistry, type BackgroundCall } from '../../src/tools/index.js';
+import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { reportModel, reportTool } from '../support/report-tool.js';
-import { textMessageEvent, userId, webhookBody } from '../support/webhook-fixtures.js';
+import { textMessageEvent, unfollowEvent, userId, webhookBody } from '../support/webhook-fixtures.js';
 
 const source = { kind: 'user' as const, id: 'U' + '4'.repeat(32) };
 const call: BackgroundCall = {
@@ -133,6 +134,20 @@ describe('background work', () => {
     expect(delivered).toHaveLength(1);
   });
 
+  it("drops only the forgotten source's work", async () => {
+    const { work, delivered } = backgroundWork();
+    const group = { kind: 'group' as const, id: 'C' + '4'.repeat(32) };
+
+    work.start(call, later(20, { n: 1 }));
+    work.start({ ...call, source: group, idempotencyKey: 'turn-2:call-1' }, later(20, { n: 2 }));
+    work.abandon(source.id);
+    await work.settled();
+
+    expect(delivered.map((message) => [message.source.id, message.text])).toEqual([
+      [group.id, 'render_report: {"n":2}'],
+    ]);
+  });
+
   it('logs an outcome the inbox would not take, and never rejects', async () => {
     const { work, lines } = backgroundWork({
       deliver: () => Promise.reject(new Error('the actor host is shut down')),
@@ -211,19 +226,7 @@ describe('background work end to end, through the runtime npm start runs', () =>
       overrides: { tools: [reportTool(() => later(150, { url: 'r.pdf' }))] },
     });
     try {
-      await running.post(
-        JSON.stringify(
-          webhookBody([
-            {
-              ...textMessageEvent,
-              timestamp: Date.now(),
-              source: { type: 'user', userId },
-              replyToken: running.line.emulator.issueReplyToken(userId),
-              message: { type: 'text', id: '1', quoteToken: 'q', text: 'a report, please' },
-            },
-          ]),
-        ),
-      );
+      await askForReport(running);
 
       await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/push')).toHaveLength(1), {
         timeout: 5000,
@@ -241,4 +244,55 @@ describe('background work end to end, through the runtime npm start runs', () =>
       await running.close();
     }
   });
+
+  it('drops what finishes after the user unfollowed, as their reminders are cancelled', async () => {
+    let finish: (value: { url: string }) => void = () => undefined;
+    const { lines, logger } = recordingLogger('info');
+    const store = new MemorySourceStore();
+    const running = await startKaiwaWithFakeLine({
+      model: reportModel(),
+      store,
+      overrides: { logger, tools: [reportTool(() => new Promise((resolve) => (finish = resolve)))] },
+    });
+    try {
+      await askForReport(running);
+      await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/reply')).toHaveLength(1));
+      await running.post(
+        JSON.stringify(
+          webhookBody([{ ...unfollowEvent, timestamp: Date.now(), source: { type: 'user', userId } }]),
+        ),
+      );
+      await running.kaiwa.host.whenSettled();
+
+      finish({ url: 'r.pdf' });
+      await vi.waitFor(() =>
+        expect(lines.map((line) => line.message)).toContain(
+          'background work finished for a forgotten source: dropped',
+        ),
+      );
+      await running.kaiwa.host.whenSettled();
+
+      expect(running.line.requestsTo('/v2/bot/message/push')).toEqual([]);
+      expect(await store.inbox(userId)).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
 });
+
+/** The user asks for a report, by a signed webhook with a fresh reply token. */
+function askForReport(running: Awaited<ReturnType<typeof startKaiwaWithFakeLine>>) {
+  return running.post(
+    JSON.stringify(
+      webhookBody([
+        {
+          ...textMessageEvent,
+          timestamp: Date.now(),
+          source: { type: 'user', userId },
+          replyToken: running.line.emulator.issueReplyToken(userId),
+          message: { type: 'text', id: '1', quoteToken: 'q', text: 'a report, please' },
+        },
+      ]),
+    ),
+  );
+}
