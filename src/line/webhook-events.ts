@@ -132,7 +132,7 @@ function fromMessageContent(
         !inGroup ||
         policy.mode === 'all' ||
         (content.mention?.mentionees ?? []).some((mentionee) => 'isSelf' in mentionee && mentionee.isSelf) ||
-        content.text.toLowerCase().includes(policy.botName.toLowerCase());
+        foldedForMatch(content.text).includes(foldedForMatch(policy.botName));
       return message(content.text, { ...common, ...(!addressed && { quiet: true }) });
     }
     case 'image': {
@@ -210,4 +210,9 @@ function size(bytes: number): string {
     : bytes < 1024 * 1024
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Full-width letters as ASCII (NFKC; a Japanese keyboard often types "ｋａｉｗａ"), case folded. */
+function foldedForMatch(text: string): string {
+  return text.normalize('NFKC').toLowerCase();
 }

@@ -217,6 +217,8 @@ describe('groups', () => {
       groupText('@kaiwa what do you think?', '2', true),
       groupText('sure', '3'),
       groupText('Kaiwa, any idea?', '4'),
+      // The name typed in full-width letters, as a Japanese keyboard often does.
+      groupText('ｋａｉｗａ、どう思う？', '5'),
     ]) {
       await running.post(JSON.stringify(webhookBodyNow([event])));
       await running.kaiwa.host.whenSettled();
@@ -225,9 +227,10 @@ describe('groups', () => {
     expect(model.calls.map((call) => lastUserText(call.history))).toEqual([
       '@kaiwa what do you think?',
       'Kaiwa, any idea?',
+      'ｋａｉｗａ、どう思う？',
     ]);
     expect(userTexts(model.calls[0]!.history)).toEqual(['lunch at noon?', '@kaiwa what do you think?']);
-    expect(userTexts(await storedHistory(store, groupId))).toHaveLength(4);
+    expect(userTexts(await storedHistory(store, groupId))).toHaveLength(5);
   });
 
   it('quotes the message it answers in a group', async () => {
