@@ -13,6 +13,8 @@ export interface FunctionResult {
   readonly callId: string;
   readonly name: string;
   readonly response: JsonObject;
+  /** `reply`: LINE's ids of the messages it sent, so a user's quote of one can say what it quotes. */
+  readonly lineMessageIds?: readonly string[];
 }
 
 /** A reference to media the user sent; the bytes stay with LINE (or a cache), never in history. */
@@ -30,8 +32,10 @@ export interface UserEntry {
   /** The message as text; for media, a description with its metadata. */
   readonly text: string;
   readonly timestamp: number;
-  /** LINE's message id, so an unsend can remove the entry. */
+  /** LINE's message id, so an unsend can remove the entry, and a quote of it say what it quotes. */
   readonly messageId?: string;
+  /** LINE's id of the earlier message (a user's, or the bot's reply) this one replies to. */
+  readonly quotedMessageId?: string;
   readonly attachment?: Attachment;
   /**
    * The entry reports an event (a button pressed, a reminder due, a member joining), not words

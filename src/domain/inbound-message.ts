@@ -75,6 +75,8 @@ export interface InboundMessage {
   readonly timestamp: number;
   readonly replyToken?: string;
   readonly quoteToken?: string;
+  /** LINE's id of the earlier message this one replies to (quotes). */
+  readonly quotedMessageId?: string;
   /** The LINE event it came from when it was not a message (follow, join, postback, …). */
   readonly lineEvent?: ChatEvent;
   /** A reminder due: when it was due (ms), so one that comes late says so (`reminderLateBy`). */

@@ -14,4 +14,6 @@ export interface ToolOutcome {
   readonly forUser?: string;
   readonly silent?: boolean;
   readonly async?: boolean;
+  /** Delivered: LINE's ids of the messages that carried it (see `FunctionResult`). */
+  readonly lineMessageIds?: readonly string[];
 }

@@ -76,6 +76,8 @@ export class LineDelivery implements DeliveryPort {
     };
     let pushAttempts = 0;
     let lastError: unknown;
+    // LINE's ids of the messages that went out, when its answer said (a quote of them names them).
+    let sentIds: readonly string[] | undefined;
     for (;;) {
       const row = decideDelivery(situation);
       const { action } = row;
@@ -91,7 +93,7 @@ export class LineDelivery implements DeliveryPort {
           const method = situation.step === 'push' ? 'push' : 'reply';
           const ids = requestIdsOf(lastError);
           logger.info('reply sent', { method, messages: messages.length, row: row.id, ...ids });
-          return { method };
+          return { method, ...(sentIds && { sentMessageIds: sentIds }) };
         }
         case 'fail': {
           if (action.monthlyLimit) {
@@ -109,9 +111,11 @@ export class LineDelivery implements DeliveryPort {
         case 'reply':
         case 'retry-reply': {
           if (action.kind === 'retry-reply') await sleep(backoffDelay(1, this.backoff), signal);
-          lastError = await this.attempt(signal, [400], (client) =>
-            client.replyMessage({ replyToken: request.replyToken!, messages }),
-          );
+          lastError = await this.attempt(signal, [400], async (client) => {
+            sentIds = sentMessageIdsOf(
+              await client.replyMessage({ replyToken: request.replyToken!, messages }),
+            );
+          });
           const outcome = callOutcomeOf(lastError, signal);
           situation = {
             ...situation,
@@ -141,9 +145,11 @@ export class LineDelivery implements DeliveryPort {
             await sleep(delay, signal);
           }
           pushAttempts++;
-          lastError = await this.attempt(signal, [409], (client) =>
-            client.pushMessage({ to: request.source.id, messages }, pushRetryKey()),
-          );
+          lastError = await this.attempt(signal, [409], async (client) => {
+            sentIds = sentMessageIdsOf(
+              await client.pushMessage({ to: request.source.id, messages }, pushRetryKey()),
+            );
+          });
           const outcome = callOutcomeOf(lastError, signal);
           situation = {
             ...situation,
@@ -187,4 +193,12 @@ export class LineDelivery implements DeliveryPort {
       ...(index === 0 && request.quoteToken && { quoteToken: request.quoteToken }),
     }));
   }
+}
+
+/** The ids in a reply's or push's answer, `{ sentMessages: [{ id }] }`; undefined when it has none. */
+function sentMessageIdsOf(
+  answer: { sentMessages?: readonly { id?: unknown }[] } | undefined,
+): string[] | undefined {
+  const ids = (answer?.sentMessages ?? []).flatMap(({ id }) => (typeof id === 'string' ? [id] : []));
+  return ids.length > 0 ? ids : undefined;
 }

@@ -124,6 +124,9 @@ function fromMessageContent(
     messageId: content.id,
     ...('quoteToken' in content &&
       typeof content.quoteToken === 'string' && { quoteToken: content.quoteToken }),
+    // A text or sticker sent as a reply to an earlier message (LINE's quote).
+    ...('quotedMessageId' in content &&
+      typeof content.quotedMessageId === 'string' && { quotedMessageId: content.quotedMessageId }),
   };
   const inGroup = source.kind !== 'user';
   switch (content.type) {

@@ -377,7 +377,9 @@ export const conversationMachine = setup({
                 }),
                 onDone: {
                   target: '#conversation.toolCall.deciding',
-                  actions: assign(({ context }) => recordDelivery(context, true)),
+                  actions: assign(({ context, event }) =>
+                    recordDelivery(context, true, event.output.sentMessageIds),
+                  ),
                 },
                 onError: {
                   target: '#conversation.toolCall.deciding',

@@ -286,4 +286,6 @@ export interface DeliveryRequest {
 
 export interface DeliveryReceipt {
   readonly method: 'reply' | 'push';
+  /** LINE's ids of the messages that went out, when its answer gave them. */
+  readonly sentMessageIds?: readonly string[];
 }

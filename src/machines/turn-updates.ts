@@ -114,6 +114,7 @@ export function startTurn(
     timestamp: message.timestamp,
     ...(message.sender && { sender: senderForHistory(message.sender) }),
     ...(message.messageId && { messageId: message.messageId }),
+    ...(message.quotedMessageId && { quotedMessageId: message.quotedMessageId }),
     ...(message.attachment && { attachment: message.attachment }),
     ...(message.lineEvent && { event: message.lineEvent }),
     ...(message.dueAt !== undefined && { dueAt: message.dueAt }),
@@ -353,11 +354,18 @@ export function textsToDeliver(turn: Turn | null): string[] {
 export function recordDelivery(
   context: ConversationContext,
   delivered: boolean,
+  sentMessageIds?: readonly string[],
 ): Partial<ConversationContext> {
   const turn = currentTurn(context);
   const step = turn.step.map((entry) => {
     const outcome = entry.outcome;
-    if (delivered || !outcome?.forUser || outcome.silent || outcome.isError) return entry;
+    if (!outcome?.forUser || outcome.silent || outcome.isError) return entry;
+    if (delivered) {
+      // The reply's ids, for a quote of it later; another tool's text is not the model's words.
+      return sentMessageIds && entry.call.name === REPLY_TOOL_NAME
+        ? { ...entry, outcome: { ...outcome, lineMessageIds: sentMessageIds } }
+        : entry;
+    }
     return {
       ...entry,
       outcome: { ...outcome, response: { error: 'the message could not be delivered' }, isError: true },
@@ -406,6 +414,7 @@ export function closeStep(context: ConversationContext): Partial<ConversationCon
     callId: call.id,
     name: call.name,
     response: outcome?.response ?? { error: 'no result' },
+    ...(outcome?.lineMessageIds && { lineMessageIds: outcome.lineMessageIds }),
   }));
   const { entries, lastSeq } = sequenced(context, [{ role: 'tool', turnId: turn.id, results }]);
   return { history: appendHistory(context.history, entries), lastSeq };

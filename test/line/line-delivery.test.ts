@@ -62,15 +62,33 @@ const sentTo = (path: string) => line.requestsTo(path);
 
 describe('LINE delivery', () => {
   it('replies with a fresh, unused token', async () => {
-    expect(await delivery().deliver(request(), signal)).toEqual({ method: 'reply' });
+    expect(await delivery().deliver(request(), signal)).toMatchObject({ method: 'reply' });
     expect(sentTo('/v2/bot/message/reply')).toHaveLength(1);
     expect(sentTo('/v2/bot/message/push')).toHaveLength(0);
+  });
+
+  it("says LINE's ids of the messages it sent, by reply and by push; a reply it only infers went out has none", async () => {
+    const sentIds = () =>
+      line.emulator.entries().flatMap((entry) => (entry.from === 'bot' ? [entry.id] : []));
+    const long = request({ texts: ['a'.repeat(4_999) + ' ' + 'b'.repeat(100)] });
+
+    const replied = await delivery().deliver(long, signal);
+    expect(replied).toEqual({ method: 'reply', sentMessageIds: sentIds() });
+    expect(replied.sentMessageIds).toHaveLength(2);
+
+    const pushed = await delivery().deliver(
+      request({ replyTokenIssuedAt: now - 50_001, turnId: 'other' }),
+      signal,
+    );
+    expect(pushed).toEqual({ method: 'push', sentMessageIds: sentIds().slice(2) });
+
+    expect(await delivery().deliver({ ...long, resumed: true }, signal)).toEqual({ method: 'reply' });
   });
 
   it("pushes with the turn's retry key once the token is older than the window", async () => {
     const old = request({ replyTokenIssuedAt: now - 50_001 });
 
-    expect(await delivery().deliver(old, signal)).toEqual({ method: 'push' });
+    expect(await delivery().deliver(old, signal)).toMatchObject({ method: 'push' });
 
     expect(sentTo('/v2/bot/message/reply')).toHaveLength(0);
     const [push] = sentTo('/v2/bot/message/push');
@@ -83,8 +101,8 @@ describe('LINE delivery', () => {
     const used = request();
     await delivery().deliver(used, signal); // spends the token
 
-    expect(await delivery().deliver({ ...used, index: 1 }, signal)).toEqual({ method: 'push' });
-    expect(await delivery().deliver({ ...used, index: 1 }, signal)).toEqual({ method: 'push' });
+    expect(await delivery().deliver({ ...used, index: 1 }, signal)).toMatchObject({ method: 'push' });
+    expect(await delivery().deliver({ ...used, index: 1 }, signal)).toMatchObject({ method: 'push' });
 
     const keys = sentTo('/v2/bot/message/push').map((push) => push.headers['x-line-retry-key']);
     expect(keys).toEqual([retryKeyFor(used.turnId, 1), retryKeyFor(used.turnId, 1)]);
@@ -96,7 +114,7 @@ describe('LINE delivery', () => {
     const used = request();
     await delivery().deliver(used, signal); // the first process sent it, then died before the marker
 
-    expect(await delivery().deliver({ ...used, resumed: true }, signal)).toEqual({ method: 'reply' });
+    expect(await delivery().deliver({ ...used, resumed: true }, signal)).toMatchObject({ method: 'reply' });
 
     expect(sentTo('/v2/bot/message/push')).toHaveLength(0);
     expect(line.emulator.entries().filter((entry) => entry.from === 'bot')).toHaveLength(1);
@@ -109,7 +127,7 @@ describe('LINE delivery', () => {
     await delivery().deliver(first, signal); // spends the token on the retry
     line.failNext('/v2/bot/message/reply', 500, { message: 'Internal error' });
 
-    expect(await delivery().deliver({ ...first, index: 1 }, signal)).toEqual({ method: 'reply' });
+    expect(await delivery().deliver({ ...first, index: 1 }, signal)).toMatchObject({ method: 'reply' });
 
     expect(sentTo('/v2/bot/message/push')).toHaveLength(0);
   });
@@ -128,7 +146,9 @@ describe('LINE delivery', () => {
     line.failNext('/v2/bot/message/push', 429, { message: 'Too many requests' });
     line.failNext('/v2/bot/message/push', 503, { message: 'Service unavailable' });
 
-    expect(await delivery().deliver(request({ replyToken: undefined }), signal)).toEqual({ method: 'push' });
+    expect(await delivery().deliver(request({ replyToken: undefined }), signal)).toMatchObject({
+      method: 'push',
+    });
 
     expect(sentTo('/v2/bot/message/push')).toHaveLength(3);
   });
@@ -194,7 +214,9 @@ describe('LINE delivery', () => {
     line.failNext('/v2/bot/message/push', 429, { message: 'You have reached your monthly limit.' }, 2);
     const sender = delivery();
 
-    expect(await sender.deliver(request({ replyToken: undefined }), signal)).toEqual({ method: 'push' });
+    expect(await sender.deliver(request({ replyToken: undefined }), signal)).toMatchObject({
+      method: 'push',
+    });
 
     expect(sentTo('/v2/bot/message/push')).toHaveLength(3);
     expect(line.shown()).toHaveLength(1);
@@ -243,7 +265,7 @@ describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
   it('a reply that failed before LINE took it is delivered by its one retry', async () => {
     line.inject(REPLY, { kind: 'drop' }, 'before');
 
-    expect(await delivery().deliver(request(), signal)).toEqual({ method: 'reply' });
+    expect(await delivery().deliver(request(), signal)).toMatchObject({ method: 'reply' });
 
     expect(sentTo(REPLY)).toHaveLength(2);
     expect(line.shown()).toHaveLength(1);
@@ -255,7 +277,7 @@ describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
   ])('a reply %s goes by push with the retry key', async (name, fault) => {
     line.inject(REPLY, fault, 'before', name === 'answered 429' ? 1 : 2);
 
-    expect(await delivery().deliver(request(), signal)).toEqual({ method: 'push' });
+    expect(await delivery().deliver(request(), signal)).toMatchObject({ method: 'push' });
 
     expect(sentTo(REPLY)).toHaveLength(name === 'answered 429' ? 1 : 2);
     expect(sentTo(PUSH)).toHaveLength(1);
@@ -266,7 +288,7 @@ describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
     const first = request();
     await delivery().deliver(first, signal); // delivered, but the turn recorded a failure
 
-    expect(await delivery().deliver({ ...first, attempt: 2 }, signal)).toEqual({ method: 'reply' });
+    expect(await delivery().deliver({ ...first, attempt: 2 }, signal)).toMatchObject({ method: 'reply' });
 
     expect(sentTo(PUSH)).toHaveLength(0);
     expect(line.shown()).toHaveLength(1);
@@ -280,7 +302,9 @@ describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
     line.inject(PUSH, fault, 'after');
     const sender = delivery(undefined, { timeoutMs: 500 });
 
-    expect(await sender.deliver(request({ replyToken: undefined }), signal)).toEqual({ method: 'push' });
+    expect(await sender.deliver(request({ replyToken: undefined }), signal)).toMatchObject({
+      method: 'push',
+    });
 
     const pushes = sentTo(PUSH);
     expect(pushes.map((push) => push.headers['x-line-retry-key'])).toEqual([
@@ -301,7 +325,9 @@ describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
   it('a push cut before LINE took it is retried and delivered', async () => {
     line.inject(PUSH, { kind: 'drop' }, 'before', 2);
 
-    expect(await delivery().deliver(request({ replyToken: undefined }), signal)).toEqual({ method: 'push' });
+    expect(await delivery().deliver(request({ replyToken: undefined }), signal)).toMatchObject({
+      method: 'push',
+    });
 
     expect(sentTo(PUSH)).toHaveLength(3);
     expect(line.shown()).toHaveLength(1);
@@ -313,7 +339,7 @@ describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
     const slot = request({ replyToken: undefined });
     await expect(delivery().deliver(slot, signal)).rejects.toMatchObject({ reason: 'network' });
 
-    expect(await delivery().deliver({ ...slot, attempt: 2 }, signal)).toEqual({ method: 'push' });
+    expect(await delivery().deliver({ ...slot, attempt: 2 }, signal)).toMatchObject({ method: 'push' });
 
     expect(line.shown()).toHaveLength(1);
   });
@@ -334,7 +360,7 @@ describe('LINE delivery under faults (docs/line.md, "Delivery policy")', () => {
     await delivery().deliver(slot, signal);
     now += 25 * 60 * 60 * 1000; // a dead-letter re-run the next day: LINE forgot the key
 
-    expect(await delivery().deliver({ ...slot, resumed: true }, signal)).toEqual({ method: 'push' });
+    expect(await delivery().deliver({ ...slot, resumed: true }, signal)).toMatchObject({ method: 'push' });
 
     expect(line.shown()).toHaveLength(2); // exactly the duplicate docs/line.md names
     expect(logged()).toContainEqual(

@@ -3,6 +3,7 @@ import type { webhook } from '@line/bot-sdk';
 import type { HistoryEntry } from '../../src/domain/index.js';
 import { LineSchemas } from '../../src/line/openapi/line-schemas.js';
 import { toInboxItems } from '../../src/line/webhook-events.js';
+import { toGeminiContents } from '../../src/model/gemini/gemini-contents.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
@@ -231,6 +232,33 @@ describe('groups', () => {
     ]);
     expect(userTexts(model.calls[0]!.history)).toEqual(['lunch at noon?', '@kaiwa what do you think?']);
     expect(userTexts(await storedHistory(store, groupId))).toHaveLength(5);
+  });
+
+  it("tells the model what a reply quotes: the bot's answer, by the id LINE gave it when it was sent", async () => {
+    const model = replyToLast();
+    running = await startKaiwaWithFakeLine({ model });
+    await running.post(JSON.stringify(webhookBodyNow([groupText('weather in Tokyo?', '10')])));
+    await running.post(JSON.stringify(webhookBodyNow([groupText('and lunch?', '11')])));
+    await running.kaiwa.host.whenSettled();
+    const [firstAnswer] = running.line.emulator.entries().filter((entry) => entry.from === 'bot');
+    expect(firstAnswer?.text).toBe('re: weather in Tokyo?');
+
+    const quoting = groupText('what do you mean?', '12');
+    await running.post(
+      JSON.stringify(
+        webhookBodyNow([
+          {
+            ...quoting,
+            message: { ...(quoting.message as webhook.TextMessageContent), quotedMessageId: firstAnswer!.id },
+          },
+        ]),
+      ),
+    );
+    await running.kaiwa.host.whenSettled();
+
+    const { contents } = toGeminiContents(model.calls.at(-1)!.history);
+    const lastText = contents.at(-1)?.parts?.findLast((part) => part.text)?.text;
+    expect(lastText).toMatch(/, replying to your message "re: weather in Tokyo\?"\] what do you mean\?$/);
   });
 
   it('quotes the message it answers in a group', async () => {

@@ -93,6 +93,46 @@ describe('toGeminiContents', () => {
     ]);
   });
 
+  it("says what a reply quotes: the bot's message or a user's, cut short and inside the bracket", () => {
+    // LINE's quote (quotedMessageId) was dropped: "what do you mean?" quoting one answer of many
+    // reached the model as if it asked about the last one.
+    const ben = { userId: 'U2', displayName: 'Ben' };
+    const { contents } = toGeminiContents([
+      user('lunch at noon? [Aiko 2026-11-22 10:00 UTC] "yes"', { sender: ben, messageId: 'm1' }),
+      {
+        role: 'model',
+        turnId: 't1',
+        calls: [
+          {
+            id: 'r1',
+            name: 'reply',
+            args: { message: 'It is sunny in Tokyo today, with a high of 18 degrees and light wind.' },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        turnId: 't1',
+        results: [{ callId: 'r1', name: 'reply', response: { sent: true }, lineMessageIds: ['b1', 'b2'] }],
+      },
+      user('what do you mean?', { quotedMessageId: 'b2' }),
+      user('me too', { quotedMessageId: 'm1' }),
+      user('and this?', { quotedMessageId: 'long-gone' }),
+    ]);
+
+    // The reply's function response comes first in the same user turn.
+    expect(
+      contents
+        .at(-1)
+        ?.parts?.slice(1)
+        .map((part) => part.text),
+    ).toEqual([
+      '[Aiko 2026-11-22 10:00 UTC, replying to your message "It is sunny in Tokyo today, with a high…"] what do you mean?',
+      `[Aiko 2026-11-22 10:00 UTC, replying to Ben's message "lunch at noon? Aiko 2026-11-22 10:00 UTC…"] me too`,
+      '[Aiko 2026-11-22 10:00 UTC, replying to an earlier message] and this?',
+    ]);
+  });
+
   it('leaves the time out of a message whose timestamp no date can hold, rather than throwing', () => {
     // Stored before the webhook refused such timestamps: it would fail every later model call of
     // its chat while it stays in the history window.

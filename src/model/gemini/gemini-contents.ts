@@ -1,6 +1,7 @@
 import type { Content, Part } from '@google/genai';
 import {
   reminderLateBy,
+  REPLY_TOOL_NAME,
   type FunctionCall,
   type FunctionResult,
   type HistoryEntry,
@@ -55,6 +56,7 @@ export function toGeminiContents(
   let step: OpenStep | undefined;
   const firstUser = history.findIndex((entry) => entry.role === 'user');
   dropped.beforeFirstUser = firstUser < 0 ? history.length : firstUser;
+  const quotable = quotableMessages(history);
 
   const append = (role: 'user' | 'model', parts: Part[]) => {
     if (parts.length === 0) return;
@@ -85,7 +87,7 @@ export function toGeminiContents(
     }
     closeStep();
     if (entry.role === 'user') {
-      append('user', userParts(entry, media, mediaNotes.get(entry.eventId)));
+      append('user', userParts(entry, media, mediaNotes.get(entry.eventId), quotable));
     } else {
       append('model', modelParts(entry));
       if (entry.calls.length > 0) step = { entry, providerIds: providerCallIds(entry), results: new Map() };
@@ -135,7 +137,12 @@ function modelParts(entry: ModelEntry): Part[] {
   ];
 }
 
-function userParts(entry: UserEntry, media: readonly MediaPart[], note: string | undefined): Part[] {
+function userParts(
+  entry: UserEntry,
+  media: readonly MediaPart[],
+  note: string | undefined,
+  quotable: ReadonlyMap<string, string>,
+): Part[] {
   const ownMedia = media.filter((part) => part.eventId === entry.eventId);
   // Media bytes go with the current turn only; older turns keep a reference in text, and media
   // of this turn the model does not get (a type it cannot take, over the limit) a note.
@@ -145,7 +152,7 @@ function userParts(entry: UserEntry, media: readonly MediaPart[], note: string |
       ? ` ${attachmentReference(entry.attachment)}`
       : '';
   return [
-    { text: `${speakerPrefix(entry)} ${entry.text}${reference}` },
+    { text: `${speakerPrefix(entry, quotable)} ${entry.text}${reference}` },
     ...ownMedia.map((part) => ({ inlineData: { mimeType: part.mimeType, data: part.data } })),
   ];
 }
@@ -157,18 +164,60 @@ function userParts(entry: UserEntry, media: readonly MediaPart[], note: string |
  * breaks are taken out of display names, which users choose, so a name cannot pose as another
  * speaker, an event or an instruction.
  */
-export function speakerPrefix(entry: UserEntry): string {
-  const name = (entry.sender?.displayName ?? entry.sender?.userId ?? 'someone')
-    .replace(/[[\],:\s]+/g, ' ')
-    .trim()
-    .slice(0, 60);
+export function speakerPrefix(entry: UserEntry, quotable: ReadonlyMap<string, string> = new Map()): string {
+  const name = speakerName(entry);
   // Inside the bracket, where neither a user's text nor a display name can write it; a reminder
   // that came late says when it was due, so the model can say it is late.
   const due = reminderLateBy(entry) && entry.dueAt !== undefined ? minuteOf(entry.dueAt) : undefined;
   const event = entry.event ? `, event: ${entry.event}${due ? `, due ${due}` : ''}` : '';
+  // A reply to an earlier message (LINE's quote) says which, when it is still in the window.
+  const quote = entry.quotedMessageId
+    ? `, replying to ${quotable.get(entry.quotedMessageId) ?? 'an earlier message'}`
+    : '';
   const time = minuteOf(entry.timestamp);
   // A timestamp no date holds (stored before the webhook refused them) leaves the time out.
-  return time ? `[${name || 'someone'} ${time}${event}]` : `[${name || 'someone'}${event}]`;
+  return time ? `[${name} ${time}${event}${quote}]` : `[${name}${event}${quote}]`;
+}
+
+/** Who spoke, as the bracket may show it: no brackets, commas, colons or line breaks. */
+function speakerName(entry: UserEntry): string {
+  const name = (entry.sender?.displayName ?? entry.sender?.userId ?? 'someone')
+    .replace(/[[\],:\s]+/g, ' ')
+    .trim()
+    .slice(0, 60);
+  return name || 'someone';
+}
+
+/**
+ * What a quote can point at, by LINE message id: `Aiko's message "lunch at…"` for a user's
+ * message, `your message "It is sunny…"` for the bot's reply. The words are cut short and lose
+ * brackets, quotes and line breaks: inside the bracket they must not pose as anything else.
+ */
+function quotableMessages(history: readonly HistoryEntry[]): Map<string, string> {
+  const quotable = new Map<string, string>();
+  const replies = new Map<string, string>();
+  for (const entry of history) {
+    if (entry.role === 'user' && entry.messageId) {
+      quotable.set(entry.messageId, `${speakerName(entry)}'s message "${snippet(entry.text)}"`);
+    } else if (entry.role === 'model') {
+      for (const call of entry.calls) {
+        if (call.name === REPLY_TOOL_NAME && typeof call.args.message === 'string')
+          replies.set(call.id, call.args.message);
+      }
+    } else if (entry.role === 'tool') {
+      for (const result of entry.results) {
+        const text = replies.get(result.callId);
+        if (text === undefined) continue;
+        for (const id of result.lineMessageIds ?? []) quotable.set(id, `your message "${snippet(text)}"`);
+      }
+    }
+  }
+  return quotable;
+}
+
+function snippet(text: string): string {
+  const plain = text.replace(/[[\]"\s]+/g, ' ').trim();
+  return plain.length > 40 ? `${[...plain].slice(0, 40).join('').trimEnd()}…` : plain;
 }
 
 /** `2026-11-22 10:00 UTC`, or undefined for a time no date holds. */
