@@ -119,9 +119,13 @@ export function startTurn(
     ...(message.lineEvent && { event: message.lineEvent }),
     ...(message.dueAt !== undefined && { dueAt: message.dueAt }),
   }));
+  const quotingTheBot = quotesOfTheBot(context.history, messages);
   const turn: Turn = {
     id: fed[0].eventId,
-    messages: messages.map(turnMessageOf),
+    // Group talk that quotes the bot's own message is addressed to it, mention or not.
+    messages: messages.map((message) =>
+      turnMessageOf(quotingTheBot.has(message.eventId) ? { ...message, quiet: false } : message),
+    ),
     startedAt: at,
     deadlineAt: at + context.settings.turnDeadlineMs,
     modelCalls: 0,
@@ -146,6 +150,22 @@ export function startTurn(
     history: boundedHistory(context, appendHistory(context.history, entries)),
     ...(unsentAhead && { unsentAhead }),
   };
+}
+
+/** The quiet messages (group talk under `mention`) that reply to one of the bot's own messages. */
+function quotesOfTheBot(history: readonly HistoryEntry[], messages: readonly InboundMessage[]): Set<string> {
+  const quoting = messages.filter((message) => message.quiet && message.quotedMessageId);
+  if (quoting.length === 0) return new Set();
+  const sentByTheBot = new Set(
+    history.flatMap((entry) =>
+      entry.role === 'tool' ? entry.results.flatMap((result) => result.lineMessageIds ?? []) : [],
+    ),
+  );
+  return new Set(
+    quoting
+      .filter((message) => message.quotedMessageId !== undefined && sentByTheBot.has(message.quotedMessageId))
+      .map((message) => message.eventId),
+  );
 }
 
 /** What the turn needs of a message once its text is in history: how to answer it, and its media. */

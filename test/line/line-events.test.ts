@@ -261,6 +261,31 @@ describe('groups', () => {
     expect(lastText).toMatch(/, replying to your message "re: weather in Tokyo\?"\] what do you mean\?$/);
   });
 
+  it("under the mention policy, a reply quoting the bot's answer is addressed to it; one quoting a user is not", async () => {
+    const model = replyToLast();
+    running = await startKaiwaWithFakeLine({ model, env: { KAIWA_GROUP_ANSWER: 'mention' } });
+    const quoting = (text: string, id: string, quoted: string): webhook.MessageEvent => {
+      const event = groupText(text, id);
+      return {
+        ...event,
+        message: { ...(event.message as webhook.TextMessageContent), quotedMessageId: quoted },
+      };
+    };
+    await running.post(JSON.stringify(webhookBodyNow([groupText('@kaiwa weather in Tokyo?', '20', true)])));
+    await running.kaiwa.host.whenSettled();
+    const [answer] = running.line.emulator.entries().filter((entry) => entry.from === 'bot');
+
+    for (const event of [quoting('really? why?', '21', answer!.id), quoting('agreed', '22', '20')]) {
+      await running.post(JSON.stringify(webhookBodyNow([event])));
+      await running.kaiwa.host.whenSettled();
+    }
+
+    expect(model.calls.map((call) => lastUserText(call.history))).toEqual([
+      '@kaiwa weather in Tokyo?',
+      'really? why?',
+    ]);
+  });
+
   it('quotes the message it answers in a group', async () => {
     running = await startKaiwaWithFakeLine({ model: replyToLast() });
     await running.post(JSON.stringify(webhookBodyNow([groupText('hello group', '9')])));
