@@ -195,20 +195,29 @@ function speakerName(entry: UserEntry): string {
  */
 function quotableMessages(history: readonly HistoryEntry[]): Map<string, string> {
   const quotable = new Map<string, string>();
+  // Most windows quote nothing: then nothing is read or cut.
+  const quoted = new Set(
+    history.flatMap((entry) =>
+      entry.role === 'user' && entry.quotedMessageId ? [entry.quotedMessageId] : [],
+    ),
+  );
+  if (quoted.size === 0) return quotable;
   const replies = new Map<string, string>();
   for (const entry of history) {
-    if (entry.role === 'user' && entry.messageId) {
-      quotable.set(entry.messageId, `${speakerName(entry)}'s message "${snippet(entry.text)}"`);
+    if (entry.role === 'user') {
+      if (entry.messageId && quoted.has(entry.messageId))
+        quotable.set(entry.messageId, `${speakerName(entry)}'s message "${snippet(entry.text)}"`);
     } else if (entry.role === 'model') {
       for (const call of entry.calls) {
         if (call.name === REPLY_TOOL_NAME && typeof call.args.message === 'string')
           replies.set(call.id, call.args.message);
       }
-    } else if (entry.role === 'tool') {
+    } else {
       for (const result of entry.results) {
         const text = replies.get(result.callId);
         if (text === undefined) continue;
-        for (const id of result.lineMessageIds ?? []) quotable.set(id, `your message "${snippet(text)}"`);
+        for (const id of result.lineMessageIds ?? [])
+          if (quoted.has(id)) quotable.set(id, `your message "${snippet(text)}"`);
       }
     }
   }
