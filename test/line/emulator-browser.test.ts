@@ -7,15 +7,17 @@ import { MemorySourceStore } from '../../src/persistence/index.js';
 import { startKaiwa, type KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
 import { LineEmulator } from '../../src/line/emulator/line-emulator.js';
 import { ARTIFACTS_DIR, launchChromium } from '../support/chromium.js';
+import { storedHistory } from '../support/host-harness.js';
 import { until } from '../support/until.js';
 
 let browser: Browser;
 let runtime: KaiwaRuntime;
+const store = new MemorySourceStore();
 
 beforeAll(async () => {
   browser = await launchChromium();
   runtime = await startKaiwa(loadConfig({ PORT: '0', STORE: 'memory' }), {
-    store: new MemorySourceStore(),
+    store,
     logger: silentLogger,
   });
 });
@@ -58,6 +60,40 @@ describe('the LINE emulator in a browser', () => {
     expect(await reply.locator('.quote').textContent()).toContain('Ken: where shall we go?');
     expect(await page.locator('.message.user .who').first().textContent()).toBe('Ken');
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'emulator-group.png'), fullPage: true });
+    await page.close();
+  });
+
+  it("replies to the bot's message as LINE quotes it: the page shows the quote, and kaiwa gets its id", async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(runtime.url);
+    await page.fill('#text', 'hello, quote me');
+    await page.click('#composer button[type=submit]');
+    const answer = page.locator('.message.bot', { hasText: 'hello, quote me' }).last();
+    await answer.waitFor({ timeout: 10_000 });
+
+    await answer.locator('.reply-to').click();
+    expect(await page.locator('#quoting').isVisible()).toBe(true);
+    expect(await page.locator('#quoting-text').textContent()).toContain('Replying to kaiwa:');
+    await page.fill('#text', 'what do you mean?');
+    await page.click('#composer button[type=submit]');
+
+    const mine = page.locator('.message.user', { hasText: 'what do you mean?' }).last();
+    await mine.waitFor({ timeout: 10_000 });
+    expect(await mine.locator('.quote').textContent()).toContain('kaiwa: ');
+    expect(await page.locator('#quoting').isVisible()).toBe(false);
+    const botMessage = runtime
+      .emulator!.entries()
+      .findLast((entry) => entry.from === 'bot' && entry.text.includes('hello, quote me'));
+    const chatId = botMessage!.chatId;
+    await until(async () =>
+      (await storedHistory(store, chatId)).some(
+        (entry) => entry.role === 'user' && entry.quotedMessageId === botMessage!.id,
+      ),
+    );
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'emulator-quote.png'), fullPage: true });
     await page.close();
   });
 

@@ -110,5 +110,19 @@ describe('the emulator checks what the bot sends against messaging-api.yml', () 
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ message: 'join happens in groups and rooms only' });
+
+    const quoting = await fetch(`${runtime.url}/emulator/api/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        userName: 'Aiko',
+        chat: { kind: 'user', name: 'Aiko' },
+        action: { type: 'text', text: 'see above', quotedMessageId: 42 },
+      }),
+    });
+    expect(quoting.status).toBe(400);
+    expect(await quoting.json()).toEqual({
+      message: 'quotedMessageId must be the id of a message in the chat',
+    });
   });
 });

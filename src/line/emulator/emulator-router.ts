@@ -89,14 +89,7 @@ export function emulatorRouter(options: EmulatorRouterOptions): Router {
     let entry: ReturnType<LineEmulator['recordUserMessage']> | undefined;
     const sent = await sender.send(built.event, built.chatId, () => {
       if (built.transcript) {
-        entry = emulator.recordUserMessage(
-          built.chatId,
-          parsed.userName,
-          built.transcript.text,
-          built.transcript.quoteToken,
-          built.transcript.id,
-          built.transcript.media,
-        );
+        entry = emulator.recordUserMessage(built.chatId, parsed.userName, built.transcript);
       }
     });
     if (!sent.sent) {
@@ -157,7 +150,14 @@ function parseAction(
       if (typeof action.text !== 'string' || action.text.length === 0 || action.text.length > 5000) {
         return 'text must be 1 to 5000 characters';
       }
-      return { type: 'text', text: action.text };
+      if (action.quotedMessageId !== undefined && typeof action.quotedMessageId !== 'string') {
+        return 'quotedMessageId must be the id of a message in the chat';
+      }
+      return {
+        type: 'text',
+        text: action.text,
+        ...(action.quotedMessageId !== undefined && { quotedMessageId: action.quotedMessageId }),
+      };
     case 'sticker':
       if (typeof action.packageId !== 'string' || typeof action.stickerId !== 'string') {
         return 'a sticker needs packageId and stickerId';

@@ -178,21 +178,14 @@ export class LineEmulator {
   recordUserMessage(
     chatId: string,
     userName: string,
-    text: string,
-    quoteToken: string | undefined,
-    id: string,
-    media?: TranscriptEntry['media'],
+    message: Pick<TranscriptEntry, 'id' | 'text' | 'quoteToken' | 'quotedId' | 'media'>,
   ): TranscriptEntry {
-    return this.record({
-      id,
-      chatId,
-      from: 'user',
-      time: this.clock.now(),
-      text,
-      userName,
-      ...(quoteToken && { quoteToken }),
-      ...(media && { media }),
-    });
+    return this.record({ ...message, chatId, from: 'user', time: this.clock.now(), userName });
+  }
+
+  /** Whether `messageId` is a message of this chat, which a reply may quote. */
+  hasMessage(chatId: string, messageId: string): boolean {
+    return this.entries().some((entry) => entry.chatId === chatId && entry.id === messageId);
   }
 
   /** `POST /v2/bot/message/reply`, with LINE's rules: the token exists, is unused and young. */

@@ -4,7 +4,8 @@ import type { LineEmulator, TranscriptEntry } from './line-emulator.js';
 
 /** What a person can do in the emulator's chat page. */
 export type EmulatedAction =
-  | { readonly type: 'text'; readonly text: string }
+  /** `quotedMessageId`: a reply to that earlier message of the chat (LINE's quote). */
+  | { readonly type: 'text'; readonly text: string; readonly quotedMessageId?: string }
   | {
       readonly type: 'sticker';
       readonly packageId: string;
@@ -38,6 +39,7 @@ export interface BuiltEvent {
     readonly id: string;
     readonly text: string;
     readonly quoteToken?: string;
+    readonly quotedId?: string;
     readonly media?: TranscriptEntry['media'];
   };
 }
@@ -108,10 +110,27 @@ export function buildEvent(emulator: LineEmulator, request: EmulatedRequest, now
   let message: Record<string, unknown>;
   let transcript: BuiltEvent['transcript'];
   switch (action.type) {
-    case 'text':
-      message = { type: 'text', id, quoteToken, text: action.text };
-      transcript = { id, text: action.text, ...(quoteToken && { quoteToken }) };
+    case 'text': {
+      // A quote of a message this chat never had is left out, as LINE would never send it.
+      const quoted =
+        action.quotedMessageId && emulator.hasMessage(chatId, action.quotedMessageId)
+          ? action.quotedMessageId
+          : undefined;
+      message = {
+        type: 'text',
+        id,
+        quoteToken,
+        text: action.text,
+        ...(quoted && { quotedMessageId: quoted }),
+      };
+      transcript = {
+        id,
+        text: action.text,
+        ...(quoteToken && { quoteToken }),
+        ...(quoted && { quotedId: quoted }),
+      };
       break;
+    }
     case 'sticker':
       message = {
         type: 'sticker',

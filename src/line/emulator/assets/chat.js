@@ -10,6 +10,8 @@ const state = {
   current: 0,
   chatIds: new Map(),
   entries: [],
+  /** The message the next text replies to (LINE's quote), if any. */
+  quoting: undefined,
 };
 
 const elements = {
@@ -24,6 +26,8 @@ const elements = {
   newChat: document.getElementById('new-chat'),
   mode: document.getElementById('mode'),
   controlStatus: document.getElementById('control-status'),
+  quoting: document.getElementById('quoting'),
+  quotingText: document.getElementById('quoting-text'),
 };
 
 const chatKey = (chat) => `${chat.kind}:${chat.name}`;
@@ -118,8 +122,26 @@ function renderEntry(entry, byId) {
   meta.className = 'meta';
   meta.textContent = `${new Date(entry.time).toLocaleTimeString()}${entry.via ? ` · ${entry.via}` : ''}`;
   item.append(who, bubble, meta);
+  if (entry.from === 'user' || entry.from === 'bot') {
+    const reply = document.createElement('button');
+    reply.type = 'button';
+    reply.className = 'reply-to';
+    reply.textContent = 'Reply';
+    reply.setAttribute('aria-label', `Reply to ${who.textContent}: ${entry.text}`);
+    reply.addEventListener('click', () => quote(entry));
+    item.append(reply);
+  }
   return item;
 }
+
+/** The next text replies to `entry` (LINE's quote), until it is sent or cancelled. */
+function quote(entry) {
+  state.quoting = entry;
+  elements.quoting.hidden = !entry;
+  elements.quotingText.textContent = entry ? `Replying to ${entry.userName || 'kaiwa'}: ${entry.text}` : '';
+  if (entry) elements.text.focus();
+}
+document.getElementById('quoting-cancel').addEventListener('click', () => quote(undefined));
 
 /** Sends what the person did as the current speaker; the server turns it into a signed webhook. */
 async function send(action) {
@@ -149,7 +171,9 @@ elements.composer.addEventListener('submit', async (event) => {
   const text = elements.text.value;
   if (!text) return;
   elements.text.value = '';
-  await send({ type: 'text', text });
+  const quotedMessageId = state.quoting?.id;
+  quote(undefined);
+  await send({ type: 'text', text, ...(quotedMessageId && { quotedMessageId }) });
 });
 
 const stickers = [
