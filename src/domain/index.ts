@@ -15,8 +15,14 @@ export type {
   Sender,
   UnsendEvent,
 } from './inbound-message.js';
-export { isMessage, REMINDER_DUE_MARK, reminderTextOf } from './inbound-message.js';
-export { delayInWords, REMINDER_LATE_AFTER_MS, reminderLateBy } from './inbound-message.js';
+export {
+  delayInWords,
+  isMessage,
+  REMINDER_DUE_MARK,
+  REMINDER_LATE_AFTER_MS,
+  reminderLateBy,
+  reminderTextOf,
+} from './inbound-message.js';
 export { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './final-tools.js';
 export { isValidTimeZone } from './time-zone.js';
 export { setMostRecent } from './recency.js';
