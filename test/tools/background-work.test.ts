@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { InboundMessage } from '../../src/domain/index.js';
 import { BackgroundWork, finishedMessage, ToolRegistry, type BackgroundCall } from '../../src/tools/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
+import { storedHistory, userTexts } from '../support/host-harness.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { reportModel, reportTool } from '../support/report-tool.js';
@@ -242,6 +243,33 @@ describe('background work end to end, through the runtime npm start runs', () =>
       expect(finished).toMatchObject({ role: 'user', event: 'toolFinished', sender: { userId } });
     } finally {
       await running.close();
+    }
+  });
+
+  it('is waited for when npm start stops, within half the shutdown deadline: its outcome is kept', async () => {
+    const store = new MemorySourceStore();
+    const running = await startKaiwaWithFakeLine({
+      model: reportModel(),
+      store,
+      overrides: { tools: [reportTool(() => later(300, { url: 'r.pdf' }))] },
+    });
+    let closed = false;
+    try {
+      await askForReport(running);
+      await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/reply')).toHaveLength(1));
+      await running.close();
+      closed = true;
+
+      // Answered before the stop, or waiting in the inbox for the next start: never lost.
+      const kept = [
+        ...(await store.inbox(userId)).map((stored) =>
+          stored.item && 'text' in stored.item ? stored.item.text : '',
+        ),
+        ...userTexts(await storedHistory(store, userId)),
+      ];
+      expect(kept).toContain('render_report: {"url":"r.pdf"}');
+    } finally {
+      if (!closed) await running.close();
     }
   });
 
