@@ -114,6 +114,7 @@ export class LineDelivery implements DeliveryPort {
           lastError = await this.attempt(signal, [400], async (client) => {
             sentIds = sentMessageIdsOf(
               await client.replyMessage({ replyToken: request.replyToken!, messages }),
+              messages.length,
             );
           });
           const outcome = callOutcomeOf(lastError, signal);
@@ -148,6 +149,7 @@ export class LineDelivery implements DeliveryPort {
           lastError = await this.attempt(signal, [409], async (client) => {
             sentIds = sentMessageIdsOf(
               await client.pushMessage({ to: request.source.id, messages }, pushRetryKey()),
+              messages.length,
             );
           });
           const outcome = callOutcomeOf(lastError, signal);
@@ -195,10 +197,21 @@ export class LineDelivery implements DeliveryPort {
   }
 }
 
-/** The ids in a reply's or push's answer, `{ sentMessages: [{ id }] }`; undefined when it has none. */
+/**
+ * The ids in a reply's or push's answer, `{ sentMessages: [{ id }] }`: one per message sent, and
+ * only plain ids (LINE's are digits), as they go into history; undefined when it has none.
+ */
 function sentMessageIdsOf(
-  answer: { sentMessages?: readonly { id?: unknown }[] } | undefined,
+  answer: { sentMessages?: unknown } | undefined,
+  sent: number,
 ): string[] | undefined {
-  const ids = (answer?.sentMessages ?? []).flatMap(({ id }) => (typeof id === 'string' ? [id] : []));
+  const listed: unknown = answer?.sentMessages;
+  const sentMessages: readonly unknown[] = Array.isArray(listed) ? listed.slice(0, sent) : [];
+  const ids = sentMessages.flatMap((message) => {
+    const id = typeof message === 'object' && message !== null && 'id' in message ? message.id : undefined;
+    return typeof id === 'string' && PLAIN_ID.test(id) ? [id] : [];
+  });
   return ids.length > 0 ? ids : undefined;
 }
+
+const PLAIN_ID = /^[\w-]{1,64}$/;

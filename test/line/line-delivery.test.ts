@@ -85,6 +85,21 @@ describe('LINE delivery', () => {
     expect(await delivery().deliver({ ...long, resumed: true }, signal)).toEqual({ method: 'reply' });
   });
 
+  it("keeps no more ids than it sent messages, and only plain ones, whatever LINE's answer holds", async () => {
+    // They go into history: an answer of 10,000 ids, or ids of 100 KB, would bloat every later load.
+    const sentMessages = [
+      { id: 'x'.repeat(100_000) },
+      { id: 42 },
+      { id: '461230966842064897' },
+      ...Array.from({ length: 10_000 }, (_, index) => ({ id: String(index) })),
+    ];
+    line.failNext('/v2/bot/message/reply', 200, { sentMessages });
+
+    const receipt = await delivery().deliver(request({ texts: ['one', 'two', 'three'] }), signal);
+
+    expect(receipt).toEqual({ method: 'reply', sentMessageIds: ['461230966842064897'] });
+  });
+
   it("pushes with the turn's retry key once the token is older than the window", async () => {
     const old = request({ replyTokenIssuedAt: now - 50_001 });
 
