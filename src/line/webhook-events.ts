@@ -126,7 +126,8 @@ function fromMessageContent(
       typeof content.quoteToken === 'string' && { quoteToken: content.quoteToken }),
     // A text or sticker sent as a reply to an earlier message (LINE's quote).
     ...('quotedMessageId' in content &&
-      typeof content.quotedMessageId === 'string' && { quotedMessageId: content.quotedMessageId }),
+      typeof content.quotedMessageId === 'string' &&
+      PLAIN_MESSAGE_ID.test(content.quotedMessageId) && { quotedMessageId: content.quotedMessageId }),
   };
   const inGroup = source.kind !== 'user';
   switch (content.type) {
@@ -219,3 +220,6 @@ function size(bytes: number): string {
 function foldedForMatch(text: string): string {
   return text.normalize('NFKC').toLowerCase();
 }
+
+/** A quoted message id kaiwa keeps in history: LINE's are digits; a megabyte of them is not an id. */
+const PLAIN_MESSAGE_ID = /^[\w-]{1,64}$/;

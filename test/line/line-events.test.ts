@@ -109,6 +109,22 @@ describe('every LINE event type through the real webhook', () => {
     expect(elsewhere).not.toHaveProperty('attachment');
   });
 
+  it("keeps a quote's message id when it is a plain id, as it goes into history", () => {
+    const quoting = (quotedMessageId: string): webhook.MessageEvent => ({
+      ...textMessageEvent,
+      message: { ...textMessageEvent.message, quotedMessageId },
+    });
+    const [plain, huge, odd] = toInboxItems(
+      [quoting('468789577898262530'), quoting('9'.repeat(20_000)), quoting('a b/c')],
+      { mode: 'all', botName: 'kaiwa' },
+      silentLogger,
+    );
+
+    expect(plain).toMatchObject({ quotedMessageId: '468789577898262530' });
+    expect(huge).not.toHaveProperty('quotedMessageId');
+    expect(odd).not.toHaveProperty('quotedMessageId');
+  });
+
   it('unsend removes the message from history', async () => {
     const store = new MemorySourceStore();
     running = await startKaiwaWithFakeLine({ model: replyToLast(), store });
