@@ -6,6 +6,7 @@
 // origin, the event stream included): no address this page asks for carries the token.
 
 import { loadLifecycleChart, showLifecycle } from './lifecycle-panel.js';
+import { historyText } from './history-text.js';
 import { ago, clock, duration } from './time-format.js';
 
 const state = {
@@ -259,19 +260,7 @@ function renderContext() {
 }
 
 function historyItem(entry) {
-  let text;
-  if (entry.role === 'user') {
-    const who = entry.sender?.displayName || entry.sender?.userId || 'user';
-    text = `${who}: ${entry.text}`;
-  } else if (entry.role === 'model') {
-    const calls = (entry.calls || []).map((call) => `${call.name}(${JSON.stringify(call.args)})`).join(', ');
-    text = `model: ${[entry.text, calls].filter(Boolean).join(' → ')}`;
-  } else if (entry.role === 'tool') {
-    text = `tools: ${(entry.results || []).map((result) => `${result.name} → ${JSON.stringify(result.response)}`).join(', ')}`;
-  } else {
-    text = JSON.stringify(entry);
-  }
-  return element('li', { className: `role-${entry.role}`, textContent: text });
+  return element('li', { className: `role-${entry.role}`, textContent: historyText(entry) });
 }
 
 function renderLog() {
