@@ -11,7 +11,10 @@ import type { Logger } from '../logging/index.js';
 /** Who the bot answers in groups and rooms: everyone (the model may `skip`), or only when addressed. */
 export interface GroupAnswerPolicy {
   readonly mode: 'all' | 'mention';
-  /** The bot is addressed when a message mentions it or contains this name. */
+  /**
+   * The bot is addressed when a message mentions it or contains this name — or one of these
+   * names, separated by commas (`kaiwa,カイワ,かいわ`: a Japanese group writes it its own way).
+   */
   readonly botName: string;
 }
 
@@ -136,7 +139,7 @@ function fromMessageContent(
         !inGroup ||
         policy.mode === 'all' ||
         (content.mention?.mentionees ?? []).some((mentionee) => 'isSelf' in mentionee && mentionee.isSelf) ||
-        foldedForMatch(content.text).includes(foldedForMatch(policy.botName));
+        namesIn(policy.botName).some((name) => foldedForMatch(content.text).includes(name));
       return message(content.text, { ...common, ...(!addressed && { quiet: true }) });
     }
     case 'image': {
@@ -214,6 +217,14 @@ function size(bytes: number): string {
     : bytes < 1024 * 1024
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** The bot's names, folded for matching; an empty one matches nothing. */
+function namesIn(botName: string): string[] {
+  return botName
+    .split(',')
+    .map((name) => foldedForMatch(name.trim()))
+    .filter((name) => name !== '');
 }
 
 /** Full-width letters as ASCII (NFKC; a Japanese keyboard often types "ｋａｉｗａ"), case folded. */

@@ -226,7 +226,7 @@ describe('groups', () => {
     running = await startKaiwaWithFakeLine({
       model,
       store,
-      env: { KAIWA_GROUP_ANSWER: 'mention', KAIWA_BOT_NAME: 'kaiwa' },
+      env: { KAIWA_GROUP_ANSWER: 'mention', KAIWA_BOT_NAME: 'kaiwa, カイワ,,' },
     });
 
     for (const event of [
@@ -236,6 +236,9 @@ describe('groups', () => {
       groupText('Kaiwa, any idea?', '4'),
       // The name typed in full-width letters, as a Japanese keyboard often does.
       groupText('ｋａｉｗａ、どう思う？', '5'),
+      // Its other name; the empty ones between the commas match nothing.
+      groupText('カイワ、明日の天気は？', '6'),
+      groupText('ok, see you', '7'),
     ]) {
       await running.post(JSON.stringify(webhookBodyNow([event])));
       await running.kaiwa.host.whenSettled();
@@ -245,9 +248,10 @@ describe('groups', () => {
       '@kaiwa what do you think?',
       'Kaiwa, any idea?',
       'ｋａｉｗａ、どう思う？',
+      'カイワ、明日の天気は？',
     ]);
     expect(userTexts(model.calls[0]!.history)).toEqual(['lunch at noon?', '@kaiwa what do you think?']);
-    expect(userTexts(await storedHistory(store, groupId))).toHaveLength(5);
+    expect(userTexts(await storedHistory(store, groupId))).toHaveLength(7);
   });
 
   it("tells the model what a reply quotes: the bot's answer, by the id LINE gave it when it was sent", async () => {
