@@ -139,7 +139,7 @@ function fromMessageContent(
         !inGroup ||
         policy.mode === 'all' ||
         (content.mention?.mentionees ?? []).some((mentionee) => 'isSelf' in mentionee && mentionee.isSelf) ||
-        namesIn(policy.botName).some((name) => foldedForMatch(content.text).includes(name));
+        namedIn(content.text, policy.botName);
       return message(content.text, { ...common, ...(!addressed && { quiet: true }) });
     }
     case 'image': {
@@ -219,12 +219,13 @@ function size(bytes: number): string {
       : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** The bot's names, folded for matching; an empty one matches nothing. */
-function namesIn(botName: string): string[] {
+/** Whether `text` contains one of the bot's names (comma-separated); an empty one matches nothing. */
+function namedIn(text: string, botName: string): boolean {
+  const folded = foldedForMatch(text);
   return botName
     .split(',')
     .map((name) => foldedForMatch(name.trim()))
-    .filter((name) => name !== '');
+    .some((name) => name !== '' && folded.includes(name));
 }
 
 /** Full-width letters as ASCII (NFKC; a Japanese keyboard often types "ｋａｉｗａ"), case folded. */

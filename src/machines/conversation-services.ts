@@ -101,10 +101,10 @@ export function provideConversationServices(
         }) => {
           const context = conversationContextOf(system);
           const logger = services.logger.child({ sourceId: context.source.id, turnId: input.turnId });
-          const now = services.clock.now();
-          const limit = limitReached(context, now);
+          const startedAt = services.clock.now();
+          const limit = limitReached(context, startedAt);
           if (limit) {
-            const notice = limitNoticeAt(limit, now);
+            const notice = limitNoticeAt(limit, startedAt);
             logger.warn(
               toldAlready(context.limitTold, notice)
                 ? 'limit reached: the turn ends quietly (the user was told of it)'
@@ -113,7 +113,6 @@ export function provideConversationServices(
             );
             throw new LimitReachedError(limit, context.source.id, notice);
           }
-          const started = services.clock.now();
           try {
             // Fixed when the turn started and persisted with it: a resumed turn keeps it.
             const deadline = context.turn?.deadlineAt;
@@ -131,7 +130,7 @@ export function provideConversationServices(
             logger.info('model call', {
               model: services.model.name,
               modelCall: input.modelCall,
-              durationMs: services.clock.now() - started,
+              durationMs: services.clock.now() - startedAt,
               functionCalls: response.calls.map((call) => call.name),
               ...response.usage,
             });

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   delayInWords,
-  exceedsBounds,
-  isJsonObject,
-  isJsonValue,
+  outcomeBytes,
   type Clock,
   type InboundMessage,
   type JsonObject,
@@ -11,6 +9,7 @@ import {
   type Source,
 } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
+import { isPlainJsonObject } from './plain-json.js';
 
 /** The call whose result left work running (`background` in a tool's result). */
 export interface BackgroundCall {
@@ -31,9 +30,6 @@ export interface BackgroundWorkOptions {
   readonly clock: Clock;
   readonly logger: Logger;
 }
-
-// As deep as a tool result may be.
-const OUTCOME_BOUNDS = { maxDepth: 64, maxStringLength: Infinity, maxValues: Infinity };
 
 /**
  * The work tools leave running after their call has answered. Each piece's outcome — what it
@@ -119,11 +115,11 @@ export class BackgroundWork {
           error: `the background work did not finish within ${delayInWords(timeoutMs)}`,
         };
       }
-      if (!isJsonObject(value) || exceedsBounds(value, OUTCOME_BOUNDS) || !isJsonValue(value)) {
+      if (!isPlainJsonObject(value)) {
         logger.warn('background work finished with no plain JSON object', log);
         return { error: 'the background work finished with a result that could not be read' };
       }
-      const bytes = Buffer.byteLength(JSON.stringify(value));
+      const bytes = outcomeBytes({ response: value });
       if (bytes > maxBytes) {
         logger.warn('background work finished with too large a result', { ...log, bytes, maxBytes });
         return {

@@ -1,12 +1,5 @@
-import {
-  exceedsBounds,
-  isJsonObject,
-  isJsonValue,
-  type JsonBounds,
-  type JsonObject,
-  type ObjectSchema,
-  type SchemaValue,
-} from '../domain/index.js';
+import { isJsonObject, type JsonObject, type ObjectSchema, type SchemaValue } from '../domain/index.js';
+import { isPlainJsonObject } from './plain-json.js';
 import type { CompiledSchema } from './schema-validator.js';
 import type { PreparedTool, ToolContext, ToolExecute, ToolResult, ToolSpec, TypedTool } from './tool.js';
 
@@ -86,10 +79,6 @@ function prepare<Args, Response>(
   };
 }
 
-// Deeper than any result a model reads; a circular value reaches it too, before anything
-// recurses over it.
-const RESULT_BOUNDS: JsonBounds = { maxDepth: 64, maxStringLength: Infinity, maxValues: Infinity };
-
 /**
  * The result's `forLLM` when the result is what `ToolResult` says (error results included),
  * else what it is not.
@@ -97,8 +86,7 @@ const RESULT_BOUNDS: JsonBounds = { maxDepth: 64, maxStringLength: Infinity, max
 function plainResult(result: unknown): JsonObject | string {
   if (!isJsonObject(result)) return 'the result is no object';
   const { forLLM, forUser } = result;
-  if (!isJsonObject(forLLM) || exceedsBounds(forLLM, RESULT_BOUNDS) || !isJsonValue(forLLM))
-    return 'the result is not plain JSON';
+  if (!isPlainJsonObject(forLLM)) return 'the result is not plain JSON';
   if (forUser !== undefined && typeof forUser !== 'string') return 'its text for the user is no string';
   const flag = (['isError', 'silent', 'async'] as const).find(
     (name) => result[name] !== undefined && typeof result[name] !== 'boolean',
