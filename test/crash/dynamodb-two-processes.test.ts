@@ -49,9 +49,17 @@ describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed e
     const random = seededRandom(SEED + 1);
     dynamodb = await startDynamoDbLocal();
     const faultRandom = seededRandom(SEED + 2);
+    let requests = 0;
+    let transactions = 0;
     faults = await startFaultProxy({
       upstream: dynamodb.endpoint,
       fault: (operation) => {
+        if (FAULT_SHARE <= 0) return undefined;
+        // Both kinds come at least once whatever the draws (the verdict checks that they did):
+        // a run had drawn no cancelled transaction at all, its turns interleaving another way.
+        requests += 1;
+        if (operation === 'TransactWriteItems' && ++transactions === 20) return 'transaction-conflict';
+        if (requests === 100) return 'throttling';
         if (faultRandom() >= FAULT_SHARE) return undefined;
         if (operation !== 'TransactWriteItems') return 'throttling';
         return faultRandom() < 0.5 ? 'transaction-conflict' : 'throttling';
