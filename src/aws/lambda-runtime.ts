@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { bot } from '../bot/index.js';
 // Leaf modules of composition/ and persistence/, not their barrels: the Lambda bundles never
 // load the local stores.
 import { composeConversations } from '../composition/compose-conversations.js';
@@ -48,7 +49,10 @@ export interface WorkerRuntimeOverrides {
   readonly model?: ModelPort;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** The bot's own tools instead of those of `src/bot`. */
   readonly tools?: readonly Tool[];
+  /** The bot's persona instead of that of `src/bot` (`KAIWA_PERSONA_FILE` still wins). */
+  readonly persona?: string;
 }
 
 /**
@@ -125,7 +129,9 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     reminders,
     clock,
     logger,
-    ...(overrides.tools && { tools: overrides.tools }),
+    // The bot of `src/bot`, as `npm start` runs it: its tools and persona go into the bundle.
+    tools: overrides.tools ?? bot.tools,
+    persona: overrides.persona ?? bot.persona,
     // A cold worker compiles only the schemas of the tools its turns call (docs/PERFORMANCE.md).
     compileTools: 'on-first-call',
   });

@@ -33,6 +33,8 @@ export interface ConversationParts {
   readonly logger: Logger;
   /** Tools given by the caller; one replaces the built-in of the same name. */
   readonly tools?: readonly Tool[];
+  /** Who the bot is, unless `KAIWA_PERSONA_FILE` says otherwise; default kaiwa's own. */
+  readonly persona?: string;
   /** When the tools' schemas are compiled (see `ToolRegistryOptions`); default at registration. */
   readonly compileTools?: ToolRegistryOptions['compile'];
   /**
@@ -105,7 +107,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
   for (const tool of [...builtInTools.filter((tool) => !given.has(tool.name)), ...(parts.tools ?? [])]) {
     tools.register(tool);
   }
-  const persona = await loadPersona(config.personaFile);
+  const persona = await loadPersona(config.personaFile, parts.persona);
   const systemPrompt = new SystemPrompt(tools, persona);
   // Per-step tool selection: a stable prefix, then the tools that fit each step (docs/design-notes.md).
   const stepPrompt = new StepPrompt(tools, persona);

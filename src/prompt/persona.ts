@@ -10,14 +10,19 @@ export const DEFAULT_PERSONA =
 
 /**
  * Reads the persona (the first part of the system prompt) from a UTF-8 text file, or
- * returns {@link DEFAULT_PERSONA} when no path is configured. A file that is missing,
- * unreadable or empty fails start-up with a `ConfigError` naming `KAIWA_PERSONA_FILE`,
- * rather than letting the bot run with a persona nobody wrote.
+ * returns the bot's own (`fallback`, {@link DEFAULT_PERSONA} unless given) when no path is
+ * configured. A file that is missing, unreadable or empty fails start-up with a `ConfigError`
+ * naming `KAIWA_PERSONA_FILE`, and so does an empty `fallback`, rather than letting the bot run
+ * with a persona nobody wrote.
  * @example
- * const persona = await loadPersona(config.personaFile);
+ * const persona = await loadPersona(config.personaFile, bot.persona);
  */
-export async function loadPersona(path: string | undefined): Promise<string> {
-  if (path === undefined) return DEFAULT_PERSONA;
+export async function loadPersona(path: string | undefined, fallback = DEFAULT_PERSONA): Promise<string> {
+  if (path === undefined) {
+    const persona = fallback.trim();
+    if (persona === '') throw new TypeError("the bot's persona is empty: give it one, or leave it out (src/bot)");
+    return persona;
+  }
   let text: string;
   try {
     text = await readFile(path, 'utf8');

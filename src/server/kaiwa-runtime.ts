@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ActorHost } from '../actors/index.js';
+import { bot } from '../bot/index.js';
 import { composeConversations, createModel, createStore } from '../composition/index.js';
 import type { KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
@@ -30,7 +31,10 @@ export interface RuntimeOverrides {
   readonly model?: ModelPort;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** The bot's own tools instead of those of `src/bot`. */
   readonly tools?: readonly Tool[];
+  /** The bot's persona instead of that of `src/bot` (`KAIWA_PERSONA_FILE` still wins). */
+  readonly persona?: string;
 }
 
 export interface KaiwaRuntime {
@@ -116,7 +120,9 @@ export async function startKaiwa(
     acceptFinishedWork: (message) => host.accept([message]),
     clock,
     logger,
-    ...(overrides.tools && { tools: overrides.tools }),
+    // The bot of `src/bot`: its tools and persona (README, "Your bot").
+    tools: overrides.tools ?? bot.tools,
+    persona: overrides.persona ?? bot.persona,
   });
   const host = conversations.createHost({ inspect: inspection.inspect });
   // The webhook's `destination` must be this bot: the emulator's, or the channel's (getBotInfo, once).

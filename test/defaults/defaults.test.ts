@@ -101,7 +101,7 @@ const described: Record<string, string> = {
   GEMINI_CACHE_MIN_TOKENS: 'per model',
   DYNAMODB_ENDPOINT: 'AWS',
   AWS_REGION: '—',
-  KAIWA_PERSONA_FILE: 'built-in',
+  KAIWA_PERSONA_FILE: 'unset',
   INSPECT_TOKEN: 'unset',
   KAIWA_MEDIA_TYPES: 'JPEG, PNG, WebP',
   LINE_BOT_USER_ID: 'asked of LINE',

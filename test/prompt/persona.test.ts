@@ -16,6 +16,11 @@ describe('the persona', () => {
     expect(await loadPersona(undefined)).toBe(DEFAULT_PERSONA);
   });
 
+  it("is the bot's own when no file is configured, and an empty one stops the start", async () => {
+    expect(await loadPersona(undefined, '  You are Dicey.\n')).toBe('You are Dicey.');
+    await expect(loadPersona(undefined, ' \n ')).rejects.toThrow(/persona is empty/);
+  });
+
   it("is the file's text, trimmed, without a byte-order mark", async () => {
     const path = join(directory, 'momo.txt');
     await writeFile(path, '\uFEFF\nあなたは「もも」、明るい猫です。\n短く答えてください。\n\n');

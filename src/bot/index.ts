@@ -1,0 +1,1 @@
+export { bot, type Bot } from './bot.js';
