@@ -61,13 +61,10 @@ export function createWorkerHandler(runtime: () => Promise<WorkerRuntime>) {
       return failed.map((message) => message.messageId);
     });
     // Tools' background work finishes into the inbox (the stream then starts its turn) while the
-    // invocation lasts; a frozen sandbox would hold it for an unknown time, or for ever.
+    // invocation lasts; a frozen sandbox would hold it for an unknown time, or for ever, so what
+    // is left is reported interrupted (its conversation tells the user).
     await current.background.settled(Math.max(0, deadlineAt - current.clock.now()));
-    if (current.background.pending > 0) {
-      current.logger.warn('background work still running at the end of the invocation', {
-        pending: current.background.pending,
-      });
-    }
+    await current.background.interrupt();
     return { batchItemFailures: failures.flat().map((itemIdentifier) => ({ itemIdentifier })) };
   };
 }

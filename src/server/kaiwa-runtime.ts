@@ -189,11 +189,11 @@ export async function startKaiwa(
     close: async () => {
       const closed = closeServer(server);
       reminders.stop();
-      // Tools' background work gets half the deadline to finish into its inbox; the rest is lost.
+      // Tools' background work gets half the deadline to finish into its inbox; what is left is
+      // reported interrupted there, for the next start to tell its conversation.
       const { background } = conversations;
       await background.settled(config.shutdownDeadlineMs / 2);
-      if (background.pending > 0)
-        logger.warn('background work lost at shutdown', { pending: background.pending });
+      await background.interrupt();
       await host.shutdown(config.shutdownDeadlineMs);
       await inspection.close();
       server.closeAllConnections();

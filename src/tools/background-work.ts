@@ -31,18 +31,31 @@ export interface BackgroundWorkOptions {
   readonly logger: Logger;
 }
 
+/** What becomes of a piece's outcome when it comes. */
+type Fate =
+  /** It goes to the inbox. */
+  | 'deliver'
+  /** Nowhere: its source was forgotten meanwhile (unfollow, leave). */
+  | 'drop'
+  /** Nowhere: the piece was reported interrupted already, and its inbox item is claimed. */
+  | 'reported';
+
+/** The error a piece still running when its process stops reports (`interrupt`). */
+export const INTERRUPTED_OUTCOME = {
+  error: 'the background work was interrupted before it finished: its process stopped; it can be started again',
+} as const;
+
 /**
  * The work tools leave running after their call has answered. Each piece's outcome — what it
  * resolved to, or an error the model can read — enters its source's inbox as a `toolFinished`
  * event and starts a turn there, answered by push (docs/design-notes.md, "Background work").
- * A host waits for what still runs before it stops (`settled`); work still running in a
- * process that dies is lost, and its model was told only that it started.
+ * A host waits for what still runs before it stops (`settled`), then reports what is left as
+ * interrupted (`interrupt`); work still running in a process that dies is lost, and its model
+ * was told only that it started.
  */
 export class BackgroundWork {
-  /** Each piece still running, and the source it reports to. */
-  private readonly running = new Map<Promise<void>, string>();
-  /** Pieces whose source was forgotten meanwhile (unfollow, leave): their outcome goes nowhere. */
-  private readonly dropped = new Set<Promise<void>>();
+  /** Each piece still running: its call, and what becomes of its outcome. */
+  private readonly running = new Map<Promise<void>, { readonly call: BackgroundCall; fate: Fate }>();
 
   constructor(private readonly options: BackgroundWorkOptions) {}
 
@@ -56,10 +69,15 @@ export class BackgroundWork {
     const { logger } = this.options;
     const log = { tool: call.toolName, sourceId: call.source.id };
     logger.debug('background work started', log);
+    const piece = { call, fate: 'deliver' as Fate };
     const finished: Promise<void> = this.outcomeOf(call, work)
       .then(async (outcome) => {
-        if (this.dropped.has(finished)) {
+        if (piece.fate === 'drop') {
           logger.info('background work finished for a forgotten source: dropped', log);
+          return;
+        }
+        if (piece.fate === 'reported') {
+          logger.info('background work finished after it was reported interrupted: dropped', log);
           return;
         }
         await this.options.deliver(finishedMessage(call, outcome, this.options.clock.now()));
@@ -68,11 +86,8 @@ export class BackgroundWork {
       .catch((error: unknown) =>
         logger.error('background work finished, but its outcome was not kept', { ...log, error }),
       )
-      .finally(() => {
-        this.running.delete(finished);
-        this.dropped.delete(finished);
-      });
-    this.running.set(finished, call.source.id);
+      .finally(() => this.running.delete(finished));
+    this.running.set(finished, piece);
   }
 
   /**
@@ -80,7 +95,36 @@ export class BackgroundWork {
    * delivered, as its reminders are cancelled. Only this process's work: another's reports.
    */
   abandon(sourceId: string): void {
-    for (const [piece, source] of this.running) if (source === sourceId) this.dropped.add(piece);
+    for (const piece of this.running.values()) if (piece.call.source.id === sourceId) piece.fate = 'drop';
+  }
+
+  /**
+   * The process is stopping with work still running (its shutdown deadline, the end of a Lambda
+   * invocation): each piece not yet reported is reported now as interrupted, so that its model
+   * can tell the user instead of leaving them waiting. A piece that finishes after all is
+   * dropped, its inbox item being claimed. Resolves with how many were reported; never throws.
+   */
+  async interrupt(): Promise<number> {
+    const pieces = [...this.running.values()].filter((piece) => piece.fate === 'deliver');
+    const now = this.options.clock.now();
+    const reported = await Promise.all(
+      pieces.map(async (piece) => {
+        piece.fate = 'reported';
+        const log = { tool: piece.call.toolName, sourceId: piece.call.source.id };
+        try {
+          await this.options.deliver(finishedMessage(piece.call, INTERRUPTED_OUTCOME, now));
+          this.options.logger.warn('background work interrupted: reported to its conversation', log);
+          return 1;
+        } catch (error) {
+          this.options.logger.error('background work interrupted, and its report was not kept', {
+            ...log,
+            error,
+          });
+          return 0;
+        }
+      }),
+    );
+    return reported.reduce<number>((sum, one) => sum + one, 0);
   }
 
   /** Resolves when nothing runs, or after `withinMs` (real time) with whatever still runs left running. */

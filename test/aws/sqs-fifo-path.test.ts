@@ -16,7 +16,7 @@ import {
   workerRuntimeProvider,
 } from '../../src/aws/index.js';
 import { OfflineModel, type ModelPort } from '../../src/model/index.js';
-import type { Tool } from '../../src/tools/index.js';
+import { INTERRUPTED_OUTCOME, type Tool } from '../../src/tools/index.js';
 import { DynamoDbSourceStore } from '../../src/persistence/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startCapacityProxy } from '../support/dynamodb-capacity-proxy.js';
@@ -322,6 +322,29 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
     expect(path.pipe.sent).toHaveLength(2);
     await until(() => poller!.batches.length === 2);
     expect(returnedAt[0]).toBeGreaterThanOrEqual(workDoneAt);
+    expect(poller!.batches.map((batch) => batch.response)).toEqual([
+      { batchItemFailures: [] },
+      { batchItemFailures: [] },
+    ]);
+  });
+
+  it('background work still running when the invocation ends is reported interrupted, and that comes back as a turn of its own, pushed', async () => {
+    // It finished into the inbox only if it settled within the invocation; a frozen sandbox kept
+    // it for an unknown time, and the user heard nothing. 6 s left, 2 s kept: a 4 s invocation.
+    const path = await lambdaPath({ env: { KAIWA_TURN_DEADLINE_MS: '2000' } });
+    const userId = user(31);
+    const worker = inProcessWorker(path.env, reportModel(), [reportTool(() => new Promise(() => undefined))]);
+    const [poller] = path.poll((event) => worker(event, lambdaContext(6_000)));
+    await path.post(
+      textEvent(userId, 'a report, please', { replyToken: line.emulator.issueReplyToken(userId) }),
+    );
+
+    await until(() => botTexts(userId).length === 2, 20_000);
+    expect(botTexts(userId)).toEqual([
+      'Working on it.',
+      `Ready: render_report: ${JSON.stringify(INTERRUPTED_OUTCOME)}`,
+    ]);
+    await until(() => poller!.batches.length === 2);
     expect(poller!.batches.map((batch) => batch.response)).toEqual([
       { batchItemFailures: [] },
       { batchItemFailures: [] },

@@ -1,6 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { InboundMessage } from '../../src/domain/index.js';
-import { BackgroundWork, finishedMessage, ToolRegistry, type BackgroundCall } from '../../src/tools/index.js';
+import {
+  BackgroundWork,
+  finishedMessage,
+  INTERRUPTED_OUTCOME,
+  ToolRegistry,
+  type BackgroundCall,
+} from '../../src/tools/index.js';
 import { MemorySourceStore } from '../../src/persistence/index.js';
 import { storedHistory, userTexts } from '../support/host-harness.js';
 import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
@@ -149,6 +155,41 @@ describe('background work', () => {
     ]);
   });
 
+  it('reports each piece still running as interrupted when its process stops, and drops what finishes after', async () => {
+    const { work, delivered } = backgroundWork();
+    let finish: (value: { url: string }) => void = () => undefined;
+    const group = { kind: 'group' as const, id: 'C' + '4'.repeat(32) };
+
+    work.start(call, new Promise((resolve) => (finish = resolve)));
+    work.start({ ...call, source: group, idempotencyKey: 'turn-2:call-1' }, new Promise(() => undefined));
+    work.abandon(group.id);
+    expect(await work.interrupt()).toBe(1);
+    // Reported once: a second stop (a second signal) reports nothing again.
+    expect(await work.interrupt()).toBe(0);
+    finish({ url: 'r.pdf' });
+    await work.settled(50);
+
+    expect(delivered).toEqual([
+      {
+        ...finishedMessage(call, INTERRUPTED_OUTCOME, 1_800_000_000_000),
+        text: `render_report: ${JSON.stringify(INTERRUPTED_OUTCOME)}`,
+      },
+    ]);
+  });
+
+  it('logs an interruption the inbox would not take, and never rejects', async () => {
+    const { work, lines } = backgroundWork({
+      deliver: () => Promise.reject(new Error('the store is closed')),
+    });
+
+    work.start(call, new Promise(() => undefined));
+
+    expect(await work.interrupt()).toBe(0);
+    expect(
+      lines.find((line) => line.message === 'background work interrupted, and its report was not kept'),
+    ).toMatchObject({ tool: 'render_report', error: { message: 'the store is closed' } });
+  });
+
   it('logs an outcome the inbox would not take, and never rejects', async () => {
     const { work, lines } = backgroundWork({
       deliver: () => Promise.reject(new Error('the actor host is shut down')),
@@ -270,6 +311,33 @@ describe('background work end to end, through the runtime npm start runs', () =>
       expect(kept).toContain('render_report: {"url":"r.pdf"}');
     } finally {
       if (!closed) await running.close();
+    }
+  });
+
+  it('reports work still running at the end of the stop as interrupted: the next start tells the user', async () => {
+    // It was lost, and its conversation never heard of it again: the user waited for ever.
+    const store = new MemorySourceStore();
+    const tools = [reportTool(() => new Promise<{ url: string }>(() => undefined))];
+    const first = await startKaiwaWithFakeLine({
+      model: reportModel(),
+      store,
+      overrides: { tools },
+      env: { KAIWA_SHUTDOWN_DEADLINE_MS: '400' },
+    });
+    await askForReport(first);
+    await vi.waitFor(() => expect(first.line.requestsTo('/v2/bot/message/reply')).toHaveLength(1));
+    await first.close();
+
+    // Answered during the stop, or by the next start from the inbox: told either way.
+    const next = await startKaiwaWithFakeLine({ model: reportModel(), store, overrides: { tools } });
+    try {
+      await next.kaiwa.host.whenSettled();
+      const pushed = [first, next].flatMap((running) => running.line.requestsTo('/v2/bot/message/push'));
+      expect(pushed.map((request) => request.body)).toMatchObject([
+        { to: userId, messages: [{ text: `Ready: render_report: ${JSON.stringify(INTERRUPTED_OUTCOME)}` }] },
+      ]);
+    } finally {
+      await next.close();
     }
   });
 
