@@ -7,7 +7,10 @@ export interface Bot {
    * `KAIWA_PERSONA_FILE`, when set, wins (to try another persona without a change to the code).
    */
   readonly persona?: string;
-  /** Its own tools, offered with the built-in ones; a tool named like a built-in replaces it. */
+  /**
+   * Its own tools, offered with the built-in ones. One named like a built-in replaces it, except
+   * `reply`, `skip` and `find_tools`, which the conversation relies on (the start stops).
+   */
   readonly tools: readonly Tool[];
 }
 

@@ -2,7 +2,7 @@ import type { InspectionEvent } from 'xstate';
 import { ActorHost, type BackoffOptions } from '../actors/index.js';
 import { sideEffectTimeoutMs, type KaiwaConfig } from '../config/index.js';
 import { defaults } from '../defaults/index.js';
-import type { Clock, InboundMessage } from '../domain/index.js';
+import { REPLY_TOOL_NAME, SKIP_TOOL_NAME, type Clock, type InboundMessage } from '../domain/index.js';
 import { createLineChannel, type LineEndpoints } from '../line/line-channel.js';
 import type { Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
@@ -16,10 +16,11 @@ import {
   createWeatherTool,
   replyTool,
   skipTool,
+  ToolDefinitionError,
   type Tool,
   type ToolRegistryOptions,
 } from '../tools/index.js';
-import { createToolFinderTool } from '../tools/selection/index.js';
+import { createToolFinderTool, TOOL_FINDER_NAME } from '../tools/selection/index.js';
 
 export interface ConversationParts {
   readonly config: KaiwaConfig;
@@ -72,6 +73,24 @@ export interface Conversations {
   createHost(extras?: HostExtras): ActorHost;
 }
 
+/** The tools the conversation machine relies on by name: a bot's own tool may not replace them. */
+const KAIWA_OWN_TOOLS: ReadonlySet<string> = new Set([REPLY_TOOL_NAME, SKIP_TOOL_NAME, TOOL_FINDER_NAME]);
+
+/**
+ * Refuses a bot's tool named like one of kaiwa's own (`reply`, `skip`, `find_tools`): the machine
+ * delivers `reply`'s message and ends a turn on `skip`, so a tool of another shape under that name
+ * would break every turn rather than fail at the start. Other built-ins may be replaced.
+ */
+export function checkOwnTools(tools: readonly Tool[]): void {
+  for (const tool of tools) {
+    if (KAIWA_OWN_TOOLS.has(tool.name))
+      throw new ToolDefinitionError(
+        tool.name,
+        "is kaiwa's own, which the conversation relies on: give yours another name",
+      );
+  }
+}
+
 /**
  * What the local runtime and the Lambda worker share: the tool registry (built-ins, reminder
  * tools, the caller's tools), the system prompt, the LINE channel and the actor host's wiring.
@@ -103,6 +122,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
     // The meta-tool: with it, per-step tool selection never leaves a tool out of reach.
     createToolFinderTool({ registry: tools }),
   ];
+  checkOwnTools(parts.tools ?? []);
   const given = new Set((parts.tools ?? []).map((tool) => tool.name));
   for (const tool of [...builtInTools.filter((tool) => !given.has(tool.name)), ...(parts.tools ?? [])]) {
     tools.register(tool);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ActorHost } from '../actors/index.js';
 import { bot } from '../bot/index.js';
-import { composeConversations, createModel, createStore } from '../composition/index.js';
+import { checkOwnTools, composeConversations, createModel, createStore } from '../composition/index.js';
 import type { KaiwaConfig } from '../config/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { LineEmulator } from '../line/emulator/line-emulator.js';
@@ -55,6 +55,9 @@ export async function startKaiwa(
   config: KaiwaConfig,
   overrides: RuntimeOverrides = {},
 ): Promise<KaiwaRuntime> {
+  const tools = overrides.tools ?? bot.tools;
+  // Checked again by the composition: here a bad bot stops the start before anything is opened.
+  checkOwnTools(tools);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const store = overrides.store ?? (await createStore(config, logger));
@@ -121,7 +124,7 @@ export async function startKaiwa(
     clock,
     logger,
     // The bot of `src/bot`: its tools and persona (README, "Your bot").
-    tools: overrides.tools ?? bot.tools,
+    tools,
     persona: overrides.persona ?? bot.persona,
   });
   const host = conversations.createHost({ inspect: inspection.inspect });

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { workerRuntimeProvider } from '../../src/aws/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logging/index.js';
 import { ScriptedModel, callReply, callTools } from '../../src/model/index.js';
+import { startKaiwa } from '../../src/server/kaiwa-runtime.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startFakeLine } from '../support/fake-line-server.js';
 import { startKaiwaWithFakeLine, textEvent } from '../support/kaiwa-under-test.js';
@@ -107,6 +109,31 @@ describe('the bot of src/bot', () => {
       await running.close();
     }
   });
+
+  it.each(['reply', 'skip', 'find_tools'])(
+    'may not replace %s: the conversation machine relies on it, so the start stops naming it',
+    async (name) => {
+      const { defineTool } = await import('../../src/tools/index.js');
+      const impostor = defineTool({
+        name,
+        description: 'Says something.',
+        category: 'conversation',
+        optional: false,
+        parameters: {
+          type: 'object',
+          properties: { text: { type: 'string' } },
+          required: ['text'],
+          additionalProperties: false,
+        },
+        response: { type: 'object', properties: {}, additionalProperties: false },
+      }).implement(() => Promise.resolve({ forLLM: {} }));
+
+      // Before anything is opened: nothing to close.
+      await expect(
+        startKaiwa(loadConfig({ STORE: 'memory', PORT: '0' }), { tools: [impostor], logger: silentLogger }),
+      ).rejects.toThrow(`tool "${name}": is kaiwa's own`);
+    },
+  );
 
   const required = dynamoDbLocalRequired();
   describe.skipIf(!required)('on Lambda', () => {
