@@ -5,13 +5,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel, callReply, type ModelRequest } from '../../src/model/index.js';
 import type { KaiwaRuntime } from '../../src/server/kaiwa-runtime.js';
+import { tsxScriptArguments } from '../support/npm-script.js';
 import { emulatorChatId, startEmulatorKaiwa, until } from './inspect-harness.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** `npm run chat`, as its own process with piped stdin/stdout. */
+/** `npm run chat` (its script's flags and file), as its own process with piped stdin/stdout. */
 function startChat(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/chat.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...tsxScriptArguments('chat'), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -97,6 +98,8 @@ describe('npm run chat', () => {
     expect(stdout).toContain('(started here)');
     expect(stdout).toMatch(/kaiwa › .*hello from the terminal/);
     expect(stdout).toContain('offline model');
+    // It opened SQLite (node:sqlite): its warning is hidden, as in npm start.
+    expect(chat.output().stderr).not.toContain('ExperimentalWarning');
   });
 
   it('answers every line of piped input before it exits, and never shows your own lines as from elsewhere', async () => {

@@ -1,16 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { tsxScriptArguments } from './npm-script.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-  scripts: { start: string };
-};
 /** What `npm start` runs after `tsx`: Node.js flags, then the entry file. */
-const startArguments = packageJson.scripts.start.split(/\s+/).slice(1);
+const startArguments = tsxScriptArguments('start');
 
 /**
  * `npm start` as its own process (the entry file through tsx, as the script runs it), on a
