@@ -12,8 +12,8 @@ export const DEFAULT_PERSONA =
  * Reads the persona (the first part of the system prompt) from a UTF-8 text file, or
  * returns the bot's own (`fallback`, {@link DEFAULT_PERSONA} unless given) when no path is
  * configured. A file that is missing, unreadable or empty fails start-up with a `ConfigError`
- * naming `KAIWA_PERSONA_FILE`, and so does an empty `fallback`, rather than letting the bot run
- * with a persona nobody wrote.
+ * naming `KAIWA_PERSONA_FILE`, and an empty `fallback` fails it too, rather than letting the bot
+ * run with a persona nobody wrote.
  * @example
  * const persona = await loadPersona(config.personaFile, bot.persona);
  */
