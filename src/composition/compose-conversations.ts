@@ -17,6 +17,7 @@ import {
   replyTool,
   skipTool,
   ToolDefinitionError,
+  type BackgroundLedger,
   type Tool,
   type ToolRegistryOptions,
 } from '../tools/index.js';
@@ -43,6 +44,8 @@ export interface ConversationParts {
    * which starts its turn; by default the store's, which on Lambda its stream announces.
    */
   readonly acceptFinishedWork?: (message: InboundMessage) => Promise<unknown>;
+  /** Where running background work is noted, for the next start to report what a crash left. */
+  readonly backgroundLedger?: BackgroundLedger;
 }
 
 /** Per host: what differs between the local server and one Lambda invocation. */
@@ -102,6 +105,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
   const { config, clock, logger } = parts;
   const background = new BackgroundWork({
     deliver: (message) => (parts.acceptFinishedWork ?? ((item) => parts.store.accept(item)))(message),
+    ...(parts.backgroundLedger && { ledger: parts.backgroundLedger }),
     timeoutMs: defaults.tools.backgroundTimeoutMs,
     maxBytes: defaults.tools.maxResultBytes,
     clock,

@@ -34,6 +34,23 @@ export function migrateSchema(database: DatabaseSync, migrate: (version: number)
   });
 }
 
+/**
+ * A file of one table set at one version: a new file (`user_version` 0) gets `schema` and the
+ * version; a file of another version is refused rather than misread. WAL, `synchronous = NORMAL`.
+ */
+export function useSingleVersionSchema(database: DatabaseSync, version: number, schema: string): void {
+  database.exec('PRAGMA journal_mode = WAL');
+  database.exec('PRAGMA synchronous = NORMAL');
+  migrateSchema(database, (found) => {
+    if (found === 0) {
+      database.exec(schema);
+      database.exec(`PRAGMA user_version = ${version}`);
+    } else if (found !== version) {
+      throw new Error(`schema ${found} is not ${version}: the file was written by another kaiwa version`);
+    }
+  });
+}
+
 /** Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it is written, or none. */
 export function inWriteTransaction(database: DatabaseSync, body: () => void): void {
   database.exec('BEGIN IMMEDIATE');

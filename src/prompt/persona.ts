@@ -20,7 +20,8 @@ export const DEFAULT_PERSONA =
 export async function loadPersona(path: string | undefined, fallback = DEFAULT_PERSONA): Promise<string> {
   if (path === undefined) {
     const persona = fallback.trim();
-    if (persona === '') throw new TypeError("the bot's persona is empty: give it one, or leave it out (src/bot)");
+    if (persona === '')
+      throw new TypeError("the bot's persona is empty: give it one, or leave it out (src/bot)");
     return persona;
   }
   let text: string;

@@ -5,7 +5,7 @@ import type { Logger } from '../logging/index.js';
 import { holdProcessLock } from '../persistence/sqlite-process-lock.js';
 import { settled } from '../persistence/settled.js';
 import { readChecked } from '../persistence/stored-records.js';
-import { inWriteTransaction, migrateSchema, openSqliteFile } from '../persistence/sqlite-file.js';
+import { inWriteTransaction, openSqliteFile, useSingleVersionSchema } from '../persistence/sqlite-file.js';
 import { readReminderFile } from './reminder-file.js';
 import type { ReminderList } from './reminder-list.js';
 import { isReminder, type Reminder } from './reminder.js';
@@ -151,19 +151,6 @@ function openDatabase(options: SqliteReminderListOptions): DatabaseSync {
   return openSqliteFile(
     options.file,
     { busyTimeoutMs: options.busyTimeoutMs ?? 1_000, what: 'the reminders database' },
-    (database) => {
-      database.exec('PRAGMA journal_mode = WAL');
-      database.exec('PRAGMA synchronous = NORMAL');
-      migrateSchema(database, (version) => {
-        if (version === 0) {
-          database.exec(schema);
-          database.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-        } else if (version !== SCHEMA_VERSION) {
-          throw new Error(
-            `schema ${version} is not ${SCHEMA_VERSION}: the file was written by another kaiwa version`,
-          );
-        }
-      });
-    },
+    (database) => useSingleVersionSchema(database, SCHEMA_VERSION, schema),
   );
 }

@@ -24,6 +24,8 @@ import { localHostOnly } from './local-host-only.js';
 
 /** The SQLite file under `DATA_DIR` that keeps the waiting reminders of `npm start`. */
 export const REMINDERS_FILE_NAME = 'reminders.db';
+/** The SQLite file under `DATA_DIR` that notes the tools' background work still running. */
+export const BACKGROUND_FILE_NAME = 'background.db';
 
 /** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
 export interface RuntimeOverrides {
@@ -77,6 +79,13 @@ export async function startKaiwa(
           logger,
         })
       : undefined;
+  // Beside them, the ledger of the tools' background work still running, for a start after a crash.
+  const backgroundLedger =
+    config.store.kind === 'sqlite'
+      ? await (
+          await import('./sqlite-background-ledger.js')
+        ).SqliteBackgroundLedger.open({ file: path.join(config.store.dataDir, BACKGROUND_FILE_NAME), logger })
+      : undefined;
   // A due reminder enters its source's inbox like a message (the host exists by then).
   const reminders = new LocalReminderScheduler({
     deliver: (message) => host.accept([message]),
@@ -121,6 +130,7 @@ export async function startKaiwa(
     reminders,
     // A tool's finished background work, like a reminder due, enters its source's inbox.
     acceptFinishedWork: (message) => host.accept([message]),
+    ...(backgroundLedger && { backgroundLedger }),
     clock,
     logger,
     // The bot of `src/bot`: its tools and persona (README, "Your bot").
@@ -177,6 +187,8 @@ export async function startKaiwa(
   server.on('request', app);
   await host.recover();
   await reminders.start();
+  // Work a crashed process left running is reported interrupted to its conversations.
+  await conversations.background.reportLeftBehind();
   logger.info('kaiwa is listening', {
     url,
     line: config.line.mode,
@@ -202,6 +214,7 @@ export async function startKaiwa(
       server.closeAllConnections();
       await closed;
       reminderList?.close();
+      backgroundLedger?.close();
       // Only the store this runtime opened: a store passed in belongs to the caller.
       if (!overrides.store) await store.close();
     },

@@ -20,9 +20,23 @@ export interface BackgroundCall {
   readonly idempotencyKey: string;
 }
 
+/**
+ * Where a process notes the pieces it runs, so that its next start can report those a crash
+ * left running (`npm start`: `DATA_DIR/background.db`). A piece is noted when it starts and struck
+ * once its outcome, or its interruption, is in the inbox.
+ */
+export interface BackgroundLedger {
+  note(call: BackgroundCall): Promise<void>;
+  strike(call: BackgroundCall): Promise<void>;
+  /** The pieces noted and never struck: the process that ran them died first. */
+  leftBehind(): Promise<readonly BackgroundCall[]>;
+}
+
 export interface BackgroundWorkOptions {
   /** Where a finished piece of work goes: the source's inbox (the host's locally, the store's on Lambda). */
   readonly deliver: (message: InboundMessage) => Promise<unknown>;
+  /** Where running pieces are noted across a crash; none on Lambda, whose invocation reports them. */
+  readonly ledger?: BackgroundLedger;
   /** How long a piece of work may run before it is reported as timed out. */
   readonly timeoutMs: number;
   /** A finished outcome's JSON at most this many UTF-8 bytes (the tools' result limit). */
@@ -42,7 +56,8 @@ type Fate =
 
 /** The error a piece still running when its process stops reports (`interrupt`). */
 export const INTERRUPTED_OUTCOME = {
-  error: 'the background work was interrupted before it finished: its process stopped; it can be started again',
+  error:
+    'the background work was interrupted before it finished: its process stopped; it can be started again',
 } as const;
 
 /**
@@ -54,8 +69,11 @@ export const INTERRUPTED_OUTCOME = {
  * was told only that it started.
  */
 export class BackgroundWork {
-  /** Each piece still running: its call, and what becomes of its outcome. */
-  private readonly running = new Map<Promise<void>, { readonly call: BackgroundCall; fate: Fate }>();
+  /** Each piece still running: its call, what becomes of its outcome, and its note in the ledger. */
+  private readonly running = new Map<
+    Promise<void>,
+    { readonly call: BackgroundCall; fate: Fate; readonly noted: Promise<void> }
+  >();
 
   constructor(private readonly options: BackgroundWorkOptions) {}
 
@@ -69,12 +87,12 @@ export class BackgroundWork {
     const { logger } = this.options;
     const log = { tool: call.toolName, sourceId: call.source.id };
     logger.debug('background work started', log);
-    const piece = { call, fate: 'deliver' as Fate };
+    const piece = { call, fate: 'deliver' as Fate, noted: this.note(call) };
     const finished: Promise<void> = this.outcomeOf(call, work)
       .then(async (outcome) => {
         if (piece.fate === 'drop') {
           logger.info('background work finished for a forgotten source: dropped', log);
-          return;
+          return this.strike(piece);
         }
         if (piece.fate === 'reported') {
           logger.info('background work finished after it was reported interrupted: dropped', log);
@@ -82,12 +100,37 @@ export class BackgroundWork {
         }
         await this.options.deliver(finishedMessage(call, outcome, this.options.clock.now()));
         logger.info('background work finished', log);
+        await this.strike(piece);
       })
       .catch((error: unknown) =>
         logger.error('background work finished, but its outcome was not kept', { ...log, error }),
       )
       .finally(() => this.running.delete(finished));
     this.running.set(finished, piece);
+  }
+
+  /**
+   * Reports the pieces an earlier process left running when it died (the ledger's), as
+   * interrupted, and strikes them: their models were told only that they started. A start calls
+   * it once its host takes messages. Resolves with how many were reported; never throws.
+   */
+  async reportLeftBehind(): Promise<number> {
+    const { ledger, logger } = this.options;
+    if (!ledger) return 0;
+    let left: readonly BackgroundCall[];
+    try {
+      left = await ledger.leftBehind();
+    } catch (error) {
+      logger.error('background work left by an earlier process could not be read', { error });
+      return 0;
+    }
+    const now = this.options.clock.now();
+    const reported = await Promise.all(
+      left.map((call) =>
+        this.report(call, now, 'background work left running by a process that died: reported interrupted'),
+      ),
+    );
+    return reported.filter(Boolean).length;
   }
 
   /**
@@ -110,21 +153,58 @@ export class BackgroundWork {
     const reported = await Promise.all(
       pieces.map(async (piece) => {
         piece.fate = 'reported';
-        const log = { tool: piece.call.toolName, sourceId: piece.call.source.id };
-        try {
-          await this.options.deliver(finishedMessage(piece.call, INTERRUPTED_OUTCOME, now));
-          this.options.logger.warn('background work interrupted: reported to its conversation', log);
-          return 1;
-        } catch (error) {
-          this.options.logger.error('background work interrupted, and its report was not kept', {
-            ...log,
-            error,
-          });
-          return 0;
-        }
+        await piece.noted;
+        return this.report(piece.call, now, 'background work interrupted: reported to its conversation');
       }),
     );
-    return reported.reduce<number>((sum, one) => sum + one, 0);
+    return reported.filter(Boolean).length;
+  }
+
+  /** Puts the call's interruption in its inbox, then strikes it from the ledger; false if not kept. */
+  private async report(call: BackgroundCall, now: number, message: string): Promise<boolean> {
+    const log = { tool: call.toolName, sourceId: call.source.id };
+    try {
+      await this.options.deliver(finishedMessage(call, INTERRUPTED_OUTCOME, now));
+    } catch (error) {
+      this.options.logger.error('background work interrupted, and its report was not kept', {
+        ...log,
+        error,
+      });
+      return false;
+    }
+    this.options.logger.warn(message, log);
+    await this.strike({ call, noted: Promise.resolve() });
+    return true;
+  }
+
+  /** Notes a piece in the ledger; a failure costs only its report after a crash, so it is logged. */
+  private async note(call: BackgroundCall): Promise<void> {
+    try {
+      await this.options.ledger?.note(call);
+    } catch (error) {
+      this.options.logger.error('background work not noted: a crash now would leave no report', {
+        tool: call.toolName,
+        sourceId: call.source.id,
+        error,
+      });
+    }
+  }
+
+  /** Strikes a piece from the ledger once its note is written; a failure is logged. */
+  private async strike(piece: { readonly call: BackgroundCall; readonly noted: Promise<void> }) {
+    await piece.noted;
+    try {
+      await this.options.ledger?.strike(piece.call);
+    } catch (error) {
+      this.options.logger.error(
+        'background work not struck from its ledger (a report at the next start would find its inbox item claimed)',
+        {
+          tool: piece.call.toolName,
+          sourceId: piece.call.source.id,
+          error,
+        },
+      );
+    }
   }
 
   /** Resolves when nothing runs, or after `withinMs` (real time) with whatever still runs left running. */

@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { InboundMessage } from '../../src/domain/index.js';
 import {
@@ -6,10 +10,15 @@ import {
   INTERRUPTED_OUTCOME,
   ToolRegistry,
   type BackgroundCall,
+  type BackgroundLedger,
 } from '../../src/tools/index.js';
-import { MemorySourceStore } from '../../src/persistence/index.js';
+import { signBody } from '../../src/line/emulator/webhook-sender.js';
+import { MemorySourceStore, openSqliteSourceStore } from '../../src/persistence/index.js';
+import { BACKGROUND_FILE_NAME } from '../../src/server/kaiwa-runtime.js';
+import { SqliteBackgroundLedger } from '../../src/server/sqlite-background-ledger.js';
 import { storedHistory, userTexts } from '../support/host-harness.js';
-import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
+import { startFakeLine } from '../support/fake-line-server.js';
+import { CHANNEL_SECRET, startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { reportModel, reportTool } from '../support/report-tool.js';
 import { textMessageEvent, unfollowEvent, userId, webhookBody } from '../support/webhook-fixtures.js';
@@ -22,16 +31,37 @@ const call: BackgroundCall = {
   idempotencyKey: 'turn-1:call-1',
 };
 
+/** A ledger in memory, as the SQLite one in `DATA_DIR` keeps it across a crash. */
+class MemoryLedger implements BackgroundLedger {
+  private readonly calls = new Map<string, BackgroundCall>();
+  note(noted: BackgroundCall) {
+    this.calls.set(noted.idempotencyKey, noted);
+    return Promise.resolve();
+  }
+  strike(struck: BackgroundCall) {
+    this.calls.delete(struck.idempotencyKey);
+    return Promise.resolve();
+  }
+  leftBehind() {
+    return Promise.resolve([...this.calls.values()]);
+  }
+  keys() {
+    return [...this.calls.keys()];
+  }
+}
+
 function backgroundWork(
   options: {
     timeoutMs?: number;
     maxBytes?: number;
     deliver?: (message: InboundMessage) => Promise<unknown>;
+    ledger?: BackgroundLedger;
   } = {},
 ) {
   const delivered: InboundMessage[] = [];
   const { lines, logger } = recordingLogger();
   const work = new BackgroundWork({
+    ...(options.ledger && { ledger: options.ledger }),
     deliver: options.deliver ?? ((message) => Promise.resolve(delivered.push(message))),
     timeoutMs: options.timeoutMs ?? 60_000,
     maxBytes: options.maxBytes ?? 32 * 1024,
@@ -40,6 +70,8 @@ function backgroundWork(
   });
   return { work, delivered, lines };
 }
+
+const crashChild = path.join(import.meta.dirname, 'support', 'background-crash-child.ts');
 
 const later = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
@@ -188,6 +220,70 @@ describe('background work', () => {
     expect(
       lines.find((line) => line.message === 'background work interrupted, and its report was not kept'),
     ).toMatchObject({ tool: 'render_report', error: { message: 'the store is closed' } });
+  });
+
+  it('notes each piece in its ledger while it runs, and strikes it once its outcome or interruption is in the inbox', async () => {
+    const ledger = new MemoryLedger();
+    const { work, delivered } = backgroundWork({ ledger });
+
+    work.start(call, later(20, { done: true }));
+    work.start({ ...call, idempotencyKey: 'turn-2:call-1' }, new Promise(() => undefined));
+    await Promise.resolve();
+    expect(ledger.keys()).toEqual(['turn-1:call-1', 'turn-2:call-1']);
+    await work.settled(100);
+    expect(ledger.keys()).toEqual(['turn-2:call-1']);
+    await work.interrupt();
+
+    expect(ledger.keys()).toEqual([]);
+    expect(delivered.map((message) => message.text)).toEqual([
+      'render_report: {"done":true}',
+      `render_report: ${JSON.stringify(INTERRUPTED_OUTCOME)}`,
+    ]);
+  });
+
+  it("reports what a process that died left in the ledger as interrupted, each once, in its caller's name", async () => {
+    const ledger = new MemoryLedger();
+    // The process that died: it noted its piece, then nothing more.
+    const died = backgroundWork({ ledger });
+    died.work.start(call, new Promise(() => undefined));
+    await Promise.resolve();
+
+    const next = backgroundWork({ ledger });
+    expect(await next.work.reportLeftBehind()).toBe(1);
+    expect(await next.work.reportLeftBehind()).toBe(0);
+
+    expect(next.delivered).toEqual([finishedMessage(call, INTERRUPTED_OUTCOME, 1_800_000_000_000)]);
+    expect(next.lines.map((line) => line.message)).toContain(
+      'background work left running by a process that died: reported interrupted',
+    );
+    expect(ledger.keys()).toEqual([]);
+  });
+
+  it('keeps in the ledger a piece whose outcome the inbox would not take: the next start reports it', async () => {
+    const ledger = new MemoryLedger();
+    const { work } = backgroundWork({
+      ledger,
+      deliver: () => Promise.reject(new Error('the actor host is shut down')),
+    });
+
+    work.start(call, Promise.resolve({ done: true }));
+    await work.settled();
+
+    expect(ledger.keys()).toEqual(['turn-1:call-1']);
+  });
+
+  it('runs the work when its ledger cannot note it, and says a crash would leave no report', async () => {
+    const ledger = new MemoryLedger();
+    ledger.note = () => Promise.reject(new Error('disk full'));
+    const { work, delivered, lines } = backgroundWork({ ledger });
+
+    work.start(call, later(10, { done: true }));
+    await work.settled();
+
+    expect(delivered.map((message) => message.text)).toEqual(['render_report: {"done":true}']);
+    expect(lines.find((line) => line.message.startsWith('background work not noted'))).toMatchObject({
+      error: { message: 'disk full' },
+    });
   });
 
   it('logs an outcome the inbox would not take, and never rejects', async () => {
@@ -339,6 +435,78 @@ describe('background work end to end, through the runtime npm start runs', () =>
     } finally {
       await next.close();
     }
+  });
+
+  it('reports at the next start, as interrupted, the work a SIGKILL left running', async () => {
+    // A crash left no word: the model had been told only that the work started.
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-background-'));
+    const line = await startFakeLine();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--disable-warning=ExperimentalWarning', crashChild],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          PORT: '0',
+          STORE: 'sqlite',
+          DATA_DIR: dataDir,
+          LINE_CHANNEL_SECRET: CHANNEL_SECRET,
+          LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
+          LINE_API_BASE_URL: line.url,
+          LINE_DATA_API_BASE_URL: line.url,
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const killed = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await vi.waitFor(() => expect(printed).toMatch(/listening /), { timeout: 20_000 });
+      const body = JSON.stringify(
+        webhookBody([
+          {
+            ...textMessageEvent,
+            timestamp: Date.now(),
+            source: { type: 'user', userId },
+            replyToken: line.emulator.issueReplyToken(userId),
+          },
+        ]),
+      );
+      await fetch(`${/listening (\S+)/.exec(printed)![1]}/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-line-signature': signBody(body, CHANNEL_SECRET) },
+        body,
+      });
+      await vi.waitFor(() => expect(line.requestsTo('/v2/bot/message/reply')).toHaveLength(1), {
+        timeout: 10_000,
+      });
+    } finally {
+      child.kill('SIGKILL');
+      await killed;
+      await line.close();
+    }
+
+    const store = await openSqliteSourceStore({ file: path.join(dataDir, 'kaiwa.db') });
+    const running = await startKaiwaWithFakeLine({
+      model: reportModel(),
+      store,
+      env: { STORE: 'sqlite', DATA_DIR: dataDir },
+    });
+    try {
+      await vi.waitFor(() => expect(running.line.requestsTo('/v2/bot/message/push')).toHaveLength(1));
+      await running.kaiwa.host.whenSettled();
+      expect(running.line.requestsTo('/v2/bot/message/push').map((request) => request.body)).toMatchObject([
+        { to: userId, messages: [{ text: `Ready: render_report: ${JSON.stringify(INTERRUPTED_OUTCOME)}` }] },
+      ]);
+    } finally {
+      await running.close();
+      await store.close();
+    }
+    const ledger = await SqliteBackgroundLedger.open({ file: path.join(dataDir, BACKGROUND_FILE_NAME) });
+    expect(await ledger.leftBehind()).toEqual([]);
+    ledger.close();
+    await rm(dataDir, { recursive: true, force: true });
   });
 
   it('drops what finishes after the user unfollowed, as their reminders are cancelled', async () => {
