@@ -185,10 +185,11 @@ export async function startKaiwa(
     );
   }
   server.on('request', app);
+  // Work a crashed process left running is reported interrupted to its conversations — before
+  // the recovery, which may run a call again: that call's new outcome is then claimed already.
+  await conversations.background.reportLeftBehind();
   await host.recover();
   await reminders.start();
-  // Work a crashed process left running is reported interrupted to its conversations.
-  await conversations.background.reportLeftBehind();
   logger.info('kaiwa is listening', {
     url,
     line: config.line.mode,
