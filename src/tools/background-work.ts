@@ -92,7 +92,7 @@ export class BackgroundWork {
       .then(async (outcome) => {
         if (piece.fate === 'drop') {
           logger.info('background work finished for a forgotten source: dropped', log);
-          return this.strike(piece);
+          return;
         }
         if (piece.fate === 'reported') {
           logger.info('background work finished after it was reported interrupted: dropped', log);
@@ -138,7 +138,12 @@ export class BackgroundWork {
    * delivered, as its reminders are cancelled. Only this process's work: another's reports.
    */
   abandon(sourceId: string): void {
-    for (const piece of this.running.values()) if (piece.call.source.id === sourceId) piece.fate = 'drop';
+    for (const piece of this.running.values()) {
+      if (piece.call.source.id !== sourceId || piece.fate === 'drop') continue;
+      piece.fate = 'drop';
+      // Struck now: a crash or a stop before it finishes must not report it to the forgotten chat.
+      void this.strike(piece);
+    }
   }
 
   /**

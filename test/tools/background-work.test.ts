@@ -259,6 +259,18 @@ describe('background work', () => {
     expect(ledger.keys()).toEqual([]);
   });
 
+  it("strikes a forgotten source's piece at the stop without a report, so no later start reports it", async () => {
+    const ledger = new MemoryLedger();
+    const { work, delivered } = backgroundWork({ ledger });
+
+    work.start(call, new Promise(() => undefined));
+    work.abandon(source.id);
+    expect(await work.interrupt()).toBe(0);
+
+    expect(delivered).toEqual([]);
+    expect(ledger.keys()).toEqual([]);
+  });
+
   it('keeps in the ledger a piece whose outcome the inbox would not take: the next start reports it', async () => {
     const ledger = new MemoryLedger();
     const { work } = backgroundWork({
