@@ -54,6 +54,13 @@ type Fate =
   /** Nowhere: the piece was reported interrupted already, and its inbox item is claimed. */
   | 'reported';
 
+/** A piece of work still running: its call, what becomes of its outcome, its note in the ledger. */
+interface Piece {
+  readonly call: BackgroundCall;
+  fate: Fate;
+  readonly noted: Promise<void>;
+}
+
 /** The error a piece still running when its process stops reports (`interrupt`). */
 export const INTERRUPTED_OUTCOME = {
   error:
@@ -69,11 +76,8 @@ export const INTERRUPTED_OUTCOME = {
  * was told only that it started.
  */
 export class BackgroundWork {
-  /** Each piece still running: its call, what becomes of its outcome, and its note in the ledger. */
-  private readonly running = new Map<
-    Promise<void>,
-    { readonly call: BackgroundCall; fate: Fate; readonly noted: Promise<void> }
-  >();
+  /** Each piece still running, by the promise of its end. */
+  private readonly running = new Map<Promise<void>, Piece>();
 
   constructor(private readonly options: BackgroundWorkOptions) {}
 
@@ -87,7 +91,7 @@ export class BackgroundWork {
     const { logger } = this.options;
     const log = { tool: call.toolName, sourceId: call.source.id };
     logger.debug('background work started', log);
-    const piece = { call, fate: 'deliver' as Fate, noted: this.note(call) };
+    const piece: Piece = { call, fate: 'deliver', noted: this.note(call) };
     const finished: Promise<void> = this.outcomeOf(call, work)
       .then(async (outcome) => {
         if (piece.fate === 'drop') {
@@ -196,7 +200,7 @@ export class BackgroundWork {
   }
 
   /** Strikes a piece from the ledger once its note is written; a failure is logged. */
-  private async strike(piece: { readonly call: BackgroundCall; readonly noted: Promise<void> }) {
+  private async strike(piece: Pick<Piece, 'call' | 'noted'>) {
     await piece.noted;
     try {
       await this.options.ledger?.strike(piece.call);
