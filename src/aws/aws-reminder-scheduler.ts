@@ -9,7 +9,8 @@ import {
   type SchedulerClientConfig,
 } from '@aws-sdk/client-scheduler';
 import type { Reminder, ReminderScheduler } from '../reminders/index.js';
-import { oneTimeSchedule } from './one-time-schedule.js';
+import { nextOccurrence } from '../reminders/recurrence.js';
+import { oneTimeSchedule, recurringSchedule } from './one-time-schedule.js';
 import { reminderScheduleName, scheduleNamePart } from './schedule-names.js';
 
 export interface AwsReminderSchedulerOptions {
@@ -42,7 +43,15 @@ export function schedulerClientWithTimeouts(config: SchedulerClientConfig = {}):
 export interface ReminderEvent {
   readonly kaiwa: 'reminder';
   readonly reminder: Reminder;
+  /**
+   * A repeating reminder's occurrence: EventBridge Scheduler writes its time in place of
+   * `<aws.scheduler.scheduled-time>` (`2026-11-29T23:00:00Z`) at each invocation.
+   */
+  readonly scheduledTime?: string;
 }
+
+/** The context attribute EventBridge Scheduler replaces with the invocation's scheduled time. */
+export const SCHEDULED_TIME = '<aws.scheduler.scheduled-time>';
 
 /**
  * Reminders on AWS: one EventBridge Scheduler one-time schedule per reminder, named
@@ -58,18 +67,29 @@ export class AwsReminderScheduler implements ReminderScheduler {
   async schedule(reminder: Reminder): Promise<void> {
     const name = reminderScheduleName(reminder.source.id, reminder.id);
     if (!name) throw new Error(`invalid reminder id "${reminder.id}"`);
-    const event: ReminderEvent = { kaiwa: 'reminder', reminder };
+    // The message's event id comes from the reminder (and its occurrence), so a repeated
+    // invocation is claimed once.
+    const retry = { maximumAttempts: 20, maximumEventAgeSeconds: 86_400 };
     try {
       await this.options.client.send(
         new CreateScheduleCommand(
-          oneTimeSchedule({
-            name,
-            at: reminder.dueAt,
-            event,
-            target: this.options,
-            // The message's event id comes from the reminder, so a repeated invocation is claimed once.
-            retry: { maximumAttempts: 20, maximumEventAgeSeconds: 86_400 },
-          }),
+          reminder.recurrence
+            ? recurringSchedule({
+                name,
+                recurrence: reminder.recurrence,
+                // From a minute before the first occurrence (it is at a whole minute), never in the past.
+                startAt: Math.max(reminder.createdAt, reminder.dueAt - 60_000),
+                event: { kaiwa: 'reminder', reminder, scheduledTime: SCHEDULED_TIME } satisfies ReminderEvent,
+                target: this.options,
+                retry,
+              })
+            : oneTimeSchedule({
+                name,
+                at: reminder.dueAt,
+                event: { kaiwa: 'reminder', reminder } satisfies ReminderEvent,
+                target: this.options,
+                retry,
+              }),
         ),
       );
     } catch (error) {
@@ -118,7 +138,15 @@ export class AwsReminderScheduler implements ReminderScheduler {
         new GetScheduleCommand({ Name: name, GroupName: this.options.groupName }),
       );
       const event = JSON.parse(schedule.Target?.Input ?? '{}') as Partial<ReminderEvent>;
-      return event.kaiwa === 'reminder' ? event.reminder : undefined;
+      if (event.kaiwa !== 'reminder' || !event.reminder) return undefined;
+      // A repeating reminder's schedule keeps its first occurrence: the next one is from now.
+      const { recurrence } = event.reminder;
+      return recurrence
+        ? {
+            ...event.reminder,
+            dueAt: nextOccurrence(recurrence, Math.max(Date.now(), event.reminder.dueAt - 1)),
+          }
+        : event.reminder;
     } catch (error) {
       // Fired and deleted between the listing and now.
       if (error instanceof ResourceNotFoundException) return undefined;

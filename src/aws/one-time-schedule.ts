@@ -1,4 +1,5 @@
 import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
+import { cronExpression, type Recurrence } from '../reminders/recurrence.js';
 import { atExpression } from './schedule-names.js';
 
 /** Where a one-time schedule delivers its event, and what happens when it cannot. */
@@ -8,6 +9,29 @@ export interface ScheduleTarget {
   /** The role EventBridge Scheduler assumes to invoke the target. */
   readonly roleArn: string;
   readonly deadLetterArn?: string | undefined;
+}
+
+/**
+ * An EventBridge Scheduler schedule that fires at every occurrence of `recurrence` in its zone's
+ * clock from `startAt` on, with `event` as the target's input (context attributes in it replaced
+ * at each invocation), and stays until it is deleted: repeating reminders.
+ */
+export function recurringSchedule(params: {
+  name: string;
+  recurrence: Recurrence;
+  startAt: number;
+  event: unknown;
+  target: ScheduleTarget;
+  retry: { maximumAttempts: number; maximumEventAgeSeconds: number };
+}): CreateScheduleCommandInput {
+  const once = oneTimeSchedule({ ...params, at: params.startAt });
+  return {
+    ...once,
+    ScheduleExpression: cronExpression(params.recurrence),
+    ScheduleExpressionTimezone: params.recurrence.timeZone,
+    StartDate: new Date(Math.ceil(params.startAt / 1000) * 1000),
+    ActionAfterCompletion: 'NONE',
+  };
 }
 
 /**

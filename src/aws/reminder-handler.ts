@@ -29,7 +29,9 @@ export function createReminderHandler(dependencies: () => Promise<ReminderHandle
       });
       return { accepted: false };
     }
-    const { reminder } = event;
+    const reminder = event.reminder.recurrence
+      ? { ...event.reminder, dueAt: occurrenceOf(event, clock.now(), logger) }
+      : event.reminder;
     const accepted = await store.accept(reminderMessage(reminder, clock.now()));
     logger.info(accepted ? 'reminder due: in the inbox' : 'reminder already in the inbox', {
       reminderId: reminder.id,
@@ -37,6 +39,21 @@ export function createReminderHandler(dependencies: () => Promise<ReminderHandle
     });
     return { accepted };
   };
+}
+
+/**
+ * A repeating reminder's occurrence: the time its schedule fired for (the schedule's input keeps
+ * the first). Without it every occurrence would share the first's event id, and be claimed as
+ * its duplicate: the current minute stands in, logged.
+ */
+function occurrenceOf(event: ReminderEvent, now: number, logger: Logger): number {
+  const scheduled = Date.parse(event.scheduledTime ?? '');
+  if (!Number.isNaN(scheduled)) return scheduled;
+  logger.warn('repeating reminder without its scheduled time; the current minute stands in', {
+    reminderId: event.reminder.id,
+    sourceId: event.reminder.source.id,
+  });
+  return Math.floor(now / 60_000) * 60_000;
 }
 
 function isReminderEvent(event: unknown): event is ReminderEvent {

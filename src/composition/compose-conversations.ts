@@ -122,7 +122,7 @@ export async function composeConversations(parts: ConversationParts): Promise<Co
     skipTool,
     createWeatherTool({ baseUrl: config.weatherBaseUrl }),
     createCurrentTimeTool({ defaultTimeZone: config.timeZone }),
-    ...createReminderTools({ scheduler: parts.reminders }),
+    ...createReminderTools({ scheduler: parts.reminders, defaultTimeZone: config.timeZone }),
     // The meta-tool: with it, per-step tool selection never leaves a tool out of reach.
     createToolFinderTool({ registry: tools }),
   ];

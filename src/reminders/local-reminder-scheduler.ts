@@ -1,6 +1,7 @@
 import type { Clock, InboundMessage } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import { unkeptReminders, type ReminderList } from './reminder-list.js';
+import { nextOccurrence, type Recurrence } from './recurrence.js';
 import { reminderMessage, type Reminder } from './reminder.js';
 import type { ReminderScheduler } from './reminder-scheduler.js';
 
@@ -153,8 +154,9 @@ export class LocalReminderScheduler implements ReminderScheduler {
       this.arm(reminder, this.options.retryMs ?? 5_000);
       return;
     }
-    this.remove(reminder);
     this.options.logger.info('reminder due', context);
+    if (reminder.recurrence) return this.repeat(reminder, reminder.recurrence);
+    this.remove(reminder);
     try {
       await this.kept.remove(reminder.source.id, reminder.id);
     } catch (error) {
@@ -162,6 +164,28 @@ export class LocalReminderScheduler implements ReminderScheduler {
       this.options.logger.error('reminder delivered, but not removed from the reminders list', {
         ...context,
         consequence: 'a restart fires it again; the inbox claim (kept 7 days) takes it once',
+        error,
+      });
+    }
+  }
+
+  /**
+   * A repeating reminder, once in the inbox, waits for its next occurrence after now: one that
+   * fell due several times while kaiwa was down comes once, late, then keeps its rhythm.
+   */
+  private async repeat(reminder: Reminder, recurrence: Recurrence) {
+    const following = {
+      ...reminder,
+      dueAt: nextOccurrence(recurrence, Math.max(reminder.dueAt, this.options.clock.now())),
+    };
+    this.add(following);
+    try {
+      await this.kept.put(following);
+    } catch (error) {
+      // Its row keeps this occurrence: a restart fires it again (the inbox claim drops it), then moves on.
+      this.options.logger.error('repeating reminder delivered, but its next occurrence was not kept', {
+        reminderId: reminder.id,
+        sourceId: reminder.source.id,
         error,
       });
     }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { ObjectSchema } from '../domain/index.js';
+import { isValidTimeZone, type ObjectSchema } from '../domain/index.js';
 import { OneAtATime } from '../timing/index.js';
 import { defineTool } from '../tools/index.js';
+import { nextOccurrence, recurrenceOf, REPEATS } from './recurrence.js';
 import type { Reminder } from './reminder.js';
 import type { ReminderScheduler } from './reminder-scheduler.js';
 
@@ -17,6 +18,8 @@ export interface ReminderToolsOptions {
    * scheduling a second one). Tests force collisions with it.
    */
   readonly newId?: (idempotencyKey: string) => string;
+  /** The zone a repeating reminder keeps its time in when the call names none (`KAIWA_TIME_ZONE`). */
+  readonly defaultTimeZone?: string;
 }
 
 /** A name-based (version 5) UUID of the key, in kaiwa's own namespace. */
@@ -34,8 +37,10 @@ const reminderShape = {
   type: 'object',
   properties: {
     id: { type: 'string' },
-    due: { type: 'string', description: 'ISO 8601, UTC' },
+    due: { type: 'string', description: 'ISO 8601, UTC: the next time it comes' },
     text: { type: 'string' },
+    repeat: { type: 'string', enum: REPEATS, description: 'How it repeats; absent: it comes once' },
+    time_zone: { type: 'string', description: 'The zone whose clock a repeating reminder keeps' },
   },
   required: ['id', 'due', 'text'],
   additionalProperties: false,
@@ -51,6 +56,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
   const maxAheadMs = options.maxAheadMs ?? 365 * 24 * 3600_000;
   const maxPerSource = options.maxPerSource ?? 50;
   const newId = options.newId ?? reminderIdOf;
+  const defaultTimeZone = options.defaultTimeZone ?? 'UTC';
   // A chat's calls check its count and schedule one at a time: calls of one step run side by
   // side, and each would see room for itself.
   const perSource = new OneAtATime();
@@ -81,17 +87,45 @@ export function createReminderTools(options: ReminderToolsOptions) {
         '時間後',
       ],
     ],
-    intents: [/\bin (?:an? |\d+ ?)(?:min(?:ute)?s?|hours?|h)\b/],
+    intents: [
+      /\bin (?:an? |\d+ ?)(?:min(?:ute)?s?|hours?|h)\b/,
+      /\bevery (?:day|morning|evening|night|week|weekday)/,
+    ],
     examples: [
       { description: 'In 30 minutes', args: { text: 'Take the laundry out', delay_minutes: 30 } },
       { description: 'At a given time', args: { text: 'Call mom', when: '2026-11-23T09:00:00+09:00' } },
+      {
+        description: 'Every weekday at 7:30, Tokyo time, from the next one',
+        args: {
+          text: 'Take the medicine',
+          when: '2026-11-24T07:30:00+09:00',
+          repeat: 'weekdays',
+          time_zone: 'Asia/Tokyo',
+        },
+      },
     ],
     parameters: {
       type: 'object',
       properties: {
         text: { type: 'string', minLength: 1, maxLength: 500, description: 'What to remind of' },
-        when: { type: 'string', format: 'date-time', description: 'ISO 8601 date-time with its offset' },
+        when: {
+          type: 'string',
+          format: 'date-time',
+          description: 'ISO 8601 date-time with its offset (a repeating reminder: its first time)',
+        },
         delay_minutes: { type: 'integer', minimum: 1, maximum: 525600, description: 'Minutes from now' },
+        repeat: {
+          type: 'string',
+          enum: REPEATS,
+          description:
+            'Repeat at the same clock time: every day, Monday to Friday, or every week on that day',
+        },
+        time_zone: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description: `IANA zone whose clock a repeating reminder keeps, e.g. Asia/Tokyo (default ${defaultTimeZone})`,
+        },
       },
       required: ['text'],
       additionalProperties: false,
@@ -119,18 +153,32 @@ export function createReminderTools(options: ReminderToolsOptions) {
       if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true as const };
       if (dueAt - now > maxAheadMs)
         return { forLLM: { error: 'that is too far ahead' }, isError: true as const };
+      const timeZone = args.time_zone ?? defaultTimeZone;
+      if (args.time_zone !== undefined && args.repeat === undefined)
+        return {
+          forLLM: { error: 'time_zone is for a repeating reminder: give repeat too' },
+          isError: true as const,
+        };
+      if (!isValidTimeZone(timeZone))
+        return {
+          forLLM: { error: `unknown time zone ${timeZone}: give an IANA zone such as Asia/Tokyo` },
+          isError: true as const,
+        };
       if (waiting.length >= maxPerSource) {
         return {
           forLLM: { error: `this chat already has ${maxPerSource} reminders; cancel one first` },
           isError: true as const,
         };
       }
-      const reminder = {
+      // A repeating reminder comes at whole minutes of its zone's clock, from the first one asked for.
+      const recurrence = args.repeat && recurrenceOf(dueAt, args.repeat, timeZone);
+      const reminder: Reminder = {
         id,
         source: context.source,
-        dueAt,
+        dueAt: recurrence ? nextOccurrence(recurrence, Math.max(now, dueAt - 60_000)) : dueAt,
         text: args.text,
         createdAt: now,
+        ...(recurrence && { recurrence }),
         ...(context.sender && { requestedBy: context.sender.userId }),
       };
       context.signal.throwIfAborted();
@@ -157,13 +205,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
   }).implement(async (_args, context) => {
     const reminders = await scheduler.list(context.source.id);
     return {
-      forLLM: {
-        reminders: reminders.map((reminder) => ({
-          id: reminder.id,
-          due: new Date(reminder.dueAt).toISOString(),
-          text: reminder.text,
-        })),
-      },
+      forLLM: { reminders: reminders.map(described) },
     };
   });
 
@@ -222,9 +264,19 @@ function timeOf(when: string): number {
 }
 
 /** What `set_reminder` answers: an async tool returns now; the reminder comes back through the inbox. */
-function scheduledAnswer(reminder: Pick<Reminder, 'id' | 'dueAt' | 'text'>) {
+function scheduledAnswer(reminder: Reminder) {
+  return { forLLM: described(reminder), async: true };
+}
+
+/** A reminder as the model reads it: when it comes next, and how it repeats. */
+function described(reminder: Reminder) {
   return {
-    forLLM: { id: reminder.id, due: new Date(reminder.dueAt).toISOString(), text: reminder.text },
-    async: true,
+    id: reminder.id,
+    due: new Date(reminder.dueAt).toISOString(),
+    text: reminder.text,
+    ...(reminder.recurrence && {
+      repeat: reminder.recurrence.repeat,
+      time_zone: reminder.recurrence.timeZone,
+    }),
   };
 }

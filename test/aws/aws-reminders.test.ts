@@ -225,6 +225,55 @@ describe('reminders on EventBridge Scheduler (the real client against a local Sc
   });
 });
 
+describe('a repeating reminder on EventBridge Scheduler', () => {
+  beforeAll(async () => {
+    scheduler = await startFakeScheduler({ groups: [GROUP], pageSize: 2 });
+  });
+  afterAll(() => scheduler.close());
+
+  it('is one cron schedule in its zone that stays, each occurrence its own inbox item', async () => {
+    // Every weekday at 07:30 in Tokyo; its first is the coming Monday's (2031-01-06).
+    const first = Date.parse('2031-01-06T07:30:00+09:00');
+    const recurrence = {
+      repeat: 'weekdays',
+      timeZone: 'Asia/Tokyo',
+      hour: 7,
+      minute: 30,
+      weekday: 1,
+    } as const;
+    await reminders().schedule({ ...reminder('daily1'), dueAt: first, recurrence });
+
+    const [schedule] = scheduler.schedules(GROUP);
+    expect(schedule).toMatchObject({
+      Name: `${alice.id}.daily1`,
+      ScheduleExpression: 'cron(30 7 ? * MON-FRI *)',
+      ScheduleExpressionTimezone: 'Asia/Tokyo',
+      ActionAfterCompletion: 'NONE',
+    });
+    const store = new MemorySourceStore();
+    const handler = createReminderHandler(() =>
+      Promise.resolve({ store, clock: { now: () => Date.now() }, logger: silentLogger }),
+    );
+    const tuesday = Date.parse('2031-01-07T07:30:00+09:00');
+    await expect(handler(scheduler.fire(schedule!, first))).resolves.toEqual({ accepted: true });
+    await expect(handler(scheduler.fire(schedule!, tuesday))).resolves.toEqual({ accepted: true });
+    // A retried invocation of Tuesday's is claimed once.
+    await expect(handler(scheduler.fire(schedule!, tuesday))).resolves.toEqual({ accepted: false });
+
+    expect(
+      (await waiting(store, alice.id)).map((item) => item && 'dueAt' in item && [item.eventId, item.dueAt]),
+    ).toEqual([
+      [`reminder:${alice.id}:daily1:${first}`, first],
+      [`reminder:${alice.id}:daily1:${tuesday}`, tuesday],
+    ]);
+    expect(scheduler.schedules(GROUP)).toHaveLength(1);
+    // Listed at its next occurrence; cancelled, the series ends.
+    expect((await reminders().list(alice.id)).map((item) => item.dueAt)).toEqual([first]);
+    expect(await reminders().cancel(alice.id, 'daily1')).toBe(true);
+    expect(scheduler.schedules(GROUP)).toEqual([]);
+  });
+});
+
 describe('a stalled EventBridge Scheduler', () => {
   it('fails the call within its timeouts instead of holding the turn', async () => {
     // Takes every connection and never answers: a network that went quiet.

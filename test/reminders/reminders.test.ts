@@ -158,6 +158,71 @@ describe('the local reminder scheduler', () => {
   });
 });
 
+describe('a repeating reminder', () => {
+  // 2026-11-27 is a Friday; Tokyo is UTC+9, without daylight saving time.
+  const tokyoEight = (day: string) => Date.parse(`${day}T08:00:00+09:00`);
+  const weekdays = { repeat: 'weekdays', timeZone: 'Asia/Tokyo', hour: 8, minute: 0, weekday: 5 } as const;
+
+  it('comes at each occurrence, each its own inbox item, and then waits for the next one', async () => {
+    vi.useFakeTimers({ now: tokyoEight('2026-11-27') - 1_000 });
+    const delivered: InboundMessage[] = [];
+    const list = await listIn(await freshDirectory());
+    const scheduler = new LocalReminderScheduler({
+      deliver: (message) => Promise.resolve(delivered.push(message)),
+      clock: { now: () => Date.now() },
+      logger: silentLogger,
+      list,
+    });
+    await scheduler.schedule(reminder({ dueAt: tokyoEight('2026-11-27'), recurrence: weekdays }));
+
+    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.runOnlyPendingTimersAsync();
+    // Friday's, then Monday's: Saturday and Sunday are skipped.
+    await vi.advanceTimersByTimeAsync(tokyoEight('2026-11-30') - Date.now());
+    await vi.runOnlyPendingTimersAsync();
+
+    expect(delivered.map((message) => [message.eventId, message.dueAt, message.text])).toEqual([
+      [
+        `reminder:${source.id}:r1:${tokyoEight('2026-11-27')}`,
+        tokyoEight('2026-11-27'),
+        '[reminder due] stretch',
+      ],
+      [
+        `reminder:${source.id}:r1:${tokyoEight('2026-11-30')}`,
+        tokyoEight('2026-11-30'),
+        '[reminder due] stretch',
+      ],
+    ]);
+    // Kept, at its next occurrence: across a restart too.
+    expect((await scheduler.list(source.id)).map((item) => item.dueAt)).toEqual([tokyoEight('2026-12-01')]);
+    expect((await list.all()).map((item) => item.dueAt)).toEqual([tokyoEight('2026-12-01')]);
+    scheduler.stop();
+  });
+
+  it('comes once, late, after days down, then keeps its rhythm', async () => {
+    const list = await listIn(await freshDirectory());
+    await list.put(
+      reminder({ dueAt: tokyoEight('2026-11-23'), recurrence: { ...weekdays, repeat: 'daily' } }),
+    );
+    const now = tokyoEight('2026-11-27') + 3_600_000;
+    const delivered: InboundMessage[] = [];
+    const scheduler = new LocalReminderScheduler({
+      deliver: (message) => Promise.resolve(delivered.push(message)),
+      clock: { now: () => now },
+      logger: silentLogger,
+      list,
+    });
+    await scheduler.start();
+    await vi.waitFor(() => expect(delivered).toHaveLength(1));
+
+    expect(delivered[0]?.dueAt).toBe(tokyoEight('2026-11-23'));
+    await vi.waitFor(async () =>
+      expect((await list.all()).map((item) => item.dueAt)).toEqual([tokyoEight('2026-11-28')]),
+    );
+    scheduler.stop();
+  });
+});
+
 describe('reminder ids: UUIDs, kept and claimed per source', () => {
   const now = Date.parse('2026-11-22T10:00:00Z');
   const alice = source;
@@ -453,7 +518,12 @@ describe('the reminder tools', () => {
     });
     const registry = new ToolRegistry();
     let id = 0;
-    for (const tool of createReminderTools({ scheduler, maxPerSource: 2, newId: () => `id${++id}` }))
+    for (const tool of createReminderTools({
+      scheduler,
+      maxPerSource: 2,
+      newId: () => `id${++id}`,
+      defaultTimeZone: 'Asia/Tokyo',
+    }))
       registry.register(tool);
     const call = (name: string, args: Record<string, unknown>, inSource: Source = source) =>
       registry.execute(
@@ -493,6 +563,35 @@ describe('the reminder tools', () => {
   ])('set_reminder with %s', async (_case, args, expected) => {
     const { call } = tools();
     expect((await call('set_reminder', args)).response).toMatchObject(expected);
+  });
+
+  it.each([
+    [
+      'every weekday at 8, Tokyo time',
+      { text: 'medicine', when: '2026-11-23T08:00:00+09:00', repeat: 'weekdays', time_zone: 'Asia/Tokyo' },
+      { due: '2026-11-22T23:00:00.000Z', repeat: 'weekdays', time_zone: 'Asia/Tokyo' },
+    ],
+    [
+      "daily in the bot's zone when none is named, from the whole minute asked for",
+      { text: 'medicine', when: '2026-11-22T19:30:45+09:00', repeat: 'daily' },
+      { due: '2026-11-22T10:30:00.000Z', repeat: 'daily', time_zone: 'Asia/Tokyo' },
+    ],
+    [
+      'a zone without a repeat',
+      { text: 'medicine', delay_minutes: 5, time_zone: 'Asia/Tokyo' },
+      { error: 'time_zone is for a repeating reminder: give repeat too' },
+    ],
+    [
+      'an unknown zone',
+      { text: 'medicine', delay_minutes: 5, repeat: 'daily', time_zone: 'Mars/Olympus' },
+      { error: 'unknown time zone Mars/Olympus: give an IANA zone such as Asia/Tokyo' },
+    ],
+  ])('set_reminder repeating: %s', async (_case, args, expected) => {
+    const { call, scheduler } = tools();
+    expect((await call('set_reminder', args)).response).toMatchObject(expected);
+    const [kept] = await scheduler.list(source.id);
+    if ('error' in expected) expect(kept).toBeUndefined();
+    else expect(kept?.recurrence).toMatchObject({ repeat: expected.repeat, timeZone: expected.time_zone });
   });
 
   it('set_reminder reads a leap second as the second after 23:59:59, and schedules nothing for a time it cannot read', async () => {

@@ -99,6 +99,8 @@ describe('a tool typed from its schemas', () => {
       text: string;
       when?: string;
       delay_minutes?: number;
+      repeat?: 'daily' | 'weekdays' | 'weekly';
+      time_zone?: string;
     }>();
     expectTypeOf(cancelReminder.execute).returns.resolves.toEqualTypeOf<ToolResult<{ cancelled: boolean }>>();
   });

@@ -130,11 +130,17 @@ export async function startFakeScheduler(options: { groups: readonly string[]; p
     failCreates: (times: number) => {
       failCreates = times;
     },
-    /** The scheduler at the due time: the target's input; deleted when the schedule asks for it. */
-    fire(schedule: StoredSchedule): unknown {
+    /**
+     * The scheduler at the due time (`at`, for a recurring schedule's occurrence): the target's
+     * input, its context attributes replaced as the service does; deleted when the schedule asks.
+     */
+    fire(schedule: StoredSchedule, at = Date.now()): unknown {
       if (schedule.ActionAfterCompletion === 'DELETE')
         schedules.delete(`${schedule.GroupName}/${schedule.Name}`);
-      return JSON.parse(schedule.Target.Input ?? '{}');
+      const input = (schedule.Target.Input ?? '{}')
+        .replaceAll('<aws.scheduler.scheduled-time>', new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z'))
+        .replaceAll('<aws.scheduler.schedule-arn>', arnOf(schedule.GroupName, schedule.Name));
+      return JSON.parse(input);
     },
     close: () =>
       new Promise<void>((resolve) => {
