@@ -68,7 +68,7 @@ export function createReminderTools(options: ReminderToolsOptions) {
     category: 'reminders',
     optional: true,
     usageHint:
-      'When the user asks to be reminded of something. Give either an absolute time (with get_current_time for "tomorrow at 9") or a delay in minutes.',
+      'When the user asks to be reminded of something. Give either an absolute time (with get_current_time for "tomorrow at 9") or a delay in minutes; for "every day", "every weekday" or "every week", also repeat.',
     // Exactly one of `when` and `delay_minutes`, a date-time with its offset: often got wrong.
     complex: true,
     keywords: [
@@ -150,7 +150,9 @@ export function createReminderTools(options: ReminderToolsOptions) {
           forLLM: { error: 'when is no date-time: give ISO 8601 with its offset' },
           isError: true as const,
         };
-      if (dueAt <= now) return { forLLM: { error: 'that time has already passed' }, isError: true as const };
+      // A repeating reminder's time is its clock time: one already past today starts with the next.
+      if (dueAt <= now && args.repeat === undefined)
+        return { forLLM: { error: 'that time has already passed' }, isError: true as const };
       if (dueAt - now > maxAheadMs)
         return { forLLM: { error: 'that is too far ahead' }, isError: true as const };
       const timeZone = args.time_zone ?? defaultTimeZone;

@@ -577,6 +577,11 @@ describe('the reminder tools', () => {
       { due: '2026-11-22T10:30:00.000Z', repeat: 'daily', time_zone: 'Asia/Tokyo' },
     ],
     [
+      "every day at 8 given as this morning's, past already: from tomorrow's",
+      { text: 'medicine', when: '2026-11-22T08:00:00+09:00', repeat: 'daily' },
+      { due: '2026-11-22T23:00:00.000Z', repeat: 'daily', time_zone: 'Asia/Tokyo' },
+    ],
+    [
       'a zone without a repeat',
       { text: 'medicine', delay_minutes: 5, time_zone: 'Asia/Tokyo' },
       { error: 'time_zone is for a repeating reminder: give repeat too' },
