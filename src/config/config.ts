@@ -38,7 +38,10 @@ export interface KaiwaConfig {
   readonly weatherBaseUrl: string;
   /** `KAIWA_PERSONA_FILE`: a text file with the persona; unset → the built-in persona. */
   readonly personaFile: string | undefined;
-  /** `KAIWA_TIME_ZONE`: the IANA zone `get_current_time` uses, and a repeating reminder keeps its clock in, when none is asked for. */
+  /**
+   * `KAIWA_TIME_ZONE`: the IANA zone `get_current_time` uses, and a repeating reminder keeps its
+   * clock in, when none is asked for.
+   */
   readonly timeZone: string;
   readonly store: {
     readonly kind: StoreKind;
