@@ -4,5 +4,7 @@ import { GeminiModel, OfflineModel, type ModelPort } from '../model/index.js';
 
 /** Gemini when it is configured, the offline model otherwise. */
 export function createModel(config: KaiwaConfig, logger: Logger): ModelPort {
-  return config.gemini ? new GeminiModel({ ...config.gemini, logger }) : new OfflineModel();
+  return config.gemini
+    ? new GeminiModel({ ...config.gemini, logger })
+    : new OfflineModel({ timeZone: config.timeZone });
 }

@@ -10,3 +10,16 @@ export function isValidTimeZone(timeZone: string): boolean {
     return false;
   }
 }
+
+/** The parts Intl writes for `at` in `timeZone` with `fields` (`year`, `hour`, `timeZoneName`…), by type. */
+export function zonedParts(
+  at: number,
+  timeZone: string,
+  fields: Intl.DateTimeFormatOptions,
+): Partial<Record<Intl.DateTimeFormatPartTypes, string>> {
+  return Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { ...fields, timeZone })
+      .formatToParts(at)
+      .map((part) => [part.type, part.value]),
+  );
+}

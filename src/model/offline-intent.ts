@@ -14,13 +14,27 @@ export type OfflineIntent =
    */
   | { readonly kind: 'time'; readonly place?: string; readonly timeZone?: string }
   /** "remind me in 5 minutes to stretch", 「10分後に薬を飲むとリマインドして」 */
-  | { readonly kind: 'reminder'; readonly minutes: number; readonly text: string };
+  | { readonly kind: 'reminder'; readonly minutes: number; readonly text: string }
+  /** "remind me every weekday at 7:30 to take the medicine", 「毎日8時に薬を飲むとリマインドして」 */
+  | {
+      readonly kind: 'repeating reminder';
+      readonly repeat: 'daily' | 'weekdays' | 'weekly';
+      readonly hour: number;
+      readonly minute: number;
+      readonly text: string;
+    };
 
 const ENGLISH_REMINDER =
   /\bremind me (?:in )?(\d{1,6}) ?(minutes?|mins?|hours?|h)\b(?: to| about| that)? ?(.*)$/i;
 const ENGLISH_REMINDER_TEXT_FIRST =
   /\bremind me (?:to |about )?(.+?) in (\d{1,6}) ?(minutes?|mins?|hours?|h)\b/i;
 const JAPANESE_REMINDER = /(\d{1,6})\s*(分|時間)後に(.+?)(?:と|って)?(?:リマインド|教えて|知らせて)/;
+// "every day at 8", "every weekday at 7:30 am", "every week at 19:00": the rule, then the time.
+const ENGLISH_EVERY = /\bevery (day|weekday|week)\b,? at (\d{1,2})(?::(\d{2}))? ?(am|pm)?\b/i;
+const ENGLISH_REPEATING_REMINDER =
+  /\bremind me (?:to |about )?(.*?)\s*\bevery (?:day|weekday|week)\b[^,]*?(?:,? to | about |$)(.*)$/i;
+const JAPANESE_EVERY =
+  /(毎日|平日|毎週)(?:の)?\s*(\d{1,2})時(?:(半)|(\d{1,2})分)?に(.+?)(?:と|って)?(?:リマインド|教えて|知らせて)/;
 
 const WEATHER_WORDS = /\b(?:weather|forecast|temperature|rain|raining|rainy)\b|天気|天候|予報|気温/i;
 const TIME_WORDS =
@@ -101,6 +115,8 @@ function isPlaceName(candidate: string | undefined): candidate is string {
 }
 
 function reminderIn(text: string): OfflineIntent | undefined {
+  const repeating = repeatingReminderIn(text);
+  if (repeating) return repeating;
   const english = ENGLISH_REMINDER.exec(text);
   if (english) return reminder(english[1]!, english[2]!, english[3] || 'your reminder');
   const textFirst = ENGLISH_REMINDER_TEXT_FIRST.exec(text);
@@ -115,4 +131,53 @@ function reminder(amount: string, unit: string, text: string): OfflineIntent | u
   const cleaned = text.replace(/[.!?。！？]+$/, '').trim();
   if (minutes < 1 || minutes > 525600 || cleaned === '') return undefined;
   return { kind: 'reminder', minutes, text: cleaned.slice(0, 500) };
+}
+
+const REPEAT_OF = {
+  day: 'daily',
+  weekday: 'weekdays',
+  week: 'weekly',
+  毎日: 'daily',
+  平日: 'weekdays',
+  毎週: 'weekly',
+} as const;
+
+function repeatingReminderIn(text: string): OfflineIntent | undefined {
+  const japanese = JAPANESE_EVERY.exec(text);
+  if (japanese) {
+    const minute = japanese[3] ? 30 : Number(japanese[4] ?? 0);
+    return repeating(
+      REPEAT_OF[japanese[1] as '毎日' | '平日' | '毎週'],
+      Number(japanese[2]),
+      minute,
+      japanese[5]!,
+    );
+  }
+  const every = ENGLISH_EVERY.exec(text);
+  const words = /\bremind me\b/i.test(text) ? ENGLISH_REPEATING_REMINDER.exec(text) : null;
+  if (!every || !words) return undefined;
+  const clock = Number(every[2]);
+  const meridiem = every[4]?.toLowerCase();
+  const hour = meridiem === 'pm' && clock < 12 ? clock + 12 : meridiem === 'am' && clock === 12 ? 0 : clock;
+  // The words to remind of: before "every …" ("remind me to stretch every day at 8") or after it.
+  const what = [words[1], words[2]]
+    .map((part) => part?.replace(/^(?:to|about)\s+/i, '').trim())
+    .find(Boolean);
+  return repeating(
+    REPEAT_OF[every[1]!.toLowerCase() as 'day' | 'weekday' | 'week'],
+    hour,
+    Number(every[3] ?? 0),
+    what ?? '',
+  );
+}
+
+function repeating(
+  repeat: 'daily' | 'weekdays' | 'weekly',
+  hour: number,
+  minute: number,
+  text: string,
+): OfflineIntent | undefined {
+  const cleaned = text.replace(/[.!?。！？]+$/, '').trim();
+  if (hour > 23 || minute > 59 || cleaned === '') return undefined;
+  return { kind: 'repeating reminder', repeat, hour, minute, text: cleaned.slice(0, 500) };
 }

@@ -8,6 +8,7 @@ import {
   type JsonObject,
   type JsonValue,
   type UserEntry,
+  zonedParts,
 } from '../domain/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from './model-port.js';
 import { offlineIntentOf } from './offline-intent.js';
@@ -40,12 +41,15 @@ type Language = keyof typeof NOTICE;
 export class OfflineModel implements ModelPort {
   readonly name = 'offline';
 
+  /** `timeZone`: the bot's (`KAIWA_TIME_ZONE`), whose clock "every day at 8" means. */
+  constructor(private readonly options: { readonly timeZone?: string } = {}) {}
+
   generate(request: ModelRequest): Promise<ModelResponse> {
-    return Promise.resolve(respond(request));
+    return Promise.resolve(respond(request, this.options.timeZone ?? 'UTC'));
   }
 }
 
-function respond(request: ModelRequest): ModelResponse {
+function respond(request: ModelRequest, timeZone: string): ModelResponse {
   const currentTurn = entriesSinceLastUser(request.history);
   const userText = currentTurn
     .filter((entry): entry is UserEntry => entry.role === 'user')
@@ -96,6 +100,16 @@ function respond(request: ModelRequest): ModelResponse {
   const intent = offlineIntentOf(userText);
   if (intent?.kind === 'reminder' && reachable(SET_REMINDER)) {
     return callOrFind(SET_REMINDER, { text: intent.text, delay_minutes: intent.minutes });
+  }
+  if (intent?.kind === 'repeating reminder' && reachable(SET_REMINDER)) {
+    // Today's date at that clock time, in the bot's zone: one already past starts tomorrow.
+    const said = currentTurn.findLast((entry) => entry.role === 'user')?.timestamp ?? 0;
+    return callOrFind(SET_REMINDER, {
+      text: intent.text,
+      when: localDateTime(said, intent.hour, intent.minute, timeZone),
+      repeat: intent.repeat,
+      time_zone: timeZone,
+    });
   }
   if (intent?.kind === 'weather' && reachable(WEATHER)) {
     if (intent.location === undefined) {
@@ -155,9 +169,32 @@ function reminderSummary(response: JsonObject, language: Language): string {
       ? `リマインダーを設定できませんでした（${response.error}）。`
       : `I could not set the reminder (${response.error}).`;
   }
+  if (typeof response.repeat === 'string') {
+    const every = {
+      daily: ['every day', '毎日'],
+      weekdays: ['every weekday', '平日'],
+      weekly: ['every week', '毎週'],
+    }[response.repeat] ?? [response.repeat, response.repeat];
+    return language === 'ja'
+      ? `${every[1]}「${text(response.text)}」をお知らせします（${text(response.time_zone)}、次は ${text(response.due)}）。`
+      : `I will remind you to ${text(response.text)} ${every[0]} (${text(response.time_zone)}; next: ${text(response.due)}).`;
+  }
   return language === 'ja'
     ? `${text(response.due)} に「${text(response.text)}」をお知らせします。`
     : `I will remind you to ${text(response.text)} at ${text(response.due)}.`;
+}
+
+/** `2026-11-28T08:00:00+09:00`: the date `at` has in `timeZone`, at that clock time, with the zone's offset then. */
+function localDateTime(at: number, hour: number, minute: number, timeZone: string): string {
+  const parts = zonedParts(at, timeZone, {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    timeZoneName: 'longOffset',
+  });
+  const offset = (parts.timeZoneName ?? 'GMT').replace('GMT', '') || '+00:00';
+  const clock = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:00`;
+  return `${parts.year}-${parts.month}-${parts.day}T${clock}${offset}`;
 }
 
 function weatherSummary(report: JsonObject, language: Language): string {

@@ -1,3 +1,5 @@
+import { zonedParts } from '../domain/index.js';
+
 /** How a reminder repeats: every day, Monday to Friday, or every week on the same day. */
 export const REPEATS = ['daily', 'weekdays', 'weekly'] as const;
 export type Repeat = (typeof REPEATS)[number];
@@ -18,21 +20,16 @@ export interface Recurrence {
 
 /** The wall-clock time of `at` in `timeZone`; `weekday` 0 is Sunday. */
 export function localTimeOf(at: number, timeZone: string) {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      weekday: 'short',
-    })
-      .formatToParts(at)
-      .map((part) => [part.type, part.value]),
-  );
+  const parts = zonedParts(at, timeZone, {
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+    weekday: 'short',
+  });
   return {
     year: Number(parts.year),
     month: Number(parts.month),

@@ -318,6 +318,65 @@ describe('the offline model and reminders', () => {
     expect((await ask([userEntry(text)])).calls).toEqual([{ name: 'set_reminder', args }]);
   });
 
+  it.each([
+    [
+      'remind me every day at 8 to stretch',
+      { text: 'stretch', when: '2026-11-28T08:00:00+09:00', repeat: 'daily' },
+    ],
+    [
+      'Remind me to take the medicine every weekday at 7:30 pm',
+      { text: 'take the medicine', when: '2026-11-28T19:30:00+09:00', repeat: 'weekdays' },
+    ],
+    [
+      'remind me every week at 12 am about the bins',
+      { text: 'the bins', when: '2026-11-28T00:00:00+09:00', repeat: 'weekly' },
+    ],
+    [
+      '毎日8時半に薬を飲むとリマインドして',
+      { text: '薬を飲む', when: '2026-11-28T08:30:00+09:00', repeat: 'daily' },
+    ],
+    ['平日7時に起きるって教えて', { text: '起きる', when: '2026-11-28T07:00:00+09:00', repeat: 'weekdays' }],
+  ])("%s → a repeating set_reminder at that clock time in the bot's zone", async (text, args) => {
+    // Said at 2026-11-28 10:00 in Tokyo: a time already past today starts tomorrow (the tool's rule).
+    const said = { ...userEntry(text), timestamp: Date.parse('2026-11-28T01:00:00Z') };
+    const response = await new OfflineModel({ timeZone: 'Asia/Tokyo' }).generate({
+      systemInstruction: '',
+      history: [said],
+      tools,
+      signal: new AbortController().signal,
+    });
+    expect(response.calls).toEqual([{ name: 'set_reminder', args: { ...args, time_zone: 'Asia/Tokyo' } }]);
+  });
+
+  it('says how a repeating reminder repeats once it is set', async () => {
+    const set = {
+      role: 'tool' as const,
+      turnId: 't',
+      results: [
+        {
+          callId: 'c',
+          name: 'set_reminder',
+          response: {
+            id: 'r',
+            due: '2026-11-28T23:00:00.000Z',
+            text: 'stretch',
+            repeat: 'daily',
+            time_zone: 'Asia/Tokyo',
+          },
+        },
+      ],
+    };
+    const call = {
+      role: 'model' as const,
+      turnId: 't',
+      calls: [{ id: 'c', name: 'set_reminder', args: {} }],
+    };
+    const response = await ask([userEntry('remind me every day at 8 to stretch'), call, set]);
+    expect(response.calls[0]?.args.message).toContain(
+      'I will remind you to stretch every day (Asia/Tokyo; next: 2026-11-28T23:00:00.000Z).',
+    );
+  });
+
   it('writes the reminder when it comes back due', async () => {
     const response = await ask([userEntry('[reminder due] stretch')]);
     expect(response.calls[0]?.args.message).toContain('Reminder: stretch');
