@@ -155,7 +155,11 @@ export class LocalReminderScheduler implements ReminderScheduler {
       return;
     }
     this.options.logger.info('reminder due', context);
-    if (reminder.recurrence) return this.repeat(reminder, reminder.recurrence);
+    if (reminder.recurrence) {
+      // Cancelled (or replaced) while this occurrence was on its way: the series has ended.
+      if (this.current(reminder)) await this.repeat(reminder, reminder.recurrence);
+      return;
+    }
     this.remove(reminder);
     try {
       await this.kept.remove(reminder.source.id, reminder.id);

@@ -199,6 +199,31 @@ describe('a repeating reminder', () => {
     scheduler.stop();
   });
 
+  it('stays cancelled when it is cancelled while an occurrence is on its way to the inbox', async () => {
+    const list = await listIn(await freshDirectory());
+    let entered: () => void = () => undefined;
+    let delivering = false;
+    const scheduler = new LocalReminderScheduler({
+      deliver: () => {
+        delivering = true;
+        return new Promise<void>((resolve) => (entered = resolve));
+      },
+      clock: { now: () => tokyoEight('2026-11-27') },
+      logger: silentLogger,
+      list,
+    });
+    await scheduler.schedule(reminder({ dueAt: tokyoEight('2026-11-27'), recurrence: weekdays }));
+    await vi.waitFor(() => expect(delivering).toBe(true));
+
+    expect(await scheduler.cancel(source.id, 'r1')).toBe(true);
+    entered();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    expect(await scheduler.list(source.id)).toEqual([]);
+    expect(await list.all()).toEqual([]);
+    scheduler.stop();
+  });
+
   it('comes once, late, after days down, then keeps its rhythm', async () => {
     const list = await listIn(await freshDirectory());
     await list.put(
