@@ -97,7 +97,7 @@ export function isRecurrence(value: unknown): value is Recurrence {
 }
 
 function isClockNumber(value: unknown, max: number): boolean {
-  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= max;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= max;
 }
 
 /** The epoch ms of a wall-clock minute on a date in `timeZone` (see `nextOccurrence` for gaps). */
