@@ -18,7 +18,7 @@ export type OfflineIntent =
   /** "remind me every weekday at 7:30 to take the medicine", 「毎日8時に薬を飲むとリマインドして」 */
   | {
       readonly kind: 'repeating reminder';
-      readonly repeat: 'daily' | 'weekdays' | 'weekly';
+      readonly repeat: Repeat;
       readonly hour: number;
       readonly minute: number;
       readonly text: string;
@@ -133,25 +133,23 @@ function reminder(amount: string, unit: string, text: string): OfflineIntent | u
   return { kind: 'reminder', minutes, text: cleaned.slice(0, 500) };
 }
 
-const REPEAT_OF = {
+type Repeat = 'daily' | 'weekdays' | 'weekly';
+
+/** The repeat a word of the message names ("weekday", 「平日」), if any. */
+const REPEAT_OF: Partial<Record<string, Repeat>> = {
   day: 'daily',
   weekday: 'weekdays',
   week: 'weekly',
   毎日: 'daily',
   平日: 'weekdays',
   毎週: 'weekly',
-} as const;
+};
 
 function repeatingReminderIn(text: string): OfflineIntent | undefined {
   const japanese = JAPANESE_EVERY.exec(text);
   if (japanese) {
     const minute = japanese[3] ? 30 : Number(japanese[4] ?? 0);
-    return repeating(
-      REPEAT_OF[japanese[1] as '毎日' | '平日' | '毎週'],
-      Number(japanese[2]),
-      minute,
-      japanese[5]!,
-    );
+    return repeating(REPEAT_OF[japanese[1]!], Number(japanese[2]), minute, japanese[5]!);
   }
   const every = ENGLISH_EVERY.exec(text);
   const words = /\bremind me\b/i.test(text) ? ENGLISH_REPEATING_REMINDER.exec(text) : null;
@@ -163,21 +161,16 @@ function repeatingReminderIn(text: string): OfflineIntent | undefined {
   const what = [words[1], words[2]]
     .map((part) => part?.replace(/^(?:to|about)\s+/i, '').trim())
     .find(Boolean);
-  return repeating(
-    REPEAT_OF[every[1]!.toLowerCase() as 'day' | 'weekday' | 'week'],
-    hour,
-    Number(every[3] ?? 0),
-    what ?? '',
-  );
+  return repeating(REPEAT_OF[every[1]!.toLowerCase()], hour, Number(every[3] ?? 0), what ?? '');
 }
 
 function repeating(
-  repeat: 'daily' | 'weekdays' | 'weekly',
+  repeat: Repeat | undefined,
   hour: number,
   minute: number,
   text: string,
 ): OfflineIntent | undefined {
   const cleaned = text.replace(/[.!?。！？]+$/, '').trim();
-  if (hour > 23 || minute > 59 || cleaned === '') return undefined;
+  if (repeat === undefined || hour > 23 || minute > 59 || cleaned === '') return undefined;
   return { kind: 'repeating reminder', repeat, hour, minute, text: cleaned.slice(0, 500) };
 }
