@@ -24,7 +24,7 @@ export {
   reminderTextOf,
 } from './inbound-message.js';
 export { REPLY_TOOL_NAME, SKIP_TOOL_NAME } from './final-tools.js';
-export { isValidTimeZone, zonedParts } from './time-zone.js';
+export { isValidTimeZone, utcOffsetOf, zonedParts } from './time-zone.js';
 export { setMostRecent } from './recency.js';
 export type { ToolOutcome } from './tool-outcome.js';
 export type {

@@ -23,3 +23,10 @@ export function zonedParts(
       .map((part) => [part.type, part.value]),
   );
 }
+
+/**
+ * `+09:00` from Intl's `longOffset` zone name (`GMT+09:00`), which is plain `GMT` for UTC itself.
+ */
+export function utcOffsetOf(longOffset: string | undefined): string {
+  return (longOffset ?? 'GMT').replace(/^GMT/, '') || '+00:00';
+}

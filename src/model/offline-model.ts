@@ -8,6 +8,7 @@ import {
   type JsonObject,
   type JsonValue,
   type UserEntry,
+  utcOffsetOf,
   zonedParts,
 } from '../domain/index.js';
 import { noUsage, type ModelPort, type ModelRequest, type ModelResponse } from './model-port.js';
@@ -192,9 +193,8 @@ function localDateTime(at: number, hour: number, minute: number, timeZone: strin
     day: '2-digit',
     timeZoneName: 'longOffset',
   });
-  const offset = (parts.timeZoneName ?? 'GMT').replace('GMT', '') || '+00:00';
   const clock = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:00`;
-  return `${parts.year}-${parts.month}-${parts.day}T${clock}${offset}`;
+  return `${parts.year}-${parts.month}-${parts.day}T${clock}${utcOffsetOf(parts.timeZoneName)}`;
 }
 
 function weatherSummary(report: JsonObject, language: Language): string {

@@ -61,6 +61,17 @@ interface Piece {
   readonly noted: Promise<void>;
 }
 
+/** A call and the writing of its note in the ledger, which its strike waits for. */
+type NotedCall = Pick<Piece, 'call' | 'noted'>;
+
+/** The note of a call an earlier process left: written long ago. */
+const NOTED_BEFORE: Promise<void> = Promise.resolve();
+
+/** What every log line of a piece says of it. */
+function logFieldsOf(call: BackgroundCall) {
+  return { tool: call.toolName, sourceId: call.source.id };
+}
+
 /** The error a piece still running when its process stops reports (`interrupt`). */
 export const INTERRUPTED_OUTCOME = {
   error:
@@ -89,7 +100,7 @@ export class BackgroundWork {
   /** Follows `work` to its end and delivers its outcome; never throws. */
   start(call: BackgroundCall, work: PromiseLike<unknown>): void {
     const { logger } = this.options;
-    const log = { tool: call.toolName, sourceId: call.source.id };
+    const log = logFieldsOf(call);
     logger.debug('background work started', log);
     const piece: Piece = { call, fate: 'deliver', noted: this.note(call) };
     const finished: Promise<void> = this.outcomeOf(call, work)
@@ -131,7 +142,11 @@ export class BackgroundWork {
     const now = this.options.clock.now();
     const reported = await Promise.all(
       left.map((call) =>
-        this.report(call, now, 'background work left running by a process that died: reported interrupted'),
+        this.report(
+          { call, noted: NOTED_BEFORE },
+          now,
+          'background work left running by a process that died: reported interrupted',
+        ),
       ),
     );
     return reported.filter(Boolean).length;
@@ -160,20 +175,19 @@ export class BackgroundWork {
     const pieces = [...this.running.values()].filter((piece) => piece.fate === 'deliver');
     const now = this.options.clock.now();
     const reported = await Promise.all(
-      pieces.map(async (piece) => {
+      pieces.map((piece) => {
         piece.fate = 'reported';
-        await piece.noted;
-        return this.report(piece.call, now, 'background work interrupted: reported to its conversation');
+        return this.report(piece, now, 'background work interrupted: reported to its conversation');
       }),
     );
     return reported.filter(Boolean).length;
   }
 
-  /** Puts the call's interruption in its inbox, then strikes it from the ledger; false if not kept. */
-  private async report(call: BackgroundCall, now: number, message: string): Promise<boolean> {
-    const log = { tool: call.toolName, sourceId: call.source.id };
+  /** Puts the piece's interruption in its inbox, then strikes it from the ledger; false if not kept. */
+  private async report(piece: NotedCall, now: number, message: string): Promise<boolean> {
+    const log = logFieldsOf(piece.call);
     try {
-      await this.options.deliver(finishedMessage(call, INTERRUPTED_OUTCOME, now));
+      await this.options.deliver(finishedMessage(piece.call, INTERRUPTED_OUTCOME, now));
     } catch (error) {
       this.options.logger.error('background work interrupted, and its report was not kept', {
         ...log,
@@ -182,7 +196,7 @@ export class BackgroundWork {
       return false;
     }
     this.options.logger.warn(message, log);
-    await this.strike({ call, noted: Promise.resolve() });
+    await this.strike(piece);
     return true;
   }
 
@@ -192,26 +206,21 @@ export class BackgroundWork {
       await this.options.ledger?.note(call);
     } catch (error) {
       this.options.logger.error('background work not noted: a crash now would leave no report', {
-        tool: call.toolName,
-        sourceId: call.source.id,
+        ...logFieldsOf(call),
         error,
       });
     }
   }
 
   /** Strikes a piece from the ledger once its note is written; a failure is logged. */
-  private async strike(piece: Pick<Piece, 'call' | 'noted'>) {
+  private async strike(piece: NotedCall) {
     await piece.noted;
     try {
       await this.options.ledger?.strike(piece.call);
     } catch (error) {
       this.options.logger.error(
         'background work not struck from its ledger (a report at the next start would find its inbox item claimed)',
-        {
-          tool: piece.call.toolName,
-          sourceId: piece.call.source.id,
-          error,
-        },
+        { ...logFieldsOf(piece.call), error },
       );
     }
   }
@@ -234,7 +243,7 @@ export class BackgroundWork {
   /** What the work resolved to when it is plain JSON within bounds, else an error for the model. */
   private async outcomeOf(call: BackgroundCall, work: PromiseLike<unknown>): Promise<JsonObject> {
     const { timeoutMs, maxBytes, logger } = this.options;
-    const log = { tool: call.toolName, sourceId: call.source.id };
+    const log = logFieldsOf(call);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed out'>((resolve) => {
       timer = setTimeout(() => resolve('timed out'), timeoutMs);

@@ -1,4 +1,4 @@
-import { isValidTimeZone, type ObjectSchema } from '../../domain/index.js';
+import { isValidTimeZone, utcOffsetOf, type ObjectSchema } from '../../domain/index.js';
 import { defineTool } from '../define-tool.js';
 
 export const CURRENT_TIME_TOOL_NAME = 'get_current_time';
@@ -126,8 +126,7 @@ function describeInstant(epochMs: number, timeZone: string) {
   const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
   for (const part of format.formatToParts(new Date(epochMs))) parts[part.type] = part.value;
   const { year = '', month = '', day = '', hour = '', minute = '', second = '' } = parts;
-  // "GMT+09:00", or plain "GMT" for UTC itself.
-  const utcOffset = (parts.timeZoneName ?? 'GMT').replace(/^GMT/, '') || '+00:00';
+  const utcOffset = utcOffsetOf(parts.timeZoneName);
   const date = `${year}-${month}-${day}`;
   // ICU fixes the case ("europe/london") but also swaps in legacy names ("Asia/Calcutta"
   // for "Asia/Kolkata"): take its spelling only when it is the same name.
