@@ -4,7 +4,11 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from '../logging/index.js';
 import { holdProcessLock } from '../persistence/sqlite-process-lock.js';
 import { settled } from '../persistence/settled.js';
-import { readChecked } from '../persistence/stored-records.js';
+import {
+  keyedRecordsSchema,
+  SqliteKeyedRecords,
+  type KeyedRecordsTable,
+} from '../persistence/sqlite-keyed-records.js';
 import { inWriteTransaction, openSqliteFile, useSingleVersionSchema } from '../persistence/sqlite-file.js';
 import { readReminderFile } from './reminder-file.js';
 import type { ReminderList } from './reminder-list.js';
@@ -23,27 +27,14 @@ export interface SqliteReminderListOptions {
 const SCHEMA_VERSION = 1;
 
 // One row a reminder: setting, cancelling or delivering one writes that row, whatever waits.
-const schema = `
-CREATE TABLE reminders (
-  source_id TEXT NOT NULL,
-  id TEXT NOT NULL,
-  reminder TEXT NOT NULL,
-  PRIMARY KEY (source_id, id)
-) STRICT, WITHOUT ROWID;
-`;
-
-interface ReminderRow {
-  readonly source_id: string;
-  readonly id: string;
-  readonly reminder: string;
-}
+const REMINDERS: KeyedRecordsTable = { name: 'reminders', keyColumn: 'id', valueColumn: 'reminder' };
 
 /**
  * The local reminders in an SQLite file of their own (`DATA_DIR/reminders.db`, WAL), held by one
  * process like the store's. The calls are synchronous underneath; a failure is a rejection.
  */
 export class SqliteReminderList implements ReminderList {
-  private readonly statements;
+  private readonly reminders: SqliteKeyedRecords<Reminder>;
 
   private constructor(
     private readonly database: DatabaseSync,
@@ -51,11 +42,21 @@ export class SqliteReminderList implements ReminderList {
     private readonly release: () => void,
     private readonly logger: Logger | undefined,
   ) {
-    this.statements = {
-      all: database.prepare('SELECT source_id, id, reminder FROM reminders'),
-      put: database.prepare('INSERT OR REPLACE INTO reminders (source_id, id, reminder) VALUES (?, ?, ?)'),
-      remove: database.prepare('DELETE FROM reminders WHERE source_id = ? AND id = ?'),
-    };
+    this.reminders = new SqliteKeyedRecords<Reminder>(database, REMINDERS, {
+      fault: (reminder, sourceId, id) =>
+        isReminder(reminder) && reminder.source.id === sourceId && reminder.id === id
+          ? undefined
+          : 'not that reminder',
+      // Never dropped, and never a reason to stop every other reminder and chat
+      // (docs/persistence.md, "Unreadable records").
+      onUnreadable: ({ sourceId, key, error }) =>
+        this.logger?.error('reminder row cannot be read; left in the file, not scheduled', {
+          file: this.file,
+          sourceId,
+          reminderId: key,
+          error,
+        }),
+    });
   }
 
   /** Opens (creating) the file, importing `importFrom` if it is there. Throws naming the file. */
@@ -76,9 +77,7 @@ export class SqliteReminderList implements ReminderList {
 
   /** Every reminder that reads back; a row that does not is logged and left in the file. */
   all(): Promise<readonly Reminder[]> {
-    return settled(() =>
-      (this.statements.all.all() as unknown as ReminderRow[]).flatMap((row) => this.parsed(row)),
-    );
+    return settled(() => this.reminders.all());
   }
 
   put(reminder: Reminder): Promise<void> {
@@ -86,9 +85,7 @@ export class SqliteReminderList implements ReminderList {
   }
 
   remove(sourceId: string, reminderId: string): Promise<void> {
-    return settled(() => {
-      this.statements.remove.run(sourceId, reminderId);
-    });
+    return settled(() => this.reminders.remove(sourceId, reminderId));
   }
 
   /** Closes the file and lets go of its lock; again, nothing. */
@@ -121,29 +118,7 @@ export class SqliteReminderList implements ReminderList {
   }
 
   private write(reminder: Reminder) {
-    this.statements.put.run(reminder.source.id, reminder.id, JSON.stringify(reminder));
-  }
-
-  /**
-   * Kaiwa wrote the row: one that is not that reminder is damage to look at — never dropped, and
-   * never a reason to stop every other reminder and chat (docs/persistence.md, "Unreadable records").
-   */
-  private parsed(row: ReminderRow): Reminder[] {
-    const { value, error } = readChecked<Reminder>(
-      () => JSON.parse(row.reminder),
-      (reminder) =>
-        isReminder(reminder) && reminder.source.id === row.source_id && reminder.id === row.id
-          ? undefined
-          : 'not that reminder',
-    );
-    if (value) return [value];
-    this.logger?.error('reminder row cannot be read; left in the file, not scheduled', {
-      file: this.file,
-      sourceId: row.source_id,
-      reminderId: row.id,
-      error,
-    });
-    return [];
+    this.reminders.put(reminder.source.id, reminder.id, reminder);
   }
 }
 
@@ -151,6 +126,6 @@ function openDatabase(options: SqliteReminderListOptions): DatabaseSync {
   return openSqliteFile(
     options.file,
     { busyTimeoutMs: options.busyTimeoutMs ?? 1_000, what: 'the reminders database' },
-    (database) => useSingleVersionSchema(database, SCHEMA_VERSION, schema),
+    (database) => useSingleVersionSchema(database, SCHEMA_VERSION, keyedRecordsSchema(REMINDERS)),
   );
 }
