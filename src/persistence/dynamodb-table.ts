@@ -13,6 +13,8 @@ import type { CreateTableCommandInput, TimeToLiveSpecification } from '@aws-sdk/
  * | conversation (first wave)   | source id          | `CONVERSATION`                        | version, machineVersion, snapshot (JSON), busy, updatedAt, expiresAt?, work? |
  * | inbox item                  | source id          | `INBOX#<timestamp>#<arrival>#<event>` | eventId, message (JSON), acceptedAt, attempts?, work  |
  * | event claim                 | `CLAIM#<event id>` | `CLAIM`                               | claimedAt, expiresAt                                  |
+ * | reminder (npm start)        | source id          | `R#<reminder id>`                     | reminder (JSON), dueKey                               |
+ * | reminder due (npm start)    | `REMINDERS#DUE`    | `<due at, 15 digits>#<source>#<id>`   | reminder (JSON)                                       |
  */
 export const dynamoDbKeys = {
   partition: 'pk',
@@ -37,6 +39,10 @@ export const PROFILE_PREFIX = 'P#';
 export const CONSUMED_INBOX_SORT_KEY = 'INBOX';
 export const INBOX_PREFIX = 'INBOX#';
 export const CLAIM_SORT_KEY = 'CLAIM';
+/** A reminder of `npm start` on DynamoDB, in its source's partition (Lambda uses EventBridge Scheduler). */
+export const REMINDER_PREFIX = 'R#';
+/** The partition listing those reminders by due time, read by every process; never a source id. */
+export const DUE_REMINDERS_PARTITION = 'REMINDERS#DUE';
 /** The sparse global secondary index: `work` (shard) → `pk` (source id), keys only. */
 export const WORK_INDEX = 'work-index';
 /**

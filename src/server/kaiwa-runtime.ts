@@ -19,11 +19,10 @@ import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { SourceStore } from '../persistence/index.js';
 import type { Tool } from '../tools/index.js';
-import { LocalReminderScheduler, openSqliteReminderList } from '../reminders/index.js';
 import { localHostOnly } from './local-host-only.js';
+import { openLocalReminders } from './local-reminders.js';
 
-/** The SQLite file under `DATA_DIR` that keeps the waiting reminders of `npm start`. */
-export const REMINDERS_FILE_NAME = 'reminders.db';
+export { REMINDERS_FILE_NAME } from './local-reminders.js';
 /** The SQLite file under `DATA_DIR` that notes the tools' background work still running. */
 export const BACKGROUND_FILE_NAME = 'background.db';
 
@@ -70,16 +69,7 @@ export async function startKaiwa(
   // The live inspector: its transition journal listens to every conversation actor.
   const inspection = await createInspection({ config, clock, logger, emulator });
 
-  // Beside the SQLite store, reminders keep a file of their own (a previous release's JSON imported).
-  const reminderList =
-    config.store.kind === 'sqlite'
-      ? await openSqliteReminderList({
-          file: path.join(config.store.dataDir, REMINDERS_FILE_NAME),
-          importFrom: path.join(config.store.dataDir, 'reminders.json'),
-          logger,
-        })
-      : undefined;
-  // Beside them, the ledger of the tools' background work still running, for a start after a crash.
+  // Beside the SQLite store, the ledger of the tools' background work still running, for a start after a crash.
   const backgroundLedger =
     config.store.kind === 'sqlite'
       ? await (
@@ -87,11 +77,10 @@ export async function startKaiwa(
         ).SqliteBackgroundLedger.open({ file: path.join(config.store.dataDir, BACKGROUND_FILE_NAME), logger })
       : undefined;
   // A due reminder enters its source's inbox like a message (the host exists by then).
-  const reminders = new LocalReminderScheduler({
+  const reminders = await openLocalReminders(config, {
     deliver: (message) => host.accept([message]),
     clock,
     logger,
-    ...(reminderList && { list: reminderList }),
   });
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
@@ -127,7 +116,7 @@ export async function startKaiwa(
             dataApiBaseUrl: config.line.dataApiBaseUrl,
           }
         : { channelAccessToken: emulator!.channelAccessToken, apiBaseUrl: url, dataApiBaseUrl: url },
-    reminders,
+    reminders: reminders.scheduler,
     // A tool's finished background work, like a reminder due, enters its source's inbox.
     acceptFinishedWork: (message) => host.accept([message]),
     ...(backgroundLedger && { backgroundLedger }),
@@ -214,7 +203,7 @@ export async function startKaiwa(
       await inspection.close();
       server.closeAllConnections();
       await closed;
-      reminderList?.close();
+      reminders.close();
       backgroundLedger?.close();
       // Only the store this runtime opened: a store passed in belongs to the caller.
       if (!overrides.store) await store.close();
