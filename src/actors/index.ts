@@ -14,3 +14,5 @@ export { ownerIdentity, ownerProcessIsGone } from './source-owner.js';
 export type { OwnerIdentity } from './source-owner.js';
 export { backoffDelay, defaultBackoff } from './backoff.js';
 export type { BackoffOptions } from './backoff.js';
+export { StrandedWork } from './stranded-work.js';
+export type { StrandedWorkOptions } from './stranded-work.js';

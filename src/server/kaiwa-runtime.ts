@@ -2,7 +2,7 @@ import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { ActorHost } from '../actors/index.js';
+import { StrandedWork, type ActorHost } from '../actors/index.js';
 import { bot } from '../bot/index.js';
 import { checkOwnTools, composeConversations, createModel, createStore } from '../composition/index.js';
 import type { KaiwaConfig } from '../config/index.js';
@@ -178,6 +178,9 @@ export async function startKaiwa(
   // the recovery, which may run a call again: that call's new outcome is then claimed already.
   await conversations.background.reportLeftBehind();
   await host.recover();
+  // Several processes share a DynamoDB table: what one that died for good held is taken up here.
+  const strandedWorkSweep =
+    config.store.kind === 'dynamodb' ? sweepStrandedWork(host, store, config.leaseMs, logger) : undefined;
   await reminders.start();
   logger.info('kaiwa is listening', {
     url,
@@ -193,6 +196,7 @@ export async function startKaiwa(
     logger,
     close: async () => {
       const closed = closeServer(server);
+      clearInterval(strandedWorkSweep);
       reminders.stop();
       // Tools' background work gets half the deadline to finish into its inbox; what is left is
       // reported interrupted there, for the next start to tell its conversation.
@@ -228,6 +232,19 @@ function botUserIdOf(
   });
   identity.warm();
   return () => identity.userId();
+}
+
+/** Sweeps for stranded work every lease: a dead owner's lease has run out by the second sweep. */
+function sweepStrandedWork(host: ActorHost, store: SourceStore, leaseMs: number, logger: Logger) {
+  const stranded = new StrandedWork({
+    store,
+    holds: (sourceId) => host.holds(sourceId),
+    adopt: (sourceId) => host.notify(sourceId),
+    logger,
+  });
+  const sweep = setInterval(() => void stranded.sweep(), leaseMs);
+  sweep.unref();
+  return sweep;
 }
 
 /** How this process calls itself: a wildcard address is reached on loopback. */
