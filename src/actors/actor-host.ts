@@ -216,11 +216,6 @@ export class ActorHost {
     };
   }
 
-  /** Whether this host has the source in hand: in memory, or waiting for a working slot. */
-  holds(sourceId: string): boolean {
-    return this.sources.has(sourceId) || this.waiting.has(sourceId);
-  }
-
   liveSources(): string[] {
     return [...this.sources.keys()];
   }

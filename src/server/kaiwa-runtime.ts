@@ -238,7 +238,6 @@ function botUserIdOf(
 function sweepStrandedWork(host: ActorHost, store: SourceStore, leaseMs: number, logger: Logger) {
   const stranded = new StrandedWork({
     store,
-    holds: (sourceId) => host.holds(sourceId),
     adopt: (sourceId) => host.notify(sourceId),
     logger,
   });
