@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { ownerIdentity } from '../actors/source-owner.js';
 import { bot } from '../bot/index.js';
 // Leaf modules of composition/ and persistence/, not their barrels: the Lambda bundles never
 // load the local stores.
 import { composeConversations } from '../composition/compose-conversations.js';
 import { createModel } from '../composition/create-model.js';
+import { DynamoDbBackgroundLedger } from '../composition/dynamodb-background-ledger.js';
 import { ConfigError, loadConfig, type Env, type KaiwaConfig } from '../config/index.js';
 import { defaults } from '../defaults/index.js';
 import { systemClock, type Clock } from '../domain/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
+import { createDynamoDbClient } from '../persistence/dynamodb-client.js';
 import type { SourceStore } from '../persistence/source-store.js';
 import type { BackgroundWork, Tool } from '../tools/index.js';
 import { AwsReminderScheduler, schedulerClientWithTimeouts } from './aws-reminder-scheduler.js';
@@ -34,6 +37,11 @@ export interface WorkerRuntime {
   readonly workQueue: WorkQueueReturns;
   /** Tools' work still running after their calls answered: the invocation waits for it. */
   readonly background: BackgroundWork;
+  /**
+   * Reports the background work a sandbox that died mid-invocation left (its lease ran out) to
+   * its conversations; at most once a lease per container. Never throws.
+   */
+  reportLeftBehind(): Promise<number>;
   /**
    * Drains one source with a fresh actor host owned by this invocation, until it settles or
    * `deadlineAt`; no turn starts that could not end by then.
@@ -117,7 +125,22 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     roleArn: settings.scheduler.roleArn,
     deadLetterArn: settings.scheduler.deadLetterArn,
   });
+  // This container notes its pieces of background work in the table while an invocation runs
+  // them; any container reports those of one that died mid-invocation, once their lease ran out.
+  const backgroundLedger = new DynamoDbBackgroundLedger({
+    client: createDynamoDbClient({
+      region: config.store.dynamodb.region,
+      endpoint: config.store.dynamodb.endpoint,
+    }),
+    tableName: config.store.dynamodb.table,
+    owner: ownerIdentity(config.leaseMs, `worker:${randomUUID()}`),
+    // Another sandbox's processes are invisible from here: gone only when its lease ran out.
+    isOwnerGone: () => false,
+    clock,
+    logger,
+  });
   const conversations = await composeConversations({
+    backgroundLedger,
     config,
     store,
     model: overrides.model ?? createModel(config, logger),
@@ -136,11 +159,18 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
     compileTools: 'on-first-call',
   });
 
+  let nextReportAt = 0;
   return {
     config,
     settings,
     store,
     background: conversations.background,
+    reportLeftBehind: () => {
+      const now = clock.now();
+      if (now < nextReportAt) return Promise.resolve(0);
+      nextReportAt = now + config.leaseMs;
+      return conversations.background.reportLeftBehind();
+    },
     clock,
     logger,
     workQueue: workQueueReturns({

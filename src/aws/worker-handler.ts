@@ -26,6 +26,8 @@ export function createWorkerHandler(runtime: () => Promise<WorkerRuntime>) {
     const current = await runtime();
     const deadlineAt =
       current.clock.now() + context.getRemainingTimeInMillis() - current.settings.persistMarginMs;
+    // Work a sandbox that died mid-invocation left running is told to its conversations first.
+    await current.reportLeftBehind();
     const { groups, malformed } = workGroups(event);
     for (const record of malformed) {
       current.logger.error('work message without a message group; dropped (the inbox keeps the work)', {

@@ -15,6 +15,7 @@ import type { CreateTableCommandInput, TimeToLiveSpecification } from '@aws-sdk/
  * | event claim                 | `CLAIM#<event id>` | `CLAIM`                               | claimedAt, expiresAt                                  |
  * | reminder (npm start)        | source id          | `R#<reminder id>`                     | reminder (JSON), dueKey                               |
  * | reminder due (npm start)    | `REMINDERS#DUE`    | `<due at, 15 digits>#<source>#<id>`   | reminder (JSON)                                       |
+ * | background work running     | `BACKGROUND#RUNNING` | `<source>#<idempotency key>`        | call (JSON), owner, heartbeatAt, leaseMs              |
  */
 export const dynamoDbKeys = {
   partition: 'pk',
@@ -43,6 +44,8 @@ export const CLAIM_SORT_KEY = 'CLAIM';
 export const REMINDER_PREFIX = 'R#';
 /** The partition listing those reminders by due time, read by every process; never a source id. */
 export const DUE_REMINDERS_PARTITION = 'REMINDERS#DUE';
+/** The partition noting tools' background work while it runs, for a report if its process dies. */
+export const RUNNING_BACKGROUND_PARTITION = 'BACKGROUND#RUNNING';
 /** The sparse global secondary index: `work` (shard) → `pk` (source id), keys only. */
 export const WORK_INDEX = 'work-index';
 /**

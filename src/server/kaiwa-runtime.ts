@@ -1,7 +1,6 @@
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { StrandedWork, type ActorHost } from '../actors/index.js';
 import { bot } from '../bot/index.js';
 import { checkOwnTools, composeConversations, createModel, createStore } from '../composition/index.js';
@@ -18,13 +17,13 @@ import { createInspection } from '../inspect/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { ModelPort } from '../model/index.js';
 import type { SourceStore } from '../persistence/index.js';
-import type { Tool } from '../tools/index.js';
+import type { BackgroundWork, Tool } from '../tools/index.js';
+import { openBackgroundLedger } from './background-ledger.js';
 import { localHostOnly } from './local-host-only.js';
 import { openLocalReminders } from './local-reminders.js';
 
 export { REMINDERS_FILE_NAME } from './local-reminders.js';
-/** The SQLite file under `DATA_DIR` that notes the tools' background work still running. */
-export const BACKGROUND_FILE_NAME = 'background.db';
+export { BACKGROUND_FILE_NAME } from './background-ledger.js';
 
 /** Parts a caller (tests, the benchmark) may replace; everything else follows the config. */
 export interface RuntimeOverrides {
@@ -69,13 +68,8 @@ export async function startKaiwa(
   // The live inspector: its transition journal listens to every conversation actor.
   const inspection = await createInspection({ config, clock, logger, emulator });
 
-  // Beside the SQLite store, the ledger of the tools' background work still running, for a start after a crash.
-  const backgroundLedger =
-    config.store.kind === 'sqlite'
-      ? await (
-          await import('./sqlite-background-ledger.js')
-        ).SqliteBackgroundLedger.open({ file: path.join(config.store.dataDir, BACKGROUND_FILE_NAME), logger })
-      : undefined;
+  // The tools' background work still running, noted for a report if this process dies.
+  const backgroundLedger = await openBackgroundLedger(config, { clock, logger });
   // A due reminder enters its source's inbox like a message (the host exists by then).
   const reminders = await openLocalReminders(config, {
     deliver: (message) => host.accept([message]),
@@ -180,7 +174,9 @@ export async function startKaiwa(
   await host.recover();
   // Several processes share a DynamoDB table: what one that died for good held is taken up here.
   const strandedWorkSweep =
-    config.store.kind === 'dynamodb' ? sweepStrandedWork(host, store, config.leaseMs, logger) : undefined;
+    config.store.kind === 'dynamodb'
+      ? sweepStrandedWork(host, store, conversations.background, config.leaseMs, logger)
+      : undefined;
   await reminders.start();
   logger.info('kaiwa is listening', {
     url,
@@ -234,14 +230,19 @@ function botUserIdOf(
   return () => identity.userId();
 }
 
-/** Sweeps for stranded work every lease: a dead owner's lease has run out by the second sweep. */
-function sweepStrandedWork(host: ActorHost, store: SourceStore, leaseMs: number, logger: Logger) {
-  const stranded = new StrandedWork({
-    store,
-    adopt: (sourceId) => host.notify(sourceId),
-    logger,
-  });
-  const sweep = setInterval(() => void stranded.sweep(), leaseMs);
+/**
+ * Sweeps for stranded work every lease: a dead owner's lease has run out by the second sweep.
+ * Background work a dead process left is reported first, as at a start.
+ */
+function sweepStrandedWork(
+  host: ActorHost,
+  store: SourceStore,
+  background: BackgroundWork,
+  leaseMs: number,
+  logger: Logger,
+) {
+  const stranded = new StrandedWork({ store, adopt: (sourceId) => host.notify(sourceId), logger });
+  const sweep = setInterval(() => void background.reportLeftBehind().then(() => stranded.sweep()), leaseMs);
   sweep.unref();
   return sweep;
 }

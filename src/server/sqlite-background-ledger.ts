@@ -9,7 +9,7 @@ import {
   type KeyedRecordsTable,
 } from '../persistence/sqlite-keyed-records.js';
 import { openSqliteFile, useSingleVersionSchema } from '../persistence/sqlite-file.js';
-import type { BackgroundCall, BackgroundLedger } from '../tools/index.js';
+import { isBackgroundCall, type BackgroundCall, type BackgroundLedger } from '../tools/index.js';
 
 /** Bumped with every change of the table; a newer file is refused rather than misread. */
 const SCHEMA_VERSION = 1;
@@ -76,14 +76,4 @@ export class SqliteBackgroundLedger implements BackgroundLedger {
       // closed already
     }
   }
-}
-
-function isBackgroundCall(value: unknown): value is BackgroundCall {
-  const call = value as Partial<BackgroundCall> | null;
-  return (
-    typeof call?.toolName === 'string' &&
-    typeof call.idempotencyKey === 'string' &&
-    typeof call.source?.id === 'string' &&
-    typeof call.source.kind === 'string'
-  );
 }

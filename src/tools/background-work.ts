@@ -20,6 +20,23 @@ export interface BackgroundCall {
   readonly idempotencyKey: string;
 }
 
+/** A value read back from a ledger that has what a call needs. */
+export function isBackgroundCall(value: unknown): value is BackgroundCall {
+  if (typeof value !== 'object' || value === null) return false;
+  const call: Partial<Record<keyof BackgroundCall, unknown>> = value;
+  const source: unknown = call.source;
+  return (
+    typeof call.toolName === 'string' &&
+    typeof call.idempotencyKey === 'string' &&
+    typeof source === 'object' &&
+    source !== null &&
+    'id' in source &&
+    typeof source.id === 'string' &&
+    'kind' in source &&
+    typeof source.kind === 'string'
+  );
+}
+
 /**
  * Where a process notes the pieces it runs, so that its next start can report those a crash
  * left running (`npm start`: `DATA_DIR/background.db`). A piece is noted when it starts and struck

@@ -15,7 +15,7 @@ export type {
 export { defineTool } from './define-tool.js';
 export type { ToolBuilder } from './define-tool.js';
 export { ToolRegistry } from './tool-registry.js';
-export { BackgroundWork, finishedMessage, INTERRUPTED_OUTCOME } from './background-work.js';
+export { BackgroundWork, finishedMessage, INTERRUPTED_OUTCOME, isBackgroundCall } from './background-work.js';
 export type { BackgroundCall, BackgroundLedger, BackgroundWorkOptions } from './background-work.js';
 export type { CallContext, ToolRegistryOptions } from './tool-registry.js';
 export { ToolDefinitionError } from './tool-definition-error.js';

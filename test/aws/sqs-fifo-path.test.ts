@@ -351,6 +351,39 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
     ]);
   });
 
+  it(
+    'background work of a sandbox that died mid-invocation is reported interrupted by the next invocation after its lease',
+    { timeout: 60_000 },
+    async () => {
+      // The invocation that ran it never ended: no report, and the user waited for ever.
+      const path = await lambdaPath();
+      const userId = user(32);
+      const doomed = await startWorkerProcess({ ...path.env, TEST_REPORT_TOOL: '1' });
+      const [doomedPoller] = path.poll((event) => doomed.invoke(event, 30_000));
+      await path.post(
+        textEvent(userId, 'a report, please', { replyToken: line.emulator.issueReplyToken(userId) }),
+      );
+      await until(() => botTexts(userId).length === 1, 15_000);
+      await doomed.kill();
+      await doomedPoller!.stop();
+
+      // Another container, invoked for another chat once the dead one's lease (3 s) ran out.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      const worker = inProcessWorker(path.env, reportModel(), [
+        reportTool(() => new Promise(() => undefined)),
+      ]);
+      path.poll((event) => worker(event, lambdaContext(30_000)));
+      const other = user(33);
+      await path.post(textEvent(other, 'hello', { replyToken: line.emulator.issueReplyToken(other) }));
+
+      await until(() => botTexts(userId).length === 2, 20_000);
+      expect(botTexts(userId)).toEqual([
+        'Working on it.',
+        `Ready: render_report: ${JSON.stringify(INTERRUPTED_OUTCOME)}`,
+      ]);
+    },
+  );
+
   it("a failing group's messages fail from the first on; another group in the batch goes through; the redelivery recovers in order", async () => {
     const path = await lambdaPath({ env: { KAIWA_TURN_DEADLINE_MS: '2000' } });
     const [failing, healthy] = [user(2), user(3)];

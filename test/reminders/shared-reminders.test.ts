@@ -70,12 +70,7 @@ describe.skipIf(!dynamoDbLocalRequired())('reminders shared by the processes of 
     // Before: `npm start` on DynamoDB kept reminders in its process's memory — another process
     // listed none, and a restart lost them all.
     const table = await dynamodb.createTable();
-    const env = {
-      STORE: 'dynamodb',
-      DYNAMODB_TABLE: table,
-      DYNAMODB_ENDPOINT: dynamodb.endpoint,
-      AWS_REGION: 'us-east-1',
-    };
+    const env = dynamodb.storeEnv(table);
     const store = () => new DynamoDbSourceStore({ client: dynamodb.createClient(), tableName: table });
     const first = await startKaiwaWithFakeLine({
       model: new ScriptedModel([

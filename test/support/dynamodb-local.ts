@@ -15,6 +15,8 @@ export interface DynamoDbLocal {
   createClient(): DynamoDBClient;
   /** Creates kaiwa's table under a name no other test uses, and returns the name. */
   createTable(): Promise<string>;
+  /** The settings that put `npm start` on `table` here (`STORE=dynamodb` and where). */
+  storeEnv(table: string): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +81,12 @@ async function startOnce(options: { startTimeoutMs?: number }): Promise<DynamoDb
       await createConversationTable(client, tableName);
       return tableName;
     },
+    storeEnv: (table) => ({
+      STORE: 'dynamodb',
+      DYNAMODB_TABLE: table,
+      DYNAMODB_ENDPOINT: endpoint,
+      AWS_REGION: 'us-east-1',
+    }),
     async stop() {
       client.destroy();
       await stopProcess(child);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,15 +11,14 @@ import {
   type BackgroundCall,
   type BackgroundLedger,
 } from '../../src/tools/index.js';
-import { signBody } from '../../src/line/emulator/webhook-sender.js';
 import { MemorySourceStore, openSqliteSourceStore } from '../../src/persistence/index.js';
 import { BACKGROUND_FILE_NAME } from '../../src/server/kaiwa-runtime.js';
 import { SqliteBackgroundLedger } from '../../src/server/sqlite-background-ledger.js';
 import { storedHistory, userTexts } from '../support/host-harness.js';
-import { startFakeLine } from '../support/fake-line-server.js';
-import { CHANNEL_SECRET, startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
+import { startKaiwaWithFakeLine } from '../support/kaiwa-under-test.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { reportModel, reportTool } from '../support/report-tool.js';
+import { killMidBackgroundWork } from './support/kill-mid-background-work.js';
 import { textMessageEvent, unfollowEvent, userId, webhookBody } from '../support/webhook-fixtures.js';
 
 const source = { kind: 'user' as const, id: 'U' + '4'.repeat(32) };
@@ -70,8 +68,6 @@ function backgroundWork(
   });
   return { work, delivered, lines };
 }
-
-const crashChild = path.join(import.meta.dirname, 'support', 'background-crash-child.ts');
 
 const later = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
@@ -452,52 +448,7 @@ describe('background work end to end, through the runtime npm start runs', () =>
   it('reports at the next start, as interrupted, the work a SIGKILL left running', async () => {
     // A crash left no word: the model had been told only that the work started.
     const dataDir = await mkdtemp(path.join(tmpdir(), 'kaiwa-background-'));
-    const line = await startFakeLine();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--disable-warning=ExperimentalWarning', crashChild],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          PORT: '0',
-          STORE: 'sqlite',
-          DATA_DIR: dataDir,
-          LINE_CHANNEL_SECRET: CHANNEL_SECRET,
-          LINE_CHANNEL_ACCESS_TOKEN: line.emulator.channelAccessToken,
-          LINE_API_BASE_URL: line.url,
-          LINE_DATA_API_BASE_URL: line.url,
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let printed = '';
-    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    const killed = new Promise((resolve) => child.on('exit', resolve));
-    try {
-      await vi.waitFor(() => expect(printed).toMatch(/listening /), { timeout: 20_000 });
-      const body = JSON.stringify(
-        webhookBody([
-          {
-            ...textMessageEvent,
-            timestamp: Date.now(),
-            source: { type: 'user', userId },
-            replyToken: line.emulator.issueReplyToken(userId),
-          },
-        ]),
-      );
-      await fetch(`${/listening (\S+)/.exec(printed)![1]}/webhook`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-line-signature': signBody(body, CHANNEL_SECRET) },
-        body,
-      });
-      await vi.waitFor(() => expect(line.requestsTo('/v2/bot/message/reply')).toHaveLength(1), {
-        timeout: 10_000,
-      });
-    } finally {
-      child.kill('SIGKILL');
-      await killed;
-      await line.close();
-    }
+    await killMidBackgroundWork({ STORE: 'sqlite', DATA_DIR: dataDir });
 
     const store = await openSqliteSourceStore({ file: path.join(dataDir, 'kaiwa.db') });
     const running = await startKaiwaWithFakeLine({

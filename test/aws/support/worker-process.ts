@@ -1,6 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { createWorkerHandler, workerRuntimeProvider } from '../../../src/aws/index.js';
 import { OfflineModel, type ModelPort } from '../../../src/model/index.js';
+import { reportModel, reportTool } from '../../support/report-tool.js';
 import { lambdaContext } from './lambda-events.js';
 
 // One Lambda instance of the worker as its own OS process: the parent sends events over IPC,
@@ -8,7 +9,8 @@ import { lambdaContext } from './lambda-events.js';
 // comes from the environment, as on Lambda (AWS_ENDPOINT_URL_SCHEDULER points the real
 // Scheduler client at the fake one). The model is the offline one; with
 // `TEST_MODEL_DELAY_MS` the first call of each turn takes that long (a slow Gemini), and
-// every first call is reported to the parent with the time it started.
+// every first call is reported to the parent with the time it started. With `TEST_REPORT_TOOL`,
+// the model calls `render_report`, whose background work never ends.
 
 interface Invocation {
   readonly id: number;
@@ -30,7 +32,14 @@ const model: ModelPort = {
   },
 };
 
-const handler = createWorkerHandler(workerRuntimeProvider(process.env, { model }));
+const handler = createWorkerHandler(
+  workerRuntimeProvider(
+    process.env,
+    process.env.TEST_REPORT_TOOL
+      ? { model: reportModel(), tools: [reportTool(() => new Promise(() => undefined))] }
+      : { model },
+  ),
+);
 
 process.on('message', (invocation: Invocation) => {
   handler(invocation.event, lambdaContext(invocation.remainingMs)).then(
