@@ -40,6 +40,8 @@ export class DynamoDbBackgroundLedger implements BackgroundLedger {
   private readonly documents: DynamoDBDocumentClient;
   /** This process's pieces, by sort key: renewed until they are struck. */
   private readonly mine = new Map<string, BackgroundCall>();
+  /** Items that do not read back, logged once each: every sweep meets them again. */
+  private readonly unreadable = new Set<string>();
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(private readonly options: DynamoDbBackgroundLedgerOptions) {
@@ -108,13 +110,16 @@ export class DynamoDbBackgroundLedger implements BackgroundLedger {
           () => JSON.parse(String(item.call)),
           (value) => (isBackgroundCall(value) ? undefined : 'not a call'),
         );
+        const sk = String(item.sk);
         if (read.value) left.push(read.value);
-        else
+        else if (!this.unreadable.has(sk)) {
+          this.unreadable.add(sk);
           logger.error('background work item cannot be read; left in the table, not reported', {
             table: tableName,
-            sk: item.sk,
+            sk,
             error: read.error,
           });
+        }
       }
     }
     return left;

@@ -1,3 +1,4 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ownerIdentity } from '../../src/actors/index.js';
 import { DynamoDbBackgroundLedger } from '../../src/composition/index.js';
@@ -81,6 +82,33 @@ describe.skipIf(!dynamoDbLocalRequired())('background work noted in DynamoDB', (
         ),
       { timeout: 3_000 },
     );
+  });
+
+  it('an item that does not read back is left in the table and logged once, the others reported', async () => {
+    const table = await dynamodb.createTable();
+    await ledgerOn(table, { ownerId: 'dead' }).ledger.note(call);
+    await dynamodb.client.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: {
+          pk: { S: 'BACKGROUND#RUNNING' },
+          sk: { S: 'U0#broken' },
+          call: { S: '{ not json' },
+          ownerId: { S: 'dead' },
+          heartbeatAt: { N: '0' },
+          leaseMs: { N: '1000' },
+        },
+      }),
+    );
+    const { ledger, lines } = ledgerOn(table, { ownerId: 'b', isOwnerGone: () => true });
+    expect(await ledger.leftBehind()).toEqual([call]);
+    expect(await ledger.leftBehind()).toEqual([call]);
+    expect(lines.filter((line) => line.level === 'error')).toEqual([
+      expect.objectContaining({
+        message: 'background work item cannot be read; left in the table, not reported',
+        sk: 'U0#broken',
+      }),
+    ]);
   });
 
   it('npm start on DynamoDB reports, at its next start, the work a SIGKILL left running', async () => {
