@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { defaults } from '../src/defaults/index.js';
 import { openSqliteSourceStore, type SourceStore } from '../src/persistence/index.js';
 import { createTestHost, messageFor, userSourceNumber } from '../test/support/host-harness.js';
 import { EchoReplyModel } from './bench-model.js';
@@ -20,7 +21,13 @@ const warmupRounds = 10;
 const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-host-cpu-'));
 const store: SourceStore | undefined =
   storeName === 'sqlite'
-    ? await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') })
+    ? await openSqliteSourceStore({
+        file: path.join(directory, 'kaiwa.db'),
+        // As npm start runs it; 0: SQLite's own checkpoints, in the commits.
+        checkpointIntervalMs: Number(
+          process.env.BENCH_CHECKPOINT_MS ?? defaults.store.sqliteCheckpointIntervalMs,
+        ),
+      })
     : undefined;
 const { host, delivery } = createTestHost({
   model: new EchoReplyModel(),

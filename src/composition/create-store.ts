@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { KaiwaConfig } from '../config/index.js';
+import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
 import {
   createDynamoDbClient,
@@ -26,6 +27,9 @@ export async function createStore(config: KaiwaConfig, logger?: Logger): Promise
         maxInbox: config.store.maxInbox,
         file: path.join(config.store.dataDir, SQLITE_FILE_NAME),
         importFileStoreFrom: config.store.dataDir,
+        // No webhook waits for the WAL to be copied into the file and synced (docs/persistence.md).
+        checkpointIntervalMs: defaults.store.sqliteCheckpointIntervalMs,
+        ...(logger && { logger }),
         // What DynamoDB's TTL does on AWS: idle conversations expire, old history is compacted.
         retention: {
           window: {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { collectHistoryWindow, type Clock, type InboxItem } from '../domain/index.js';
+import type { Logger } from '../logging/index.js';
 import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
@@ -44,6 +45,7 @@ import {
 } from './sqlite-statements.js';
 import { importFileStore, type FileStoreImport } from './file-store-import.js';
 import { StoreInUseError } from './store-in-use-error.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { RetentionSweep, type RetentionRow, type SqliteRetentionOptions } from './sqlite-retention.js';
 import { inboxPosition, nextLastSeq } from './store-validation.js';
 import { parseInboxItem, readableHistory, readProfile, storedInboxItem } from './stored-records.js';
@@ -78,6 +80,14 @@ export interface SqliteSourceStoreOptions extends SourceStoreOptions {
   readonly synchronous?: 'NORMAL' | 'FULL';
   /** Expire idle conversations and compact old history now and then (`npm start` does); off when absent. */
   readonly retention?: SqliteRetentionOptions;
+  /**
+   * Checkpoint the WAL from a thread of its own this often (ms; `npm start`: 1,000), so that no
+   * write of this connection ever does; unset or 0: SQLite's automatic checkpoint, in the commit
+   * that crosses 1,000 WAL pages.
+   */
+  readonly checkpointIntervalMs?: number;
+  /** Where the checkpointer's failures are reported. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -103,6 +113,7 @@ export class SqliteSourceStore implements SourceStore {
   private readonly claimsPrunedPerStep: number;
   private closed = false;
   private readonly retention: RetentionSweep | undefined;
+  private checkpointer: SqliteCheckpointer | undefined;
 
   private constructor(
     private readonly database: DatabaseSync,
@@ -162,6 +173,11 @@ export class SqliteSourceStore implements SourceStore {
       }
       store.pruneClaims(store.clock.now());
       store.retention?.start();
+      if (options.checkpointIntervalMs)
+        store.checkpointer = new SqliteCheckpointer(database, options.file, {
+          intervalMs: options.checkpointIntervalMs,
+          logger: options.logger,
+        });
       return store;
     } catch (error) {
       database?.close();
@@ -415,14 +431,14 @@ export class SqliteSourceStore implements SourceStore {
     return this.retention.sweep();
   }
 
-  close(): Promise<void> {
-    if (!this.closed) {
-      this.retention?.stop();
-      this.closed = true;
-      this.database.close();
-      this.releaseLock();
-    }
-    return Promise.resolve();
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.retention?.stop();
+    // The checkpointer's connection first: the last to close copies what is left of the WAL.
+    await this.checkpointer?.stop();
+    this.database.close();
+    this.releaseLock();
   }
 
   /**
