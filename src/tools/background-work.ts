@@ -114,8 +114,12 @@ export class BackgroundWork {
     return this.running.size;
   }
 
-  /** Follows `work` to its end and delivers its outcome; never throws. */
-  start(call: BackgroundCall, work: PromiseLike<unknown>): void {
+  /**
+   * Follows `work` to its end and delivers its outcome; never throws. Resolves once the piece is
+   * noted in the ledger (or its note failed, logged): the call answers "started" only then, so a
+   * crash after the model heard it finds the piece there.
+   */
+  start(call: BackgroundCall, work: PromiseLike<unknown>): Promise<void> {
     const { logger } = this.options;
     const log = logFieldsOf(call);
     logger.debug('background work started', log);
@@ -139,6 +143,7 @@ export class BackgroundWork {
       )
       .finally(() => this.running.delete(finished));
     this.running.set(finished, piece);
+    return piece.noted;
   }
 
   /**

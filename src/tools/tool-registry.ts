@@ -177,7 +177,7 @@ export class ToolRegistry {
     });
     if (result.isError) return { callId: call.id, name: call.name, response: result.forLLM, isError: true };
     if (background) {
-      this.background?.start(
+      await this.background?.start(
         {
           toolName: call.name,
           source: context.source,

@@ -367,10 +367,11 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
       await doomed.kill();
       await doomedPoller!.stop();
 
-      // Another container, invoked for another chat once the dead one's lease (3 s) ran out.
+      // Another container, invoked for another chat once the dead one's lease (3 s) ran out. Its
+      // own work ends at once: an invocation waits for what it started, and would hold the next.
       await new Promise((resolve) => setTimeout(resolve, 3_500));
       const worker = inProcessWorker(path.env, reportModel(), [
-        reportTool(() => new Promise(() => undefined)),
+        reportTool(() => Promise.resolve({ url: 'other.pdf' })),
       ]);
       path.poll((event) => worker(event, lambdaContext(30_000)));
       const other = user(33);

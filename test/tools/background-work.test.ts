@@ -75,7 +75,7 @@ describe('background work', () => {
   it('hands what the work resolved to to the inbox as a toolFinished event of whoever made the call', async () => {
     const { work, delivered } = backgroundWork();
 
-    work.start(call, later(20, { url: 'https://example.com/report.pdf', pages: 3 }));
+    await work.start(call, later(20, { url: 'https://example.com/report.pdf', pages: 3 }));
     expect(work.pending).toBe(1);
     await work.settled();
 
@@ -132,7 +132,7 @@ describe('background work', () => {
     async (_case, run, error, logged) => {
       const { work, delivered, lines } = backgroundWork({ maxBytes: 100 });
 
-      work.start(call, run());
+      await work.start(call, run());
       await work.settled();
 
       expect(delivered.map((message) => message.text)).toEqual([
@@ -149,7 +149,7 @@ describe('background work', () => {
   it('tells the turn it timed out when the work never settles', async () => {
     const { work, delivered } = backgroundWork({ timeoutMs: 1_000 });
 
-    work.start(call, new Promise(() => undefined));
+    await work.start(call, new Promise(() => undefined));
     await work.settled();
 
     expect(delivered.map((message) => message.text)).toEqual([
@@ -160,7 +160,7 @@ describe('background work', () => {
   it('stops waiting after the time it was given, the work left running', async () => {
     const { work, delivered } = backgroundWork();
 
-    work.start(call, later(300, { done: true }));
+    await work.start(call, later(300, { done: true }));
     await work.settled(20);
     expect(work.pending).toBe(1);
     expect(delivered).toEqual([]);
@@ -173,8 +173,8 @@ describe('background work', () => {
     const { work, delivered } = backgroundWork();
     const group = { kind: 'group' as const, id: 'C' + '4'.repeat(32) };
 
-    work.start(call, later(20, { n: 1 }));
-    work.start({ ...call, source: group, idempotencyKey: 'turn-2:call-1' }, later(20, { n: 2 }));
+    await work.start(call, later(20, { n: 1 }));
+    await work.start({ ...call, source: group, idempotencyKey: 'turn-2:call-1' }, later(20, { n: 2 }));
     work.abandon(source.id);
     await work.settled();
 
@@ -188,8 +188,11 @@ describe('background work', () => {
     let finish: (value: { url: string }) => void = () => undefined;
     const group = { kind: 'group' as const, id: 'C' + '4'.repeat(32) };
 
-    work.start(call, new Promise((resolve) => (finish = resolve)));
-    work.start({ ...call, source: group, idempotencyKey: 'turn-2:call-1' }, new Promise(() => undefined));
+    await work.start(call, new Promise((resolve) => (finish = resolve)));
+    await work.start(
+      { ...call, source: group, idempotencyKey: 'turn-2:call-1' },
+      new Promise(() => undefined),
+    );
     work.abandon(group.id);
     expect(await work.interrupt()).toBe(1);
     // Reported once: a second stop (a second signal) reports nothing again.
@@ -210,7 +213,7 @@ describe('background work', () => {
       deliver: () => Promise.reject(new Error('the store is closed')),
     });
 
-    work.start(call, new Promise(() => undefined));
+    await work.start(call, new Promise(() => undefined));
 
     expect(await work.interrupt()).toBe(0);
     expect(
@@ -222,8 +225,8 @@ describe('background work', () => {
     const ledger = new MemoryLedger();
     const { work, delivered } = backgroundWork({ ledger });
 
-    work.start(call, later(20, { done: true }));
-    work.start({ ...call, idempotencyKey: 'turn-2:call-1' }, new Promise(() => undefined));
+    await work.start(call, later(20, { done: true }));
+    await work.start({ ...call, idempotencyKey: 'turn-2:call-1' }, new Promise(() => undefined));
     await Promise.resolve();
     expect(ledger.keys()).toEqual(['turn-1:call-1', 'turn-2:call-1']);
     await work.settled(100);
@@ -241,7 +244,7 @@ describe('background work', () => {
     const ledger = new MemoryLedger();
     // The process that died: it noted its piece, then nothing more.
     const died = backgroundWork({ ledger });
-    died.work.start(call, new Promise(() => undefined));
+    await died.work.start(call, new Promise(() => undefined));
     await Promise.resolve();
 
     const next = backgroundWork({ ledger });
@@ -259,7 +262,7 @@ describe('background work', () => {
     const ledger = new MemoryLedger();
     const { work, delivered } = backgroundWork({ ledger });
 
-    work.start(call, new Promise(() => undefined));
+    await work.start(call, new Promise(() => undefined));
     work.abandon(source.id);
     expect(await work.interrupt()).toBe(0);
 
@@ -274,7 +277,7 @@ describe('background work', () => {
       deliver: () => Promise.reject(new Error('the actor host is shut down')),
     });
 
-    work.start(call, Promise.resolve({ done: true }));
+    await work.start(call, Promise.resolve({ done: true }));
     await work.settled();
 
     expect(ledger.keys()).toEqual(['turn-1:call-1']);
@@ -285,7 +288,7 @@ describe('background work', () => {
     ledger.note = () => Promise.reject(new Error('disk full'));
     const { work, delivered, lines } = backgroundWork({ ledger });
 
-    work.start(call, later(10, { done: true }));
+    await work.start(call, later(10, { done: true }));
     await work.settled();
 
     expect(delivered.map((message) => message.text)).toEqual(['render_report: {"done":true}']);
@@ -299,7 +302,7 @@ describe('background work', () => {
       deliver: () => Promise.reject(new Error('the actor host is shut down')),
     });
 
-    work.start(call, Promise.resolve({ done: true }));
+    await work.start(call, Promise.resolve({ done: true }));
     await work.settled();
 
     expect(
@@ -319,6 +322,30 @@ describe('the tool registry and background work', () => {
     signal: new AbortController().signal,
     clock: { now: () => 0 },
   };
+
+  it('answers the call once its piece is noted, so a crash after the model heard "started" finds it', async () => {
+    // The note was written beside the turn: a process killed right after the reply could leave
+    // no note, and no report (seen on Lambda, where the ledger's first write opens a connection).
+    const events: string[] = [];
+    const ledger = new MemoryLedger();
+    const slowNote: BackgroundLedger = {
+      note: (noted) =>
+        later(50, undefined)
+          .then(() => ledger.note(noted))
+          .then(() => void events.push('noted')),
+      strike: (struck) => ledger.strike(struck),
+      leftBehind: () => ledger.leftBehind(),
+    };
+    const { work } = backgroundWork({ ledger: slowNote });
+    const registry = new ToolRegistry({ background: work });
+    registry.register(reportTool(() => new Promise(() => undefined)));
+
+    await registry.execute({ id: 'call-1', name: 'render_report', args: {} }, context);
+    events.push('answered');
+
+    expect(events).toEqual(['noted', 'answered']);
+    expect(ledger.keys()).toEqual(['turn-1:call-1']);
+  });
 
   it('answers the call at once, marked async, and follows the work to the inbox', async () => {
     const { work, delivered } = backgroundWork();
