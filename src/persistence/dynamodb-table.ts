@@ -13,7 +13,7 @@ import type { CreateTableCommandInput, TimeToLiveSpecification } from '@aws-sdk/
  * | conversation (first wave)   | source id          | `CONVERSATION`                        | version, machineVersion, snapshot (JSON), busy, updatedAt, expiresAt?, work? |
  * | inbox item                  | source id          | `INBOX#<timestamp>#<arrival>#<event>` | eventId, message (JSON), acceptedAt, attempts?, work  |
  * | event claim                 | `CLAIM#<event id>` | `CLAIM`                               | claimedAt, expiresAt                                  |
- * | reminder (npm start)        | source id          | `R#<reminder id>`                     | reminder (JSON), dueKey                               |
+ * | reminder (npm start)        | source id          | `R#<reminder id>`                     | reminder (JSON), dueKey, claimedBy?, claimedUntil?    |
  * | reminder due (npm start)    | `REMINDERS#DUE`    | `<due at, 15 digits>#<source>#<id>`   | reminder (JSON)                                       |
  * | background work running     | `BACKGROUND#RUNNING` | `<source>#<idempotency key>`        | call (JSON), owner, heartbeatAt, leaseMs              |
  */

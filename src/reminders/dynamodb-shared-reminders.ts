@@ -1,12 +1,12 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Logger } from '../logging/index.js';
 import { failedCondition } from '../persistence/dynamodb-cancellation.js';
 import { DUE_REMINDERS_PARTITION, REMINDER_PREFIX, padNumber } from '../persistence/dynamodb-table.js';
 import { transactWrite, type TableClient } from '../persistence/dynamodb-writes.js';
 import { readChecked } from '../persistence/stored-records.js';
 import { isReminder, type Reminder } from './reminder.js';
-import type { SharedReminders } from './shared-reminders.js';
+import type { ReminderClaim, SharedReminders } from './shared-reminders.js';
 
 /** Attempts of a change that found the reminder changed by another process since it read it. */
 const CHANGE_ATTEMPTS = 3;
@@ -66,8 +66,34 @@ export class DynamoDbSharedReminders implements SharedReminders {
     );
   }
 
-  async waits(reminder: Reminder): Promise<boolean> {
-    return (await this.storedDueKey(reminder.source.id, reminder.id)) === dueKeyOf(reminder);
+  async claim(reminder: Reminder, claim: ReminderClaim): Promise<boolean> {
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: sourceKey(reminder.source.id, reminder.id),
+          UpdateExpression: 'SET #claimedBy = :by, #claimedUntil = :until',
+          // This occurrence still, and nobody else's (a claim runs out: its process may have died).
+          ConditionExpression:
+            '#dueKey = :dueKey AND (attribute_not_exists(#claimedUntil) OR #claimedUntil <= :at OR #claimedBy = :by)',
+          ExpressionAttributeNames: {
+            '#dueKey': 'dueKey',
+            '#claimedBy': 'claimedBy',
+            '#claimedUntil': 'claimedUntil',
+          },
+          ExpressionAttributeValues: {
+            ':dueKey': dueKeyOf(reminder),
+            ':by': claim.by,
+            ':at': claim.at,
+            ':until': claim.until,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async delivered(reminder: Reminder, nextDueAt?: number): Promise<void> {

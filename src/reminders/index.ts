@@ -8,7 +8,7 @@ export { openSqliteReminderList } from './open-sqlite-reminder-list.js';
 export type { SqliteReminderList, SqliteReminderListOptions } from './sqlite-reminder-list.js';
 export { createReminderTools } from './reminder-tools.js';
 export type { ReminderToolsOptions } from './reminder-tools.js';
-export type { SharedReminders } from './shared-reminders.js';
+export type { ReminderClaim, SharedReminders } from './shared-reminders.js';
 export { PolledReminderScheduler, DEFAULT_REMINDER_POLL_MS } from './polled-reminder-scheduler.js';
 export type { PolledReminderSchedulerOptions } from './polled-reminder-scheduler.js';
 export { DynamoDbSharedReminders } from './dynamodb-shared-reminders.js';

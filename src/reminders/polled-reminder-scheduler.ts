@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock, InboundMessage } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import { nextOccurrence } from './recurrence.js';
@@ -22,6 +23,8 @@ export const DEFAULT_REMINDER_POLL_MS = 10_000;
 const DEFAULT_BATCH = 500;
 /** Deliveries in flight at once: a backlog after downtime must not crowd out the webhooks. */
 const DELIVERIES_AT_ONCE = 4;
+/** How long a process holds an occurrence it is delivering: a dead one's passes to another then. */
+const CLAIM_MS = 30_000;
 
 /** A reminder this process will fire: its timer until it is due, then none while it is delivered. */
 interface Armed {
@@ -32,9 +35,10 @@ interface Armed {
 /**
  * Reminders shared by several processes (`npm start` on DynamoDB): each process reads the
  * reminders falling due before its next read and fires them on time, whichever process set
- * them. Two processes firing one occurrence both offer it to the inbox, whose claim on its event
- * id takes it once; the shared list then moves it on once. A reminder cancelled elsewhere after
- * it was read is checked for again just before it fires.
+ * them. Just before it fires, a process claims the occurrence in the shared list — not if it was
+ * cancelled, replaced or moved on meanwhile, or another process holds it — so one process offers
+ * it to the inbox (whose claim on its event id would take it once anyway); the shared list then
+ * moves it on once. A process that dies holding a claim leaves it to run out (30 s).
  */
 export class PolledReminderScheduler implements ReminderScheduler {
   /** By source, reminder and occurrence: armed, queued or being delivered. */
@@ -44,6 +48,8 @@ export class PolledReminderScheduler implements ReminderScheduler {
   private readonly lifetime = new AbortController();
   private poller: NodeJS.Timeout | undefined;
   private readonly pollMs: number;
+  /** This scheduler, as the claims on the occurrences it delivers name it. */
+  private readonly claimant = randomUUID();
 
   constructor(private readonly options: PolledReminderSchedulerOptions) {
     this.pollMs = options.pollMs ?? DEFAULT_REMINDER_POLL_MS;
@@ -135,8 +141,9 @@ export class PolledReminderScheduler implements ReminderScheduler {
     const { reminders, clock, logger } = this.options;
     const context = { reminderId: reminder.id, sourceId: reminder.source.id, dueAt: reminder.dueAt };
     try {
-      if (!(await reminders.waits(reminder))) {
-        logger.debug('reminder cancelled, replaced or fired elsewhere before it was due', context);
+      const at = clock.now();
+      if (!(await reminders.claim(reminder, { by: this.claimant, at, until: at + CLAIM_MS }))) {
+        logger.debug('reminder cancelled, replaced, moved on or being delivered elsewhere', context);
         return;
       }
       await this.options.deliver(reminderMessage(reminder, clock.now()));

@@ -14,11 +14,21 @@ export interface SharedReminders {
   ofSource(sourceId: string): Promise<Reminder[]>;
   /** Waiting reminders due at or before `until`, soonest first, at most `limit`. */
   dueBy(until: number, limit: number): Promise<Reminder[]>;
-  /** Whether the reminder still waits for this occurrence: not cancelled, replaced or moved on. */
-  waits(reminder: Reminder): Promise<boolean>;
+  /**
+   * Takes this occurrence for delivery until `claim.until`, so that one process offers it to the
+   * inbox: false when it was cancelled, replaced or moved on, or another process holds it.
+   */
+  claim(reminder: Reminder, claim: ReminderClaim): Promise<boolean>;
   /**
    * Its occurrence is in the inbox: a one-time reminder goes, a repeating one moves on to
    * `nextDueAt`. Nothing changes when another process did so first, or it was cancelled meanwhile.
    */
   delivered(reminder: Reminder, nextDueAt?: number): Promise<void>;
+}
+
+/** Who takes a reminder's occurrence for delivery, when, and until when (epoch ms). */
+export interface ReminderClaim {
+  readonly by: string;
+  readonly at: number;
+  readonly until: number;
 }

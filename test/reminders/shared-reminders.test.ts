@@ -133,6 +133,23 @@ describe.skipIf(!dynamoDbLocalRequired())('reminders shared by the processes of 
     await vi.waitFor(async () => expect(await b.scheduler.list(source.id)).toEqual([]));
   });
 
+  it('a burst due at once is offered to the inbox once per reminder, not once per process', async () => {
+    // Both processes armed each one and both offered it: the inbox claim took it once, but every
+    // reminder cost two offers (300 due at once: 588 offers).
+    const table = await dynamodb.createTable();
+    const shared = new DynamoDbSharedReminders({ client: dynamodb.client, tableName: table });
+    const dueAt = Date.now() + 1_500;
+    for (let index = 0; index < 40; index++)
+      await shared.put(reminder({ id: `burst-${index}`, text: `burst ${index}`, dueAt }));
+    const a = processOn(table);
+    const b = processOn(table);
+    await Promise.all([a.scheduler.start(), b.scheduler.start()]);
+
+    await vi.waitFor(async () => expect(await inboxTexts(a.store)).toHaveLength(40), { timeout: 20_000 });
+    await vi.waitFor(async () => expect(await shared.dueBy(dueAt + 1, 100)).toEqual([]));
+    expect(a.delivered.length + b.delivered.length).toBe(40);
+  });
+
   it('a reminder cancelled through another process does not fire, even when the first had it armed', async () => {
     const table = await dynamodb.createTable();
     const a = processOn(table);
@@ -184,7 +201,16 @@ describe.skipIf(!dynamoDbLocalRequired())('reminders shared by the processes of 
       expect.objectContaining({ dueAt: 2_000_000, text: 'later' }),
     ]);
     expect(await shared.ofSource(source.id)).toHaveLength(1);
-    expect(await shared.waits(reminder({ id: 'r', dueAt: 1_000_000 }))).toBe(false);
+    const claim = { by: 'a', at: 0, until: 30_000 };
+    expect(await shared.claim(reminder({ id: 'r', dueAt: 1_000_000 }), claim)).toBe(false);
+    expect(await shared.claim(reminder({ id: 'r', dueAt: 2_000_000 }), claim)).toBe(true);
+    // Held by a: b may take it only once a's claim ran out.
+    expect(
+      await shared.claim(reminder({ id: 'r', dueAt: 2_000_000 }), { ...claim, by: 'b', at: 29_999 }),
+    ).toBe(false);
+    expect(
+      await shared.claim(reminder({ id: 'r', dueAt: 2_000_000 }), { by: 'b', at: 30_000, until: 60_000 }),
+    ).toBe(true);
     expect(await shared.remove(source.id, 'r')).toBe(true);
     expect(await shared.dueBy(3_000_000, 10)).toEqual([]);
   });
@@ -198,7 +224,7 @@ describe.skipIf(!dynamoDbLocalRequired())('reminders shared by the processes of 
       put: (r) => real.put(r),
       remove: (sourceId, id) => real.remove(sourceId, id),
       ofSource: (sourceId) => real.ofSource(sourceId),
-      waits: (r) => real.waits(r),
+      claim: (r, claim) => real.claim(r, claim),
       delivered: (r, next) => real.delivered(r, next),
       dueBy: (until, limit) =>
         failures-- > 0 ? Promise.reject(new Error('connect ECONNREFUSED')) : real.dueBy(until, limit),
