@@ -116,7 +116,10 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
   }
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const store = createLambdaStore(config.store.dynamodb);
+  const { region, endpoint, table } = config.store.dynamodb;
+  // One client for the store and the background-work ledger: the same table.
+  const dynamodb = createDynamoDbClient({ region, endpoint });
+  const store = createLambdaStore(config.store.dynamodb, dynamodb);
   const scheduler = overrides.scheduler ?? schedulerClientWithTimeouts();
   const reminders = new AwsReminderScheduler({
     client: scheduler,
@@ -128,11 +131,8 @@ async function composeWorker(env: Env, overrides: WorkerRuntimeOverrides): Promi
   // This container notes its pieces of background work in the table while an invocation runs
   // them; any container reports those of one that died mid-invocation, once their lease ran out.
   const backgroundLedger = new DynamoDbBackgroundLedger({
-    client: createDynamoDbClient({
-      region: config.store.dynamodb.region,
-      endpoint: config.store.dynamodb.endpoint,
-    }),
-    tableName: config.store.dynamodb.table,
+    client: dynamodb,
+    tableName: table,
     owner: ownerIdentity(config.leaseMs, `worker:${randomUUID()}`),
     // Another sandbox's processes are invisible from here: gone only when its lease ran out.
     isOwnerGone: () => false,

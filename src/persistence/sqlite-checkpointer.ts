@@ -86,7 +86,7 @@ export class SqliteCheckpointer {
             code,
             error: failure,
           });
-          this.writeAutocheckpoint(SQLITE_AUTOCHECKPOINT_PAGES);
+          this.restoreAutocheckpoint();
         }
         resolve();
       }),
@@ -101,9 +101,9 @@ export class SqliteCheckpointer {
     await this.exited;
   }
 
-  private writeAutocheckpoint(pages: number) {
+  private restoreAutocheckpoint() {
     try {
-      this.writer.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+      this.writer.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
     } catch {
       // the writer is closed already
     }

@@ -9,6 +9,6 @@ export type { SqliteReminderList, SqliteReminderListOptions } from './sqlite-rem
 export { createReminderTools } from './reminder-tools.js';
 export type { ReminderToolsOptions } from './reminder-tools.js';
 export type { ReminderClaim, SharedReminders } from './shared-reminders.js';
-export { PolledReminderScheduler, DEFAULT_REMINDER_POLL_MS } from './polled-reminder-scheduler.js';
+export { PolledReminderScheduler } from './polled-reminder-scheduler.js';
 export type { PolledReminderSchedulerOptions } from './polled-reminder-scheduler.js';
 export { DynamoDbSharedReminders } from './dynamodb-shared-reminders.js';

@@ -19,7 +19,7 @@ export interface PolledReminderSchedulerOptions {
 }
 
 /** Every reminder set through any process is fired within this much of its time by the others. */
-export const DEFAULT_REMINDER_POLL_MS = 10_000;
+const DEFAULT_REMINDER_POLL_MS = 10_000;
 const DEFAULT_BATCH = 500;
 /** Deliveries in flight at once: a backlog after downtime must not crowd out the webhooks. */
 const DELIVERIES_AT_ONCE = 4;

@@ -21,6 +21,7 @@ import type { BackgroundWork, Tool } from '../tools/index.js';
 import { openBackgroundLedger } from './background-ledger.js';
 import { localHostOnly } from './local-host-only.js';
 import { openLocalReminders } from './local-reminders.js';
+import { openSharedTable } from './shared-table.js';
 
 export { REMINDERS_FILE_NAME } from './local-reminders.js';
 export { BACKGROUND_FILE_NAME } from './background-ledger.js';
@@ -69,12 +70,15 @@ export async function startKaiwa(
   const inspection = await createInspection({ config, clock, logger, emulator });
 
   // The tools' background work still running, noted for a report if this process dies.
-  const backgroundLedger = await openBackgroundLedger(config, { clock, logger });
+  // On DynamoDB, the table every process shares holds both, through one client.
+  const sharedTable = openSharedTable(config);
+  const backgroundLedger = await openBackgroundLedger(config, { clock, logger, sharedTable });
   // A due reminder enters its source's inbox like a message (the host exists by then).
   const reminders = await openLocalReminders(config, {
     deliver: (message) => host.accept([message]),
     clock,
     logger,
+    sharedTable,
   });
 
   // Listen first: in emulator mode the LINE client must know this server's own address.
@@ -205,6 +209,7 @@ export async function startKaiwa(
       await closed;
       reminders.close();
       backgroundLedger?.close();
+      sharedTable?.client.destroy();
       // Only the store this runtime opened: a store passed in belongs to the caller.
       if (!overrides.store) await store.close();
     },

@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { KaiwaConfig } from '../config/index.js';
 import type { Clock, InboundMessage } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
-import { createDynamoDbClient } from '../persistence/index.js';
 import {
   DynamoDbSharedReminders,
   LocalReminderScheduler,
@@ -10,6 +9,7 @@ import {
   PolledReminderScheduler,
   type ReminderScheduler,
 } from '../reminders/index.js';
+import type { SharedTable } from './shared-table.js';
 
 /** The SQLite file under `DATA_DIR` that keeps the waiting reminders of `npm start`. */
 export const REMINDERS_FILE_NAME = 'reminders.db';
@@ -26,26 +26,30 @@ export interface LocalReminders {
 /**
  * Where `npm start` keeps reminders, by its store (docs/persistence.md): on SQLite a file of their
  * own beside the store's (a previous release's JSON imported), timers in this one process; on
- * DynamoDB the table every process of the deployment shares, each reading what falls due; in
- * memory, nowhere (they live as long as the process).
+ * DynamoDB the table every process of the deployment shares (`sharedTable`), each reading what
+ * falls due; in memory, nowhere (they live as long as the process).
  */
 export async function openLocalReminders(
   config: KaiwaConfig,
-  options: { deliver: (message: InboundMessage) => Promise<unknown>; clock: Clock; logger: Logger },
+  options: {
+    deliver: (message: InboundMessage) => Promise<unknown>;
+    clock: Clock;
+    logger: Logger;
+    sharedTable: SharedTable | undefined;
+  },
 ): Promise<LocalReminders> {
   const { store } = config;
-  if (store.kind === 'dynamodb') {
-    const { table, endpoint, region } = store.dynamodb;
-    const client = createDynamoDbClient({ region, endpoint });
+  const { sharedTable, ...context } = options;
+  if (sharedTable) {
     const scheduler = new PolledReminderScheduler({
-      ...options,
-      reminders: new DynamoDbSharedReminders({ client, tableName: table, logger: options.logger }),
+      ...context,
+      reminders: new DynamoDbSharedReminders({ ...sharedTable, logger: context.logger }),
     });
     return {
       scheduler,
       start: () => scheduler.start(),
       stop: () => scheduler.stop(),
-      close: () => client.destroy(),
+      close: () => undefined,
     };
   }
   const list =
@@ -56,7 +60,7 @@ export async function openLocalReminders(
           logger: options.logger,
         })
       : undefined;
-  const scheduler = new LocalReminderScheduler({ ...options, ...(list && { list }) });
+  const scheduler = new LocalReminderScheduler({ ...context, ...(list && { list }) });
   return {
     scheduler,
     start: () => scheduler.start(),

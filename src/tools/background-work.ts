@@ -38,9 +38,10 @@ export function isBackgroundCall(value: unknown): value is BackgroundCall {
 }
 
 /**
- * Where a process notes the pieces it runs, so that its next start can report those a crash
- * left running (`npm start`: `DATA_DIR/background.db`). A piece is noted when it starts and struck
- * once its outcome, or its interruption, is in the inbox.
+ * Where a process notes the pieces it runs, so that those a crash left running are reported
+ * (`npm start` on SQLite: `DATA_DIR/background.db`, at its next start; on DynamoDB, `npm start` and
+ * the Lambda worker: the shared table, by any process once the owner is gone). A piece is noted
+ * before its call answers and struck once its outcome, or its interruption, is in the inbox.
  */
 export interface BackgroundLedger {
   note(call: BackgroundCall): Promise<void>;
@@ -52,7 +53,7 @@ export interface BackgroundLedger {
 export interface BackgroundWorkOptions {
   /** Where a finished piece of work goes: the source's inbox (the host's locally, the store's on Lambda). */
   readonly deliver: (message: InboundMessage) => Promise<unknown>;
-  /** Where running pieces are noted across a crash; none on Lambda, whose invocation reports them. */
+  /** Where running pieces are noted across a crash; none: a crash leaves no report. */
   readonly ledger?: BackgroundLedger;
   /** How long a piece of work may run before it is reported as timed out. */
   readonly timeoutMs: number;
@@ -100,8 +101,8 @@ export const INTERRUPTED_OUTCOME = {
  * resolved to, or an error the model can read — enters its source's inbox as a `toolFinished`
  * event and starts a turn there, answered by push (docs/design-notes.md, "Background work").
  * A host waits for what still runs before it stops (`settled`), then reports what is left as
- * interrupted (`interrupt`); work still running in a process that dies is lost, and its model
- * was told only that it started.
+ * interrupted (`interrupt`); what a process that dies left running its ledger tells
+ * (`reportLeftBehind`, by the next start or another process).
  */
 export class BackgroundWork {
   /** Each piece still running, by the promise of its end. */
@@ -147,9 +148,10 @@ export class BackgroundWork {
   }
 
   /**
-   * Reports the pieces an earlier process left running when it died (the ledger's), as
-   * interrupted, and strikes them: their models were told only that they started. A start calls
-   * it once its host takes messages. Resolves with how many were reported; never throws.
+   * Reports the pieces a process left running when it died (the ledger's), as interrupted, and
+   * strikes them: their models were told only that they started. A start calls it once its host
+   * takes messages (on DynamoDB, every sweep and worker invocation too). Resolves with how many
+   * were reported; never throws.
    */
   async reportLeftBehind(): Promise<number> {
     const { ledger, logger } = this.options;
