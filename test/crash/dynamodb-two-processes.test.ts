@@ -11,7 +11,8 @@ import { fakeServicesEnv, KaiwaProcess, loggedAt } from '../support/kaiwa-proces
 
 // Two `npm start` processes on one DynamoDB table (DynamoDB Local, the real jar) behind one
 // webhook URL; one of them is SIGKILLed every 1–4 s and restarted at once, the other lives
-// throughout. Sources move between them through ownership: a lease, a fence, and the dead
+// throughout. Then the same with SIGTERM, as a rolling deploy stops a process: it finishes its
+// turns and hands its sources over, so nothing may be shown twice, not even in the window. Sources move between them through ownership: a lease, a fence, and the dead
 // owner's PID (docs/runtime.md, sections 2 and 4). Between them and DynamoDB Local, a proxy
 // answers one request in twenty as DynamoDB does under load: throttled, or a transaction
 // cancelled because another held an item (`CRASH_FAULT_SHARE` sets the share).
@@ -38,124 +39,143 @@ const MARKER_WINDOW_MS = 3_000;
 const required = dynamoDbLocalRequired();
 if (!required) console.warn('skipping the DynamoDB crash test: DynamoDB Local needs Java 17+ on PATH');
 
-describe.skipIf(!required)('two npm start processes on DynamoDB, one SIGKILLed every 1–4 s', () => {
-  let dynamodb: DynamoDbLocal;
-  let line: Awaited<ReturnType<typeof startFakeLine>>;
-  let gemini: FakeGeminiServer;
-  const processes: KaiwaProcess[] = [];
-  let faults: FaultProxy;
+const stops = [
+  { stop: 'kill', signal: 'SIGKILLed' },
+  { stop: 'terminate', signal: 'SIGTERMed' },
+] as const;
 
-  beforeAll(async () => {
-    const random = seededRandom(SEED + 1);
-    dynamodb = await startDynamoDbLocal();
-    const faultRandom = seededRandom(SEED + 2);
-    let requests = 0;
-    let transactions = 0;
-    faults = await startFaultProxy({
-      upstream: dynamodb.endpoint,
-      fault: (operation) => {
-        if (FAULT_SHARE <= 0) return undefined;
-        // Both kinds come at least once whatever the draws (the verdict checks that they did):
-        // a run had drawn no cancelled transaction at all, its turns interleaving another way.
-        requests += 1;
-        if (operation === 'TransactWriteItems' && ++transactions === 20) return 'transaction-conflict';
-        if (requests === 100) return 'throttling';
-        if (faultRandom() >= FAULT_SHARE) return undefined;
-        if (operation !== 'TransactWriteItems') return 'throttling';
-        return faultRandom() < 0.5 ? 'transaction-conflict' : 'throttling';
-      },
+describe.skipIf(!required).each(stops)(
+  'two npm start processes on DynamoDB, one $signal every 1–4 s',
+  ({ stop }) => {
+    let dynamodb: DynamoDbLocal;
+    let line: Awaited<ReturnType<typeof startFakeLine>>;
+    let gemini: FakeGeminiServer;
+    const processes: KaiwaProcess[] = [];
+    let faults: FaultProxy;
+
+    beforeAll(async () => {
+      const random = seededRandom(SEED + 1);
+      dynamodb = await startDynamoDbLocal();
+      const faultRandom = seededRandom(SEED + 2);
+      let requests = 0;
+      let transactions = 0;
+      faults = await startFaultProxy({
+        upstream: dynamodb.endpoint,
+        fault: (operation) => {
+          if (FAULT_SHARE <= 0) return undefined;
+          // Both kinds come at least once whatever the draws (the verdict checks that they did):
+          // a run had drawn no cancelled transaction at all, its turns interleaving another way.
+          requests += 1;
+          if (operation === 'TransactWriteItems' && ++transactions === 20) return 'transaction-conflict';
+          if (requests === 100) return 'throttling';
+          if (faultRandom() >= FAULT_SHARE) return undefined;
+          if (operation !== 'TransactWriteItems') return 'throttling';
+          return faultRandom() < 0.5 ? 'transaction-conflict' : 'throttling';
+        },
+      });
+      line = await startFakeLine({
+        replyTokenLifetimeMs: LINE_TOKEN_LIFETIME_MS,
+        // LINE answers a reply or a push in tens to hundreds of ms: a kill meanwhile loses the answer.
+        messageLatencyMs: () => 30 + random() * 270,
+      });
+      gemini = await startEchoGemini(() => 50 + random() * 450);
     });
-    line = await startFakeLine({
-      replyTokenLifetimeMs: LINE_TOKEN_LIFETIME_MS,
-      // LINE answers a reply or a push in tens to hundreds of ms: a kill meanwhile loses the answer.
-      messageLatencyMs: () => 30 + random() * 270,
+
+    afterAll(async () => {
+      await Promise.all(processes.map((process) => process.dispose()));
+      await gemini?.close();
+      await line?.close();
+      await faults?.close();
+      await dynamodb?.stop();
     });
-    gemini = await startEchoGemini(() => 50 + random() * 450);
-  });
 
-  afterAll(async () => {
-    await Promise.all(processes.map((process) => process.dispose()));
-    await gemini?.close();
-    await line?.close();
-    await faults?.close();
-    await dynamodb?.stop();
-  });
+    it(
+      stop === 'kill'
+        ? 'answers every message with the model, in order, twice only in the documented window'
+        : 'answers every message with the model, in order, once',
+      // About 60–90 s; a loaded machine restarts slowly, and the kills go on until there were four.
+      { timeout: 300_000 },
+      async () => {
+        const started = Date.now();
+        const table = await dynamodb.createTable();
+        const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
+        const environment = (name: string) =>
+          fakeServicesEnv(services, name, {
+            STORE: 'dynamodb',
+            DYNAMODB_ENDPOINT: faults.endpoint,
+            DYNAMODB_TABLE: table,
+            AWS_REGION: 'us-east-1',
+            // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
+            // A side effect starts only while the lease covers its timeout: fake LINE answers at once.
+            ...(process.env.CRASH_LEASE_MS && {
+              KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS,
+              KAIWA_LINE_TIMEOUT_MS: '1000',
+              KAIWA_TOOL_TIMEOUT_MS: '1000',
+            }),
+          });
+        const survivor = await KaiwaProcess.create('A', environment('A'));
+        const victim = await KaiwaProcess.create('B', environment('B'));
+        processes.push(survivor, victim);
+        await Promise.all([survivor.start(), victim.start()]);
 
-  it(
-    'answers every message with the model, in order, twice only in the documented window',
-    // About 60–90 s; a loaded machine restarts slowly, and the kills go on until there were four.
-    { timeout: 300_000 },
-    async () => {
-      const started = Date.now();
-      const table = await dynamodb.createTable();
-      const services = { line, gemini, channelSecret: CHANNEL_SECRET, replyTokenTtlMs: REPLY_TOKEN_TTL_MS };
-      const environment = (name: string) =>
-        fakeServicesEnv(services, name, {
-          STORE: 'dynamodb',
-          DYNAMODB_ENDPOINT: faults.endpoint,
-          DYNAMODB_TABLE: table,
-          AWS_REGION: 'us-east-1',
-          // CRASH_LEASE_MS=3000 probes a lease that lapses while its live owner is starved of CPU.
-          // A side effect starts only while the lease covers its timeout: fake LINE answers at once.
-          ...(process.env.CRASH_LEASE_MS && {
-            KAIWA_LEASE_MS: process.env.CRASH_LEASE_MS,
-            KAIWA_LINE_TIMEOUT_MS: '1000',
-            KAIWA_TOOL_TIMEOUT_MS: '1000',
-          }),
+        const run = await runCrashScenario({
+          random: seededRandom(SEED),
+          line,
+          channelSecret: CHANNEL_SECRET,
+          processes,
+          victim,
+          sources: 12,
+          messagesPerSource: 8,
+          killEveryMs: [1_000, 4_000],
+          stormMs: 30_000,
+          minKills: 4,
+          stop,
+          quietMs: 30_000,
         });
-      const survivor = await KaiwaProcess.create('A', environment('A'));
-      const victim = await KaiwaProcess.create('B', environment('B'));
-      processes.push(survivor, victim);
-      await Promise.all([survivor.start(), victim.start()]);
+        const verdict = judgeCrashRun({
+          ...run,
+          requests: line.requests,
+          chatOfReplyToken: line.chatOfReplyToken,
+          replyTokenTtlMs: REPLY_TOKEN_TTL_MS,
+          markerWindowMs: MARKER_WINDOW_MS,
+        });
+        console.info('dynamodb two processes', {
+          seed: SEED,
+          stop,
+          stopMs: run.stops.map((each) => each.ms),
+          seconds: Math.round((Date.now() - started) / 1000),
+          webhookRetries: run.webhookRetries,
+          restartMs: run.restartMs,
+          modelCalls: gemini.generateBodies.length,
+          dynamoDbRequests: faults.requests.length,
+          dynamoDbFaults: faults.requests.filter((request) => request.faulted).length,
+          loggedErrors: loggedAt('error', processes).length,
+          loggedWarnings: loggedAt('warn', processes).length,
+          ...verdict,
+        });
 
-      const run = await runCrashScenario({
-        random: seededRandom(SEED),
-        line,
-        channelSecret: CHANNEL_SECRET,
-        processes,
-        victim,
-        sources: 12,
-        messagesPerSource: 8,
-        killEveryMs: [1_000, 4_000],
-        stormMs: 30_000,
-        minKills: 4,
-        quietMs: 30_000,
-      });
-      const verdict = judgeCrashRun({
-        ...run,
-        requests: line.requests,
-        chatOfReplyToken: line.chatOfReplyToken,
-        replyTokenTtlMs: REPLY_TOKEN_TTL_MS,
-        markerWindowMs: MARKER_WINDOW_MS,
-      });
-      console.info('dynamodb two processes', {
-        seed: SEED,
-        seconds: Math.round((Date.now() - started) / 1000),
-        webhookRetries: run.webhookRetries,
-        restartMs: run.restartMs,
-        modelCalls: gemini.generateBodies.length,
-        dynamoDbRequests: faults.requests.length,
-        dynamoDbFaults: faults.requests.filter((request) => request.faulted).length,
-        loggedErrors: loggedAt('error', processes).length,
-        loggedWarnings: loggedAt('warn', processes).length,
-        ...verdict,
-      });
-
-      // CRASH_LOG=file keeps what the processes logged, for a failing run.
-      if (process.env.CRASH_LOG)
-        await writeFile(process.env.CRASH_LOG, processes.flatMap((each) => each.lines).join('\n'));
-      expect(verdict.problems, `${survivor.output()}\n---\n${victim.output()}`).toEqual([]);
-      expect(gemini.rejections).toEqual([]);
-      expect(verdict.kills).toBeGreaterThanOrEqual(4);
-      expect(verdict.answered).toBe(verdict.messages);
-      // Each duplicate is a reply cut by a kill (the window), never more than those.
-      expect(verdict.windowDuplicates).toBeLessThanOrEqual(verdict.cutReplies);
-      // DynamoDB's faults did happen, throttles and cancelled transactions both.
-      if (FAULT_SHARE > 0) {
-        const kinds = new Set(faults.requests.map((request) => request.fault));
-        expect(kinds).toContain('throttling');
-        expect(kinds).toContain('transaction-conflict');
-      }
-    },
-  );
-});
+        // CRASH_LOG=file keeps what the processes logged, for a failing run.
+        if (process.env.CRASH_LOG)
+          await writeFile(process.env.CRASH_LOG, processes.flatMap((each) => each.lines).join('\n'));
+        expect(verdict.problems, `${survivor.output()}\n---\n${victim.output()}`).toEqual([]);
+        expect(gemini.rejections).toEqual([]);
+        expect(verdict.answered).toBe(verdict.messages);
+        if (stop === 'kill') {
+          expect(verdict.kills).toBeGreaterThanOrEqual(4);
+          // Each duplicate is a reply cut by a kill (the window), never more than those.
+          expect(verdict.windowDuplicates).toBeLessThanOrEqual(verdict.cutReplies);
+        } else {
+          // Every SIGTERM ended the process by itself; with no kill, a duplicate is a problem above.
+          expect(run.stops.length).toBeGreaterThanOrEqual(4);
+          expect(verdict.kills).toBe(0);
+        }
+        // DynamoDB's faults did happen, throttles and cancelled transactions both.
+        if (FAULT_SHARE > 0) {
+          const kinds = new Set(faults.requests.map((request) => request.fault));
+          expect(kinds).toContain('throttling');
+          expect(kinds).toContain('transaction-conflict');
+        }
+      },
+    );
+  },
+);

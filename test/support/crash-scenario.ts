@@ -31,15 +31,27 @@ export interface CrashScenarioOptions {
   readonly killEveryMs: readonly [number, number];
   /** How long the kills go on (ms); the messages are spread over this time. */
   readonly stormMs: number;
+  /**
+   * How the victim is stopped: `kill` (SIGKILL, the default: nothing runs after it) or
+   * `terminate` (SIGTERM, as a deploy stops it: turns in progress finish, then it exits).
+   */
+  readonly stop?: 'kill' | 'terminate';
   /** The kills go on past the storm until there were this many (a slow machine restarts slowly). */
   readonly minKills: number;
   /** At most this long after the last message was accepted, waiting for every answer (ms). */
   readonly quietMs: number;
 }
 
+export interface GracefulStop extends Kill {
+  readonly ms: number;
+}
+
 export interface CrashScenarioRun {
   readonly messages: SentMessage[];
+  /** SIGKILLs, including a graceful stop that did not end in time. */
   readonly kills: Kill[];
+  /** SIGTERMs: which incarnation, when, and how long it took to exit (ms). */
+  readonly stops: GracefulStop[];
   /** Webhook posts that did not get a 200 (the process was down or dying) and were sent again. */
   readonly webhookRetries: number;
   /** How long each restart took until `/healthz` answered (ms). */
@@ -57,6 +69,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const { random, line } = options;
   const messages: SentMessage[] = [];
   const kills: Kill[] = [];
+  const stops: GracefulStop[] = [];
   const restartMs: number[] = [];
   let webhookRetries = 0;
   let sending = true;
@@ -133,11 +146,18 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const killLoop = async () => {
     while (
       !options.victim.disposed &&
-      (sending || Date.now() < stormEnds || kills.length < options.minKills)
+      (sending || Date.now() < stormEnds || kills.length + stops.length < options.minKills)
     ) {
       await sleep(options.killEveryMs[0] + random() * (options.killEveryMs[1] - options.killEveryMs[0]));
-      kills.push({ instance: options.victim.instance, time: Date.now() });
-      await options.victim.kill();
+      const instance = options.victim.instance;
+      if (options.stop === 'terminate') {
+        const stopping = Date.now();
+        if (!(await options.victim.terminate())) kills.push({ instance, time: Date.now() });
+        stops.push({ instance, time: stopping, ms: Date.now() - stopping });
+      } else {
+        kills.push({ instance, time: Date.now() });
+        await options.victim.kill();
+      }
       const restarting = Date.now();
       await options.victim.start();
       restartMs.push(Date.now() - restarting);
@@ -157,7 +177,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const quietEnds = Date.now() + options.quietMs;
   while (!answered() && Date.now() < quietEnds) await sleep(100);
   await sleep(2_000);
-  return { messages, kills, webhookRetries, restartMs };
+  return { messages, kills, stops, webhookRetries, restartMs };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -105,6 +105,24 @@ export class KaiwaProcess {
     await this.exited;
   }
 
+  /**
+   * SIGTERM, as a deploy or `docker stop` sends it, and waits until the process has exited by
+   * itself (turns in progress finish first); `false` when it is still there after `timeoutMs`
+   * (then it is SIGKILLed).
+   */
+  async terminate(timeoutMs = 30_000): Promise<boolean> {
+    const child = this.child;
+    if (!child) return true;
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const exited = await Promise.race([
+      this.exited!.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
+    ]);
+    if (!exited) await this.kill();
+    this.child = undefined;
+    return exited;
+  }
+
   /** The test is over (or timed out): SIGKILL, and no start under way fails because of it. */
   async dispose(): Promise<void> {
     this.disposed = true;
