@@ -136,6 +136,11 @@ export function provideConversationServices(
             });
             return response;
           } catch (error) {
+            // Stopped with its turn (the source taken over, the process stopping): not a failure.
+            if (signal.aborted) {
+              logger.debug('model call stopped with its turn', { modelCall: input.modelCall });
+              throw error;
+            }
             logger.error('model call failed', {
               model: services.model.name,
               modelCall: input.modelCall,
@@ -163,6 +168,13 @@ export function provideConversationServices(
         try {
           return await services.delivery.deliver(input, signal);
         } catch (error) {
+          if (signal.aborted) {
+            services.logger.debug('delivery stopped with its turn', {
+              sourceId: input.source.id,
+              turnId: input.turnId,
+            });
+            throw error;
+          }
           services.logger.error('delivery failed', {
             sourceId: input.source.id,
             turnId: input.turnId,

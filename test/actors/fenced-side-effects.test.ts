@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AWAITING_CHECKPOINT_TAG } from '../../src/machines/index.js';
+import { AWAITING_CHECKPOINT_TAG, type DeliveryRequest } from '../../src/machines/index.js';
 import { ScriptedModel, callReply, type ModelResponse } from '../../src/model/index.js';
 import {
   MemorySourceStore,
@@ -11,6 +11,7 @@ import {
 import { RecordingDelivery } from '../support/conversation-harness.js';
 import { createTestHost, messageFor, sourceAtRest, userSourceNumber } from '../support/host-harness.js';
 import { until } from '../support/until.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { WatchedSourceStore } from '../support/watched-source-store.js';
 
 /** A delivery that waits until the test lets it go. */
@@ -89,6 +90,81 @@ describe('fenced side effects', () => {
 
     expect(a.delivery.requests).toEqual([]);
     expect(b.delivery.texts).toEqual(['from b']);
+  });
+
+  it('a delivery stopped because the source was taken over is not logged as a failure', async () => {
+    const tables = new MemorySourceTables();
+    const source = userSourceNumber(5);
+    /** LINE does not answer; the delivery ends only when its turn is stopped. */
+    class HangingDelivery extends RecordingDelivery {
+      started = 0;
+      override deliver(_request: DeliveryRequest, signal = AbortSignal.abort()): Promise<never> {
+        this.started++;
+        return new Promise<never>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+        );
+      }
+    }
+    const delivery = new HangingDelivery();
+    const { lines, logger } = recordingLogger();
+    const a = createTestHost({
+      model: new ScriptedModel([callReply('never shown')]),
+      store: new MemorySourceStore({ tables }),
+      delivery,
+      logger,
+      // Renewed every 100 ms: the renew after the take-over finds the fence moved on.
+      host: { leaseMs: 300, sideEffectTimeoutMs: 100 },
+    });
+    await a.host.accept([messageFor(source, 'hi')]);
+    await until(() => delivery.started === 1);
+    const taken = new MemorySourceStore({ tables });
+    await taken.acquire(source.id, { ...deadOwner, heartbeatAt: Date.now() }, () => true);
+    await until(() => lines.some((line) => line.message.startsWith('source taken over')));
+    await a.host.whenSettled();
+
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'debug',
+        message: 'delivery stopped with its turn',
+        sourceId: source.id,
+      }),
+    );
+  });
+
+  it('a model call stopped because the source was taken over is not logged as a failure', async () => {
+    const tables = new MemorySourceTables();
+    const source = userSourceNumber(6);
+    /** Gemini does not answer; the call ends only when its turn is stopped. */
+    const hanging = new ScriptedModel([
+      ({ signal }) =>
+        new Promise<never>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+        ),
+    ]);
+    const { lines, logger } = recordingLogger();
+    const a = createTestHost({
+      model: hanging,
+      store: new MemorySourceStore({ tables }),
+      logger,
+      host: { leaseMs: 300, sideEffectTimeoutMs: 100 },
+    });
+    await a.host.accept([messageFor(source, 'hi')]);
+    await until(() => hanging.calls.length === 1);
+    const taken = new MemorySourceStore({ tables });
+    await taken.acquire(source.id, { ...deadOwner, heartbeatAt: Date.now() }, () => true);
+    await until(() => lines.some((line) => line.message.startsWith('source taken over')));
+    await a.host.whenSettled();
+
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'debug',
+        message: 'model call stopped with its turn',
+        sourceId: source.id,
+      }),
+    );
+    expect(a.delivery.requests).toEqual([]);
   });
 
   it('never sends a reply whose own checkpoint failed for lost ownership', async () => {

@@ -20,7 +20,7 @@ export class RecordingDelivery implements DeliveryPort {
   readonly requests: DeliveryRequest[] = [];
   failNext = 0;
 
-  deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {
+  deliver(request: DeliveryRequest, _signal?: AbortSignal): Promise<DeliveryReceipt> {
     this.requests.push(request);
     if (this.failNext > 0) {
       this.failNext--;

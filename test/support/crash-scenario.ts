@@ -32,10 +32,12 @@ export interface CrashScenarioOptions {
   /** How long the kills go on (ms); the messages are spread over this time. */
   readonly stormMs: number;
   /**
-   * How the victim is stopped: `kill` (SIGKILL, the default: nothing runs after it) or
-   * `terminate` (SIGTERM, as a deploy stops it: turns in progress finish, then it exits).
+   * How the victim is interrupted: `kill` (SIGKILL, the default: nothing runs after it),
+   * `terminate` (SIGTERM, as a deploy stops it: turns in progress finish, then it exits) or
+   * `freeze` (SIGSTOP for `freezeMs`, then SIGCONT: a stalled VM; it is not restarted).
    */
-  readonly stop?: 'kill' | 'terminate';
+  readonly stop?: 'kill' | 'terminate' | 'freeze';
+  readonly freezeMs?: number;
   /** The kills go on past the storm until there were this many (a slow machine restarts slowly). */
   readonly minKills: number;
   /** At most this long after the last message was accepted, waiting for every answer (ms). */
@@ -52,6 +54,8 @@ export interface CrashScenarioRun {
   readonly kills: Kill[];
   /** SIGTERMs: which incarnation, when, and how long it took to exit (ms). */
   readonly stops: GracefulStop[];
+  /** SIGSTOPs: which incarnation, and when it was frozen. */
+  readonly freezes: Kill[];
   /** Webhook posts that did not get a 200 (the process was down or dying) and were sent again. */
   readonly webhookRetries: number;
   /** How long each restart took until `/healthz` answered (ms). */
@@ -70,6 +74,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const messages: SentMessage[] = [];
   const kills: Kill[] = [];
   const stops: GracefulStop[] = [];
+  const freezes: Kill[] = [];
   const restartMs: number[] = [];
   let webhookRetries = 0;
   let sending = true;
@@ -146,10 +151,15 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const killLoop = async () => {
     while (
       !options.victim.disposed &&
-      (sending || Date.now() < stormEnds || kills.length + stops.length < options.minKills)
+      (sending || Date.now() < stormEnds || kills.length + stops.length + freezes.length < options.minKills)
     ) {
       await sleep(options.killEveryMs[0] + random() * (options.killEveryMs[1] - options.killEveryMs[0]));
       const instance = options.victim.instance;
+      if (options.stop === 'freeze') {
+        freezes.push({ instance, time: Date.now() });
+        await options.victim.freeze(options.freezeMs ?? 5_000);
+        continue;
+      }
       if (options.stop === 'terminate') {
         const stopping = Date.now();
         if (!(await options.victim.terminate())) kills.push({ instance, time: Date.now() });
@@ -177,7 +187,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   const quietEnds = Date.now() + options.quietMs;
   while (!answered() && Date.now() < quietEnds) await sleep(100);
   await sleep(2_000);
-  return { messages, kills, stops, webhookRetries, restartMs };
+  return { messages, kills, stops, freezes, webhookRetries, restartMs };
 }
 
 function sleep(ms: number): Promise<void> {

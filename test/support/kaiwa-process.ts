@@ -123,6 +123,15 @@ export class KaiwaProcess {
     return exited;
   }
 
+  /** SIGSTOP for `ms`, then SIGCONT: the whole process frozen, as a stalled VM or a long GC. */
+  async freeze(ms: number): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    child.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    child.kill('SIGCONT');
+  }
+
   /** The test is over (or timed out): SIGKILL, and no start under way fails because of it. */
   async dispose(): Promise<void> {
     this.disposed = true;
