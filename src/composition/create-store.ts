@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import path from 'node:path';
 import type { KaiwaConfig } from '../config/index.js';
 import { defaults } from '../defaults/index.js';
@@ -18,7 +19,12 @@ export const SQLITE_FILE_NAME = 'kaiwa.db';
  * written by the retired file store is imported on its first start), DynamoDB for several
  * processes, memory for tests. SQLite is loaded only when chosen, so Lambda bundles never load it.
  */
-export async function createStore(config: KaiwaConfig, logger?: Logger): Promise<SourceStore> {
+export async function createStore(
+  config: KaiwaConfig,
+  logger?: Logger,
+  /** On DynamoDB, a client the caller shares with more of the table (it destroys it); else one of its own. */
+  dynamoDbClient?: DynamoDBClient,
+): Promise<SourceStore> {
   switch (config.store.kind) {
     case 'memory':
       return new MemorySourceStore({ maxInbox: config.store.maxInbox });
@@ -43,7 +49,7 @@ export async function createStore(config: KaiwaConfig, logger?: Logger): Promise
     case 'dynamodb': {
       const { table, endpoint, region } = config.store.dynamodb;
       return new DynamoDbSourceStore({
-        client: createDynamoDbClient({ region, endpoint }),
+        client: dynamoDbClient ?? createDynamoDbClient({ region, endpoint }),
         tableName: table,
         conversationTtlMs: config.store.conversationTtlDays * 86_400_000,
         maxInbox: config.store.maxInbox,

@@ -61,7 +61,10 @@ export async function startKaiwa(
   checkOwnTools(tools);
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const store = overrides.store ?? (await createStore(config, logger));
+  // On DynamoDB, the table every process shares holds the sources, the reminders and the
+  // tools' background work, through one client.
+  const sharedTable = openSharedTable(config);
+  const store = overrides.store ?? (await createStore(config, logger, sharedTable?.client));
   const model = overrides.model ?? createModel(config, logger);
   const emulator = config.line.mode === 'emulator' ? new LineEmulator(clock) : undefined;
   // The emulator checks every request the bot sends and every webhook it builds against LINE's schemas.
@@ -70,8 +73,6 @@ export async function startKaiwa(
   const inspection = await createInspection({ config, clock, logger, emulator });
 
   // The tools' background work still running, noted for a report if this process dies.
-  // On DynamoDB, the table every process shares holds both, through one client.
-  const sharedTable = openSharedTable(config);
   const backgroundLedger = await openBackgroundLedger(config, { clock, logger, sharedTable });
   // A due reminder enters its source's inbox like a message (the host exists by then).
   const reminders = await openLocalReminders(config, {
@@ -209,9 +210,9 @@ export async function startKaiwa(
       await closed;
       reminders.close();
       backgroundLedger?.close();
-      sharedTable?.client.destroy();
       // Only the store this runtime opened: a store passed in belongs to the caller.
       if (!overrides.store) await store.close();
+      sharedTable?.client.destroy();
     },
   };
 }

@@ -3,8 +3,8 @@ import type { KaiwaConfig } from '../config/index.js';
 import { createDynamoDbClient } from '../persistence/index.js';
 
 /**
- * The DynamoDB table `npm start` processes share beside their source store (reminders, background
- * work), through one client for both: `destroy` it when they are closed.
+ * The DynamoDB table `npm start` processes share — sources, reminders, background work — through
+ * one client for all three: `destroy` it when they are closed.
  */
 export interface SharedTable {
   readonly client: DynamoDBClient;
