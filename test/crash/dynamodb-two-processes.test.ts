@@ -51,9 +51,9 @@ const stops: readonly { stop: 'kill' | 'terminate' | 'freeze'; signal: string; l
   { stop: 'freeze', signal: 'frozen (SIGSTOP)', leaseMs: '3000' },
 ];
 
-describe.skipIf(!required).each(stops)(
-  'two npm start processes on DynamoDB, one $signal every 1–4 s',
-  ({ stop, leaseMs: variantLeaseMs }) => {
+describe.skipIf(!required).each(stops.map((variant) => [variant.signal, variant] as const))(
+  'two npm start processes on DynamoDB, one %s every 1–4 s',
+  (_signal, { stop, leaseMs: variantLeaseMs }) => {
     let dynamodb: DynamoDbLocal;
     let line: Awaited<ReturnType<typeof startFakeLine>>;
     let gemini: FakeGeminiServer;
