@@ -12,10 +12,12 @@ import { fakeServicesEnv, KaiwaProcess, loggedAt } from '../support/kaiwa-proces
 // Two `npm start` processes on one DynamoDB table (DynamoDB Local, the real jar) behind one
 // webhook URL; one of them is SIGKILLed every 1–4 s and restarted at once, the other lives
 // throughout. Then the same with SIGTERM, as a rolling deploy stops a process: it finishes its
-// turns and hands its sources over, so nothing may be shown twice, not even in the window. Sources move between them through ownership: a lease, a fence, and the dead
+// turns and hands its sources over, so nothing may be shown twice, not even in the window. Then
+// frozen instead. Sources move between them through ownership: a lease, a fence, and the dead
 // owner's PID (docs/runtime.md, sections 2 and 4). Between them and DynamoDB Local, a proxy
-// answers one request in twenty as DynamoDB does under load: throttled, or a transaction
-// cancelled because another held an item (`CRASH_FAULT_SHARE` sets the share).
+// fails one request in twenty as DynamoDB and networks do: throttled, a transaction cancelled
+// because another held an item, or carried out with its answer lost (the SDK retries a write that
+// went through) — `CRASH_FAULT_SHARE` sets the share.
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261124);
 /** The share of DynamoDB requests the proxy fails as DynamoDB does under load. */
@@ -70,12 +72,15 @@ describe.skipIf(!required).each(stops.map((variant) => [variant.signal, variant]
         upstream: dynamodb.endpoint,
         fault: (operation) => {
           if (FAULT_SHARE <= 0) return undefined;
-          // Both kinds come at least once whatever the draws (the verdict checks that they did):
+          // Every kind comes at least once whatever the draws (the verdict checks that they did):
           // a run had drawn no cancelled transaction at all, its turns interleaving another way.
           requests += 1;
           if (operation === 'TransactWriteItems' && ++transactions === 20) return 'transaction-conflict';
           if (requests === 100) return 'throttling';
+          if (requests === 150) return 'lost-answer';
           if (faultRandom() >= FAULT_SHARE) return undefined;
+          // A third of the faults are answers the network lost after DynamoDB carried the request out.
+          if (faultRandom() < 1 / 3) return 'lost-answer';
           if (operation !== 'TransactWriteItems') return 'throttling';
           return faultRandom() < 0.5 ? 'transaction-conflict' : 'throttling';
         },
@@ -180,11 +185,12 @@ describe.skipIf(!required).each(stops.map((variant) => [variant.signal, variant]
           expect(run.stops.length).toBeGreaterThanOrEqual(4);
           expect(verdict.kills).toBe(0);
         }
-        // DynamoDB's faults did happen, throttles and cancelled transactions both.
+        // DynamoDB's faults did happen: throttles, cancelled transactions and lost answers.
         if (FAULT_SHARE > 0) {
           const kinds = new Set(faults.requests.map((request) => request.fault));
           expect(kinds).toContain('throttling');
           expect(kinds).toContain('transaction-conflict');
+          expect(kinds).toContain('lost-answer');
         }
       },
     );

@@ -16,8 +16,12 @@ export interface ProxiedRequest {
   readonly fault?: DynamoDbFault;
 }
 
-/** What the proxy answers instead of DynamoDB Local, for the requests `fault` picks. */
-export type DynamoDbFault = 'transaction-conflict' | 'throttling';
+/**
+ * What the proxy answers instead of DynamoDB Local, for the requests `fault` picks. `lost-answer`
+ * passes the request on — DynamoDB carries it out — and then drops the connection instead of
+ * answering, as a network does: the SDK sees a reset and retries a write that went through.
+ */
+export type DynamoDbFault = 'transaction-conflict' | 'throttling' | 'lost-answer';
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -42,6 +46,11 @@ export async function startFaultProxy(options: {
     const input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
     const fault = options.fault(operation, input);
     requests.push({ operation, at, faulted: fault !== undefined, ...(fault && { fault }) });
+    if (fault === 'lost-answer') {
+      await forward(options.upstream, incoming, body);
+      outgoing.socket?.destroy();
+      return;
+    }
     if (fault) {
       outgoing.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
       outgoing.end(JSON.stringify(errorBody(fault, input)));
@@ -56,7 +65,7 @@ export async function startFaultProxy(options: {
   };
 }
 
-function errorBody(fault: DynamoDbFault, input: Record<string, unknown>) {
+function errorBody(fault: Exclude<DynamoDbFault, 'lost-answer'>, input: Record<string, unknown>) {
   if (fault === 'throttling') {
     return {
       __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
