@@ -1,4 +1,4 @@
-import { isMessage, type ForgetEvent, type InboundMessage } from '../domain/index.js';
+import { isMessage, type ForgetEvent, type InboundMessage, type UnsendEvent } from '../domain/index.js';
 import type { QueuePolicy } from '../machines/index.js';
 import type { StoredInboxItem } from '../persistence/index.js';
 
@@ -76,6 +76,11 @@ export function planInbox(
     const { messageId, timestamp: at } = first.item;
     return { plan: { kind: 'unsend', key: first.key, messageId, at }, mergeFrom };
   }
+  const takenBack = unsendOfQueued(items);
+  if (takenBack) {
+    const { messageId, timestamp: at } = takenBack.item;
+    return { plan: { kind: 'unsend', key: takenBack.key, messageId, at }, mergeFrom };
+  }
   if (rules.maxAttempts !== undefined && first.attempts >= rules.maxAttempts && isMessage(first.item)) {
     return { plan: { kind: 'quarantine', key: first.key, message: first.item }, mergeFrom: undefined };
   }
@@ -112,6 +117,27 @@ export function planInbox(
     },
     mergeFrom: next,
   };
+}
+
+/**
+ * An unsend of a message still waiting ahead of it (its turn not started): carried out first, it
+ * makes the message one whose unsend came before it, which its turn drops unanswered. Not past a
+ * forget, which deletes what came before it anyway.
+ */
+function unsendOfQueued(
+  items: readonly StoredInboxItem[],
+): { readonly key: string; readonly item: UnsendEvent } | undefined {
+  const waiting = new Set<string>();
+  for (const stored of items) {
+    const { item } = stored;
+    if (item?.kind === 'forget') return undefined;
+    if (item?.kind === 'unsend') {
+      if (waiting.has(item.messageId)) return { key: stored.key, item };
+    } else if (item && isMessage(item) && item.messageId !== undefined) {
+      waiting.add(item.messageId);
+    }
+  }
+  return undefined;
 }
 
 /**

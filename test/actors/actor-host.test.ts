@@ -572,6 +572,38 @@ describe('actor host', () => {
     warn.mockRestore();
   });
 
+  // A message waits in the inbox while the turn before it runs; the user takes it back meanwhile.
+  // Before, its turn came first and answered it — in a group, a reply about words the sender had
+  // just withdrawn — and only then was it removed.
+  it('drops a queued message the user took back before its turn: never stored, never answered', async () => {
+    const { open, opened } = gate();
+    const model = new ScriptedModel(
+      [
+        async (request: ModelRequest) => {
+          await opened;
+          return callReply(`re: ${turnTexts(request.history)}`);
+        },
+      ],
+      { repeatLast: true },
+    );
+    const { host, store, delivery } = createTestHost({ model });
+    const source = userSourceNumber(16);
+    await host.accept([messageFor(source, 'first')]);
+    await until(() => model.calls.length === 1);
+    await host.accept([{ ...messageFor(source, 'oops, not for you'), messageId: 'm-queued' }]);
+    await host.accept([messageFor(source, 'second')]);
+    await host.accept([
+      { kind: 'unsend', eventId: 'e-unsend-queued', source, timestamp: Date.now(), messageId: 'm-queued' },
+    ]);
+    open();
+    await host.whenSettled();
+
+    expect(delivery.texts).toEqual(['re: first', 're: second']);
+    expect(model.calls.flatMap((call) => userTexts(call.history))).not.toContain('oops, not for you');
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['first', 'second']);
+    expect(await store.inbox(source.id)).toEqual([]);
+  });
+
   // LINE does not promise order: a message whose first delivery failed comes again later, and
   // the user's unsend of it may arrive in between. Before, the message was then stored and
   // answered as if never taken back.
