@@ -24,7 +24,10 @@ export type InboxPlan =
       readonly at: number;
       readonly storedSeqs?: readonly number[];
     }
-  /** Unfollow or leave: everything up to and including this item goes. */
+  /**
+   * Unfollow or leave: everything up to and including this item goes — planned before what waits
+   * ahead of it, which is dropped unanswered.
+   */
   | { readonly kind: 'forget'; readonly key: string; readonly event: ForgetEvent }
   /** A message whose turn kept starting and never finished: set aside, with a notice to the user. */
   | { readonly kind: 'quarantine'; readonly key: string; readonly message: InboundMessage }
@@ -48,11 +51,13 @@ export interface PlanRules {
 
 /**
  * Decides the next step from the inbox (oldest first) and the messages a migrated snapshot
- * left to run again (`replay`, first). Messages become turns by the queue policy: `queue` —
- * one message per turn, except that beyond `maxQueuedTurns` waiting the newest merge into the
- * last one (`mergeFrom` remembers where that merged turn starts, across reads); `merge` —
- * everything that waits, in one turn. The overflow item of a full inbox is always a turn alone. A run of quiet messages (group talk not addressed to
- * the bot) goes in one turn: it calls no model. Pure.
+ * left to run again (`replay`, first). An unfollow or leave comes before the messages waiting
+ * ahead of it (they go with it), and an unsend before the message it takes back. Messages become
+ * turns by the queue policy: `queue` — one message per turn, except that beyond
+ * `maxQueuedTurns` waiting the newest merge into the last one (`mergeFrom` remembers where that
+ * merged turn starts, across reads); `merge` — everything that waits, in one turn. The overflow
+ * item of a full inbox is always a turn alone. A run of quiet messages (group talk not addressed
+ * to the bot) goes in one turn: it calls no model. Pure.
  */
 export function planInbox(
   items: readonly StoredInboxItem[],
@@ -65,12 +70,13 @@ export function planInbox(
   }
   const first = items[0];
   if (!first) return { plan: { kind: 'none' }, mergeFrom: undefined };
+  // An unfollow or leave takes what waits before it along, unanswered: no turn can reach the
+  // user any more, and their words must not go to the model after they asked for them to go.
+  const forget = firstForget(items);
+  if (forget) return { plan: { kind: 'forget', ...forget }, mergeFrom: undefined };
   if (first.unreadable !== undefined) {
     const { key, eventId, unreadable: error } = first;
     return { plan: { kind: 'unreadable', key, eventId, error }, mergeFrom };
-  }
-  if (first.item.kind === 'forget') {
-    return { plan: { kind: 'forget', key: first.key, event: first.item }, mergeFrom: undefined };
   }
   if (first.item.kind === 'unsend') {
     const { messageId, timestamp: at } = first.item;
@@ -119,20 +125,24 @@ export function planInbox(
   };
 }
 
+function firstForget(
+  items: readonly StoredInboxItem[],
+): { readonly key: string; readonly event: ForgetEvent } | undefined {
+  for (const { key, item } of items) if (item?.kind === 'forget') return { key, event: item };
+  return undefined;
+}
+
 /**
  * An unsend of a message still waiting ahead of it (its turn not started): carried out first, it
- * makes the message one whose unsend came before it, which its turn drops unanswered. Not past a
- * forget, which deletes what came before it anyway.
+ * makes the message one whose unsend came before it, which its turn drops unanswered.
  */
 function unsendOfQueued(
   items: readonly StoredInboxItem[],
 ): { readonly key: string; readonly item: UnsendEvent } | undefined {
   const waiting = new Set<string>();
-  for (const stored of items) {
-    const { item } = stored;
-    if (item?.kind === 'forget') return undefined;
+  for (const { key, item } of items) {
     if (item?.kind === 'unsend') {
-      if (waiting.has(item.messageId)) return { key: stored.key, item };
+      if (waiting.has(item.messageId)) return { key, item };
     } else if (item && isMessage(item) && item.messageId !== undefined) {
       waiting.add(item.messageId);
     }

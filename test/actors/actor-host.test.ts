@@ -493,6 +493,40 @@ describe('actor host', () => {
     expect(await sourceAtRest(store, source.id)).toBe(true);
   });
 
+  // Messages wait in the inbox while a turn runs; the user blocks the bot (or it is removed from
+  // the group) meanwhile. Before, each waiting message still had its turn — the user's words and
+  // the history sent to the model after they asked for their data to go, and an answer LINE
+  // cannot deliver — and only then was everything deleted.
+  it('forgets on unfollow the messages waiting before it, without their turns', async () => {
+    const { open, opened } = gate();
+    const model = new ScriptedModel(
+      [
+        async (request: ModelRequest) => {
+          await opened;
+          return callReply(`re: ${turnTexts(request.history)}`);
+        },
+      ],
+      { repeatLast: true },
+    );
+    const { host, store, delivery } = createTestHost({ model });
+    const source = userSourceNumber(17);
+    await host.accept([messageFor(source, 'first')]);
+    await until(() => model.calls.length === 1);
+    await host.accept([messageFor(source, 'waiting one')]);
+    await host.accept([messageFor(source, 'waiting two')]);
+    await host.accept([
+      { kind: 'forget', eventId: 'e-block', source, timestamp: Date.now(), reason: 'unfollow' },
+    ]);
+    await host.accept([messageFor(source, 'back again')]);
+    open();
+    await host.whenSettled();
+
+    expect(model.calls).toHaveLength(2);
+    expect(delivery.texts).toEqual(['re: first', 're: back again']);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['back again']);
+    expect(await store.inbox(source.id)).toEqual([]);
+  });
+
   it('forgets on unfollow only what came before it: [unfollow, follow, message] in one webhook is answered', async () => {
     const forgotten: string[] = [];
     const { host, store, delivery } = createTestHost({
