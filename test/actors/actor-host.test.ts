@@ -47,6 +47,21 @@ function gate() {
   return { open, opened };
 }
 
+/** The echo model, its every answer held until `open()`: messages queue behind the first turn. */
+function gatedEchoModel() {
+  const { open, opened } = gate();
+  const model = new ScriptedModel(
+    [
+      async (request: ModelRequest) => {
+        await opened;
+        return callReply(`re: ${turnTexts(request.history)}`);
+      },
+    ],
+    { repeatLast: true },
+  );
+  return { model, open };
+}
+
 describe('actor host', () => {
   it('answers 100 sources × 5 concurrent messages, in order per source', async () => {
     const { host, delivery } = createTestHost({ model: echoModel() });
@@ -498,16 +513,7 @@ describe('actor host', () => {
   // the history sent to the model after they asked for their data to go, and an answer LINE
   // cannot deliver — and only then was everything deleted.
   it('forgets on unfollow the messages waiting before it, without their turns', async () => {
-    const { open, opened } = gate();
-    const model = new ScriptedModel(
-      [
-        async (request: ModelRequest) => {
-          await opened;
-          return callReply(`re: ${turnTexts(request.history)}`);
-        },
-      ],
-      { repeatLast: true },
-    );
+    const { model, open } = gatedEchoModel();
     const { host, store, delivery } = createTestHost({ model });
     const source = userSourceNumber(17);
     await host.accept([messageFor(source, 'first')]);
@@ -610,16 +616,7 @@ describe('actor host', () => {
   // Before, its turn came first and answered it — in a group, a reply about words the sender had
   // just withdrawn — and only then was it removed.
   it('drops a queued message the user took back before its turn: never stored, never answered', async () => {
-    const { open, opened } = gate();
-    const model = new ScriptedModel(
-      [
-        async (request: ModelRequest) => {
-          await opened;
-          return callReply(`re: ${turnTexts(request.history)}`);
-        },
-      ],
-      { repeatLast: true },
-    );
+    const { model, open } = gatedEchoModel();
     const { host, store, delivery } = createTestHost({ model });
     const source = userSourceNumber(16);
     await host.accept([messageFor(source, 'first')]);
