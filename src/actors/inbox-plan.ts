@@ -23,6 +23,8 @@ export type InboxPlan =
       /** The unsend's time. */
       readonly at: number;
       readonly storedSeqs?: readonly number[];
+      /** The message's inbox item, when it still waits there: consumed with the unsend, no turn. */
+      readonly waitingKey?: string;
     }
   /**
    * Unfollow or leave: everything up to and including this item goes — planned before what waits
@@ -52,8 +54,8 @@ export interface PlanRules {
 /**
  * Decides the next step from the inbox (oldest first) and the messages a migrated snapshot
  * left to run again (`replay`, first). An unfollow or leave comes before the messages waiting
- * ahead of it (they go with it), and an unsend before the message it takes back. Messages become
- * turns by the queue policy: `queue` — one message per turn, except that beyond
+ * ahead of it (they go with it), and an unsend takes a message still waiting with it. Messages
+ * become turns by the queue policy: `queue` — one message per turn, except that beyond
  * `maxQueuedTurns` waiting the newest merge into the last one (`mergeFrom` remembers where that
  * merged turn starts, across reads); `merge` — everything that waits, in one turn. The overflow
  * item of a full inbox is always a turn alone. A run of quiet messages (group talk not addressed
@@ -82,10 +84,11 @@ export function planInbox(
     const { messageId, timestamp: at } = first.item;
     return { plan: { kind: 'unsend', key: first.key, messageId, at }, mergeFrom };
   }
-  const takenBack = unsendOfQueued(items);
+  const takenBack = unsendOfWaiting(items);
   if (takenBack) {
-    const { messageId, timestamp: at } = takenBack.item;
-    return { plan: { kind: 'unsend', key: takenBack.key, messageId, at }, mergeFrom };
+    const { unsend, waitingKey } = takenBack;
+    const { messageId, timestamp: at } = unsend.item;
+    return { plan: { kind: 'unsend', key: unsend.key, messageId, at, waitingKey }, mergeFrom };
   }
   if (rules.maxAttempts !== undefined && first.attempts >= rules.maxAttempts && isMessage(first.item)) {
     return { plan: { kind: 'quarantine', key: first.key, message: first.item }, mergeFrom: undefined };
@@ -133,18 +136,21 @@ function firstForget(
 }
 
 /**
- * An unsend of a message still waiting ahead of it (its turn not started): carried out first, it
- * makes the message one whose unsend came before it, which its turn drops unanswered.
+ * An unsend of a message still waiting ahead of it (its turn not started), with that message's
+ * inbox key: both go in one step, and the message never has a turn.
  */
-function unsendOfQueued(
+function unsendOfWaiting(
   items: readonly StoredInboxItem[],
-): { readonly key: string; readonly item: UnsendEvent } | undefined {
-  const waiting = new Set<string>();
+):
+  | { readonly unsend: { readonly key: string; readonly item: UnsendEvent }; readonly waitingKey: string }
+  | undefined {
+  const waiting = new Map<string, string>();
   for (const { key, item } of items) {
     if (item?.kind === 'unsend') {
-      if (waiting.has(item.messageId)) return { key, item };
+      const waitingKey = waiting.get(item.messageId);
+      if (waitingKey !== undefined) return { unsend: { key, item }, waitingKey };
     } else if (item && isMessage(item) && item.messageId !== undefined) {
-      waiting.add(item.messageId);
+      waiting.set(item.messageId, key);
     }
   }
   return undefined;
@@ -168,6 +174,7 @@ export function planKeys(plan: InboxPlan): readonly string[] {
     case 'turn':
       return plan.keys;
     case 'unsend':
+      return plan.waitingKey === undefined ? [plan.key] : [plan.waitingKey, plan.key];
     case 'forget':
     case 'quarantine':
     case 'unreadable':

@@ -115,6 +115,29 @@ describe('poison messages', () => {
     await host.shutdown(1000);
   });
 
+  it('a worn-out message the user took back goes without a notice: there is nothing to tell them', async () => {
+    const source = userSourceNumber(5);
+    const { host, store, delivery } = createTestHost({ model: echoModel(), host: { maxInboxAttempts: 3 } });
+    const poison = { ...messageFor(source, 'poison'), messageId: 'm-poison' };
+    await store.accept(poison);
+    const [stored] = await store.inbox(source.id);
+    for (let attempt = 0; attempt < 3; attempt++) await store.countAttempt(source.id, stored!.key);
+    await store.accept({
+      kind: 'unsend',
+      eventId: 'e-unsend-poison',
+      source,
+      timestamp: Date.now(),
+      messageId: 'm-poison',
+    });
+
+    await host.accept([messageFor(source, 'after')]);
+    await until(() => sourceAtRest(store, source.id));
+
+    expect(delivery.texts).toEqual(['re: after']);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['after']);
+    await host.shutdown(1000);
+  });
+
   it('the stored head says a message was set aside, so the inspector can say why it got no answer', async () => {
     const source = userSourceNumber(4);
     const { host, store, delivery } = createTestHost({
