@@ -243,8 +243,11 @@ export const sourceSetup = setup({
     /** The plan's unsend reaches the conversation, which drops the message from history. */
     sendUnsend: sendTo(liveConversation, ({ context }): ConversationEvent => {
       if (context.plan.kind !== 'unsend') throw new Error('unsending without an unsend plan');
-      const { messageId, at, storedSeqs } = context.plan;
-      return { type: 'line.unsend', messageId, at, stored: (storedSeqs?.length ?? 0) > 0 };
+      const { messageId, at, storedSeqs, waitingKey } = context.plan;
+      // Found beyond the window in memory, or waiting in the inbox (consumed with the unsend):
+      // either way not a message still to come, which the conversation would remember.
+      const found = (storedSeqs?.length ?? 0) > 0 || waitingKey !== undefined;
+      return { type: 'line.unsend', messageId, at, stored: found };
     }),
     // Provided by the host: the loading animation and the logs.
     turnEnded: noop,

@@ -211,8 +211,9 @@ export type ConversationEvent =
    */
   | { type: 'line.messages'; messages: readonly InboundMessage[]; at: number }
   /**
-   * The user took a message back: it leaves history. `stored`: the host found it stored beyond
-   * this history; `at`: the unsend's time (a message not seen anywhere is dropped when it comes).
+   * The user took a message back: it leaves history. `stored`: the host found it outside this
+   * history (stored beyond it, or still waiting in the inbox, where it goes with the unsend);
+   * `at`: the unsend's time (a message not seen anywhere is dropped when it comes).
    */
   | { type: 'line.unsend'; messageId: string; stored?: boolean; at?: number }
   /**

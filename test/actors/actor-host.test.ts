@@ -633,6 +633,8 @@ describe('actor host', () => {
     expect(model.calls.flatMap((call) => userTexts(call.history))).not.toContain('oops, not for you');
     expect(userTexts(await storedHistory(store, source.id))).toEqual(['first', 'second']);
     expect(await store.inbox(source.id)).toEqual([]);
+    // Found and gone with its unsend: not remembered as one still to come.
+    expect(host.snapshotOf(source.id)?.context.unsentAhead ?? []).toEqual([]);
   });
 
   // LINE does not promise order: a message whose first delivery failed comes again later, and
