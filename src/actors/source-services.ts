@@ -300,6 +300,11 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             input.mergeFrom,
           );
           if (next.plan.kind === 'unsend') {
+            if (next.plan.waitingKey !== undefined) {
+              loggerFor(ownership.sourceId).info('a message taken back while it waited: dropped unanswered', {
+                messageId: next.plan.messageId,
+              });
+            }
             const storedSeqs = await storedEntriesOf(store, ownership.sourceId, next.plan.messageId);
             return { ...next, plan: { ...next.plan, storedSeqs } };
           }

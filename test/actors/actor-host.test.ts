@@ -22,6 +22,7 @@ import {
   userSourceNumber,
   userTexts,
 } from '../support/host-harness.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { until } from '../support/until.js';
 
 /** Replies with the text of the turn's user messages. */
@@ -617,7 +618,8 @@ describe('actor host', () => {
   // just withdrawn — and only then was it removed.
   it('drops a queued message the user took back before its turn: never stored, never answered', async () => {
     const { model, open } = gatedEchoModel();
-    const { host, store, delivery } = createTestHost({ model });
+    const { lines, logger } = recordingLogger();
+    const { host, store, delivery } = createTestHost({ model, logger });
     const source = userSourceNumber(16);
     await host.accept([messageFor(source, 'first')]);
     await until(() => model.calls.length === 1);
@@ -635,6 +637,9 @@ describe('actor host', () => {
     expect(await store.inbox(source.id)).toEqual([]);
     // Found and gone with its unsend: not remembered as one still to come.
     expect(host.snapshotOf(source.id)?.context.unsentAhead ?? []).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'info', sourceId: source.id, messageId: 'm-queued' }),
+    );
   });
 
   // LINE does not promise order: a message whose first delivery failed comes again later, and
