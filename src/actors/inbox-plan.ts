@@ -80,15 +80,15 @@ export function planInbox(
     const { key, eventId, unreadable: error } = first;
     return { plan: { kind: 'unreadable', key, eventId, error }, mergeFrom };
   }
-  if (first.item.kind === 'unsend') {
-    const { messageId, timestamp: at } = first.item;
-    return { plan: { kind: 'unsend', key: first.key, messageId, at }, mergeFrom };
-  }
   const takenBack = unsendOfWaiting(items);
   if (takenBack) {
     const { unsend, waitingKey } = takenBack;
     const { messageId, timestamp: at } = unsend.item;
     return { plan: { kind: 'unsend', key: unsend.key, messageId, at, waitingKey }, mergeFrom };
+  }
+  if (first.item.kind === 'unsend') {
+    const { messageId, timestamp: at } = first.item;
+    return { plan: { kind: 'unsend', key: first.key, messageId, at }, mergeFrom };
   }
   if (rules.maxAttempts !== undefined && first.attempts >= rules.maxAttempts && isMessage(first.item)) {
     return { plan: { kind: 'quarantine', key: first.key, message: first.item }, mergeFrom: undefined };
@@ -136,8 +136,9 @@ function firstForget(
 }
 
 /**
- * An unsend of a message still waiting ahead of it (its turn not started), with that message's
- * inbox key: both go in one step, and the message never has a turn.
+ * An unsend of a message still waiting in the inbox (its turn not started; ahead of the unsend,
+ * or behind it when LINE redelivered the message late), with that message's inbox key: both go
+ * in one step, and the message never has a turn.
  */
 function unsendOfWaiting(
   items: readonly StoredInboxItem[],
@@ -146,12 +147,11 @@ function unsendOfWaiting(
   | undefined {
   const waiting = new Map<string, string>();
   for (const { key, item } of items) {
-    if (item?.kind === 'unsend') {
-      const waitingKey = waiting.get(item.messageId);
-      if (waitingKey !== undefined) return { unsend: { key, item }, waitingKey };
-    } else if (item && isMessage(item) && item.messageId !== undefined) {
-      waiting.set(item.messageId, key);
-    }
+    if (item && isMessage(item) && item.messageId !== undefined) waiting.set(item.messageId, key);
+  }
+  for (const { key, item } of items) {
+    const waitingKey = item?.kind === 'unsend' ? waiting.get(item.messageId) : undefined;
+    if (item?.kind === 'unsend' && waitingKey !== undefined) return { unsend: { key, item }, waitingKey };
   }
   return undefined;
 }

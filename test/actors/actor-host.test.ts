@@ -616,31 +616,42 @@ describe('actor host', () => {
   // A message waits in the inbox while the turn before it runs; the user takes it back meanwhile.
   // Before, its turn came first and answered it — in a group, a reply about words the sender had
   // just withdrawn — and only then was it removed.
-  it('drops a queued message the user took back before its turn: never stored, never answered', async () => {
-    const { model, open } = gatedEchoModel();
-    const { lines, logger } = recordingLogger();
-    const { host, store, delivery } = createTestHost({ model, logger });
-    const source = userSourceNumber(16);
-    await host.accept([messageFor(source, 'first')]);
-    await until(() => model.calls.length === 1);
-    await host.accept([{ ...messageFor(source, 'oops, not for you'), messageId: 'm-queued' }]);
-    await host.accept([messageFor(source, 'second')]);
-    await host.accept([
-      { kind: 'unsend', eventId: 'e-unsend-queued', source, timestamp: Date.now(), messageId: 'm-queued' },
-    ]);
-    open();
-    await host.whenSettled();
+  it.each(['after', 'before'] as const)(
+    'drops a queued message the user took back before its turn (the unsend %s it): never stored, never answered',
+    async (order) => {
+      const { model, open } = gatedEchoModel();
+      const { lines, logger } = recordingLogger();
+      const { host, store, delivery } = createTestHost({ model, logger });
+      const source = userSourceNumber(16);
+      await host.accept([messageFor(source, 'first')]);
+      await until(() => model.calls.length === 1);
+      const takenBack = { ...messageFor(source, 'oops, not for you'), messageId: 'm-queued' };
+      const unsend = {
+        kind: 'unsend' as const,
+        eventId: 'e-unsend-queued',
+        source,
+        timestamp: Date.now(),
+        messageId: 'm-queued',
+      };
+      // LINE does not promise order: a redelivered message can come after its unsend.
+      if (order === 'before') await host.accept([unsend]);
+      await host.accept([takenBack]);
+      await host.accept([messageFor(source, 'second')]);
+      if (order === 'after') await host.accept([unsend]);
+      open();
+      await host.whenSettled();
 
-    expect(delivery.texts).toEqual(['re: first', 're: second']);
-    expect(model.calls.flatMap((call) => userTexts(call.history))).not.toContain('oops, not for you');
-    expect(userTexts(await storedHistory(store, source.id))).toEqual(['first', 'second']);
-    expect(await store.inbox(source.id)).toEqual([]);
-    // Found and gone with its unsend: not remembered as one still to come.
-    expect(host.snapshotOf(source.id)?.context.unsentAhead ?? []).toEqual([]);
-    expect(lines).toContainEqual(
-      expect.objectContaining({ level: 'info', sourceId: source.id, messageId: 'm-queued' }),
-    );
-  });
+      expect(delivery.texts).toEqual(['re: first', 're: second']);
+      expect(model.calls.flatMap((call) => userTexts(call.history))).not.toContain('oops, not for you');
+      expect(userTexts(await storedHistory(store, source.id))).toEqual(['first', 'second']);
+      expect(await store.inbox(source.id)).toEqual([]);
+      // Found and gone with its unsend: not remembered as one still to come.
+      expect(host.snapshotOf(source.id)?.context.unsentAhead ?? []).toEqual([]);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 'info', sourceId: source.id, messageId: 'm-queued' }),
+      );
+    },
+  );
 
   // LINE does not promise order: a message whose first delivery failed comes again later, and
   // the user's unsend of it may arrive in between. Before, the message was then stored and
