@@ -150,8 +150,9 @@ function unsendOfWaiting(
     if (item && isMessage(item) && item.messageId !== undefined) waiting.set(item.messageId, key);
   }
   for (const { key, item } of items) {
-    const waitingKey = item?.kind === 'unsend' ? waiting.get(item.messageId) : undefined;
-    if (item?.kind === 'unsend' && waitingKey !== undefined) return { unsend: { key, item }, waitingKey };
+    if (item?.kind !== 'unsend') continue;
+    const waitingKey = waiting.get(item.messageId);
+    if (waitingKey !== undefined) return { unsend: { key, item }, waitingKey };
   }
   return undefined;
 }

@@ -244,10 +244,10 @@ export const sourceSetup = setup({
     sendUnsend: sendTo(liveConversation, ({ context }): ConversationEvent => {
       if (context.plan.kind !== 'unsend') throw new Error('unsending without an unsend plan');
       const { messageId, at, storedSeqs, waitingKey } = context.plan;
-      // Found beyond the window in memory, or waiting in the inbox (consumed with the unsend):
+      // Stored beyond the window in memory, or waiting in the inbox (consumed with the unsend):
       // either way not a message still to come, which the conversation would remember.
-      const found = (storedSeqs?.length ?? 0) > 0 || waitingKey !== undefined;
-      return { type: 'line.unsend', messageId, at, stored: found };
+      const foundElsewhere = (storedSeqs?.length ?? 0) > 0 || waitingKey !== undefined;
+      return { type: 'line.unsend', messageId, at, foundElsewhere };
     }),
     // Provided by the host: the loading animation and the logs.
     turnEnded: noop,

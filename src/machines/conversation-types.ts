@@ -211,11 +211,11 @@ export type ConversationEvent =
    */
   | { type: 'line.messages'; messages: readonly InboundMessage[]; at: number }
   /**
-   * The user took a message back: it leaves history. `stored`: the host found it outside this
-   * history (stored beyond it, or still waiting in the inbox, where it goes with the unsend);
-   * `at`: the unsend's time (a message not seen anywhere is dropped when it comes).
+   * The user took a message back: it leaves history. `foundElsewhere`: the host found it outside
+   * this history (stored beyond it, or still waiting in the inbox, where it goes with the
+   * unsend); `at`: the unsend's time (a message not seen anywhere is dropped when it comes).
    */
-  | { type: 'line.unsend'; messageId: string; stored?: boolean; at?: number }
+  | { type: 'line.unsend'; messageId: string; foundElsewhere?: boolean; at?: number }
   /**
    * The host made the current snapshot durable (the intent of the side effect that waits).
    * `resumed`: the intent was durable before this process got the conversation — the side

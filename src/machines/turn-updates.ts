@@ -40,20 +40,20 @@ function sequenced(
 
 /**
  * Removes a message the user took back from history; says which entries went. A message seen
- * nowhere (not here, not `stored` beyond this history) has not arrived yet: it is remembered,
+ * nowhere (not here, not `foundElsewhere` by the host) has not arrived yet: it is remembered,
  * and dropped when it comes (`startTurn`).
  */
 export function unsendMessage(
   context: ConversationContext,
-  unsend: { readonly messageId: string; readonly stored?: boolean; readonly at?: number },
+  unsend: { readonly messageId: string; readonly foundElsewhere?: boolean; readonly at?: number },
 ): { update: Partial<ConversationContext>; removed: number[] } {
-  const { messageId, stored, at } = unsend;
+  const { messageId, foundElsewhere, at } = unsend;
   const removed = context.history
     .filter((entry) => entry.role === 'user' && entry.messageId === messageId)
     .map((entry) => entry.seq);
   if (removed.length > 0)
     return { update: { history: context.history.filter((entry) => !removed.includes(entry.seq)) }, removed };
-  if (stored || at === undefined) return { update: {}, removed };
+  if (foundElsewhere || at === undefined) return { update: {}, removed };
   const unsentAhead = [...(context.unsentAhead ?? []), { messageId, at }]
     .filter((ahead) => ahead.at > at - UNSENT_AHEAD_KEPT_MS)
     .slice(-MAX_UNSENT_AHEAD);
