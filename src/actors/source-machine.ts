@@ -44,6 +44,12 @@ function writeFailed(retry: string, options: { reloadOnConflict?: boolean } = {}
     ...(options.reloadOnConflict
       ? [
           {
+            // Dropped before its answer: reloaded, the message goes with its unsend, unanswered.
+            guard: 'messageTakenBack' as const,
+            target: '#source.owned.conflict',
+            actions: ['turnAbandoned' as const, 'logTakenBack' as const],
+          },
+          {
             guard: 'versionConflict' as const,
             target: '#source.owned.conflict',
             actions: 'logFailure' as const,
@@ -637,7 +643,8 @@ export const sourceMachine = sourceSetup.createMachine({
             givingUp: settingTurnAside(`it failed ${defaults.host.maxTurnFailures} times in a row`),
           },
         },
-        // Another writer got there first. Reload: a head still under our fence is what we wrote
+        // Another writer got there first, or the turn's message was taken back (nothing of the turn
+        // was written: the head before it is loaded and the unsend takes the message). Reload: a head still under our fence is what we wrote
         // (a write that succeeded although its answer was lost) and is resumed; any other head
         // belongs to a new owner — whatever it is delivering, this process never resumes it.
         conflict: {
@@ -779,6 +786,7 @@ function checkpointRequest(context: SourceContext): CheckpointRequest {
     appended: encoded.appended,
     removedSeqs: context.removedSeqs,
     consumedKeys: context.consumedKeys,
+    answering: context.plan.kind === 'turn',
     lastSeq: encoded.lastSeq,
     reason: context.conversation.getSnapshot().hasTag(AWAITING_CHECKPOINT_TAG) ? 'intent' : 'step',
     release: false,

@@ -465,6 +465,12 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             noticeSent: false,
           });
       },
+      logTakenBack: ({ context }) => {
+        const { plan } = context;
+        loggerFor(context.sourceId).info('a message taken back during its turn: dropped before its answer', {
+          messageIds: plan.kind === 'turn' ? plan.messages.map((message) => message.messageId) : [],
+        });
+      },
       logLost: ({ context, event }) => {
         loggerFor(context.sourceId).warn(
           'source taken over by another owner; stopping before any side effect',
@@ -500,6 +506,7 @@ function storedCheckpoint(input: CheckpointRequest): Checkpoint {
     appended: input.appended,
     removedSeqs: input.removedSeqs,
     consumedKeys: input.consumedKeys,
+    ...(input.answering && input.consumedKeys.length > 0 && { answering: true }),
     ...(input.release && { release: true }),
   };
 }

@@ -4,6 +4,7 @@ import type { ForgetEvent, InboundMessage } from '../domain/index.js';
 import { AWAITING_CHECKPOINT_TAG, type ConversationEvent, type KnownProfile } from '../machines/index.js';
 import {
   ItemTooLargeError,
+  MessageTakenBackError,
   OwnershipLostError,
   VersionConflictError,
   type Ownership,
@@ -135,6 +136,8 @@ export const sourceSetup = setup({
     // Of a write's error event (`onError`): another owner took the source, or another write won.
     ownershipLost: ({ event }) => OwnershipLostError.isInstance(errorOf(event)),
     versionConflict: ({ event }) => VersionConflictError.isInstance(errorOf(event)),
+    /** The turn's message was taken back by its sender while the turn ran: nothing was written. */
+    messageTakenBack: ({ event }) => MessageTakenBackError.isInstance(errorOf(event)),
     /** The checkpoint holds more than the store can ever write: the same write would fail forever. */
     checkpointNeverFits: ({ event }) => ItemTooLargeError.isInstance(errorOf(event)),
     /** The conversation failed in this turn as often as it may: running it again would too. */
@@ -256,6 +259,7 @@ export const sourceSetup = setup({
     logFailure: noop,
     logUnstorable: noop,
     logLost: noop,
+    logTakenBack: noop,
     /** The plan's unreadable inbox item is logged and recorded as the conversation's last turn. */
     setAsideUnreadable: noop,
   },

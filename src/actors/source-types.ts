@@ -45,6 +45,8 @@ export interface CheckpointRequest {
   readonly appended: readonly HistoryRecord[];
   readonly removedSeqs: readonly number[];
   readonly consumedKeys: readonly string[];
+  /** The consumed items are the messages of the turn: refused if one was taken back meanwhile. */
+  readonly answering: boolean;
   readonly lastSeq: number;
   /** Why: the intent of a side effect, or the state at the end of a step. */
   readonly reason: 'intent' | 'step';

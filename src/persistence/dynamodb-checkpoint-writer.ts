@@ -9,10 +9,11 @@ import { dynamoDbItemSize, type ScalarItem } from './dynamodb-item-size.js';
 import { lostOwnership, returnedNumber, returnedString } from './dynamodb-returned-item.js';
 import type { DynamoDbSourceStoreLimits } from './dynamodb-source-limits.js';
 import { OWNER_ATTRIBUTES, headKey, pageItem, type StoredItem } from './dynamodb-source-items.js';
-import { CONSUMED_INBOX_SORT_KEY, workShard } from './dynamodb-table.js';
+import { CONSUMED_INBOX_SORT_KEY, TAKEN_BACK_ATTRIBUTE, workShard } from './dynamodb-table.js';
 import type { WriteSteps } from './dynamodb-write-steps.js';
 import { transactWrite, type TableClient, type TransactionUpdate } from './dynamodb-writes.js';
 import { ItemTooLargeError } from './item-too-large-error.js';
+import { MessageTakenBackError } from './message-taken-back-error.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
 import type { Checkpoint, HistoryRecord } from './source-store.js';
 import { nextLastSeq } from './store-validation.js';
@@ -140,7 +141,17 @@ export async function writeCheckpoint(
           ...[...rewrites, ...inTransaction].map((item) => ({
             Put: { TableName: table.tableName, Item: item },
           })),
-          ...deleted.map((sk) => ({ Delete: { TableName: table.tableName, Key: { pk: sourceId, sk } } })),
+          ...deleted.map((sk) => ({
+            Delete: {
+              TableName: table.tableName,
+              Key: { pk: sourceId, sk },
+              // A message its sender took back since the turn read it: its answer must not go out.
+              ...(checkpoint.answering && {
+                ConditionExpression: 'attribute_not_exists(#takenBackAt)',
+                ExpressionAttributeNames: { '#takenBackAt': TAKEN_BACK_ATTRIBUTE },
+              }),
+            },
+          })),
           ...(overflowKeys.length > 0
             ? [
                 {
@@ -160,6 +171,9 @@ export async function writeCheckpoint(
   } catch (error) {
     const reason = failedCondition(error, 0);
     if (reason) throw refused(checkpoint, reason.Item);
+    const firstDelete = 1 + rewrites.length + inTransaction.length;
+    const takenBack = deleted.filter((_, index) => failedCondition(error, firstDelete + index));
+    if (takenBack.length > 0) throw new MessageTakenBackError(sourceId, takenBack);
     throw error;
   }
   return { base: written, overflowKeys };

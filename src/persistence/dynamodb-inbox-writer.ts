@@ -1,11 +1,13 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { isMessage, type Clock, type InboxItem } from '../domain/index.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { isMessage, type Clock, type InboxItem, type UnsendEvent } from '../domain/index.js';
 import { failedCondition } from './dynamodb-cancellation.js';
 import { inboxItemFromStored, inboxStoredItem } from './dynamodb-source-items.js';
 import {
   CLAIM_SORT_KEY,
   CONSUMED_INBOX_SORT_KEY,
   INBOX_PREFIX,
+  TAKEN_BACK_ATTRIBUTE,
   claimPartitionKey,
   inboxSortKey,
   padNumber,
@@ -51,10 +53,11 @@ export class DynamoDbInboxWriter implements Pick<SourceStore, 'accept'> {
     } = options);
   }
 
-  accept(item: InboxItem): Promise<boolean> {
+  async accept(item: InboxItem): Promise<boolean> {
     const now = this.clock.now();
     this.sequence = (this.sequence + 1) % 1_000_000;
-    return acceptItem(this.table, item, {
+    const steps = writeSteps(this.onWriteStep, 'accept');
+    const accepted = await acceptItem(this.table, item, {
       now,
       claimTtlMs: this.claimTtlMs,
       maxInbox: this.maxInbox,
@@ -64,8 +67,52 @@ export class DynamoDbInboxWriter implements Pick<SourceStore, 'accept'> {
         item.eventId,
       ),
       workIndex: this.workIndex,
-      steps: writeSteps(this.onWriteStep, 'accept'),
+      steps,
     });
+    if (accepted && item.kind === 'unsend') await markTakenBack(this.table, item, now, steps);
+    return accepted;
+  }
+}
+
+/**
+ * Marks the waiting inbox items of the message an unsend takes back (`takenBackAt`): the
+ * checkpoint of a turn already answering one is refused, so its answer never goes out
+ * (docs/runtime.md). After the unsend's own write, not in it: a transaction cannot look the
+ * items up, and a crash in between only leaves the message answered, as it was before.
+ */
+async function markTakenBack(table: TableClient, unsend: UnsendEvent, now: number, steps: WriteSteps) {
+  const pages = paginateQuery(
+    { client: table.documents },
+    {
+      TableName: table.tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :inboxEnd',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#message': 'message' },
+      ExpressionAttributeValues: { ':pk': unsend.source.id, ':first': INBOX_PREFIX, ':inboxEnd': 'INBOX$' },
+      ProjectionExpression: '#sk, #message',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const stored of page.Items ?? []) {
+      const { key, item } = inboxItemFromStored(stored);
+      if (!item || !isMessage(item) || item.messageId !== unsend.messageId) continue;
+      steps.after('takenBack');
+      try {
+        await table.documents.send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: { pk: unsend.source.id, sk: key },
+            UpdateExpression: 'SET #takenBackAt = :now',
+            ConditionExpression: 'attribute_exists(#pk)',
+            ExpressionAttributeNames: { '#takenBackAt': TAKEN_BACK_ATTRIBUTE, '#pk': 'pk' },
+            ExpressionAttributeValues: { ':now': now },
+          }),
+        );
+      } catch (error) {
+        // Consumed meanwhile: its turn's intent is durable, too late to hold the answer back.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
   }
 }
 

@@ -39,6 +39,8 @@ export const PROFILE_PREFIX = 'P#';
  */
 export const CONSUMED_INBOX_SORT_KEY = 'INBOX';
 export const INBOX_PREFIX = 'INBOX#';
+/** Set on an inbox item whose message an unsend took back while it waited (epoch ms). */
+export const TAKEN_BACK_ATTRIBUTE = 'takenBackAt';
 export const CLAIM_SORT_KEY = 'CLAIM';
 /** A reminder of `npm start` on DynamoDB, in its source's partition (Lambda uses EventBridge Scheduler). */
 export const REMINDER_PREFIX = 'R#';

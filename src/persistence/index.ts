@@ -37,6 +37,7 @@ export type {
 export { DEFAULT_CLAIM_TTL_MS, resolveSourceStoreOptions } from './source-store-options.js';
 export type { ResolvedSourceStoreOptions, SourceStoreOptions } from './source-store-options.js';
 export { OwnershipLostError } from './ownership-lost-error.js';
+export { MessageTakenBackError } from './message-taken-back-error.js';
 export { MemorySourceStore, MemorySourceTables } from './memory-source-store.js';
 export type { MemorySourceStoreOptions } from './memory-source-store.js';
 export { openSqliteSourceStore } from './open-sqlite-source-store.js';

@@ -1,4 +1,4 @@
-import { collectHistoryWindow, type Clock, type InboxItem } from '../domain/index.js';
+import { collectHistoryWindow, isMessage, type Clock, type InboxItem } from '../domain/index.js';
 import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
@@ -20,12 +20,15 @@ import {
   type StoredProfile,
   type UnreadableRecord,
 } from './source-store.js';
+import { MessageTakenBackError } from './message-taken-back-error.js';
 import { VersionConflictError } from './version-conflict-error.js';
 
 interface InboxRow {
   readonly eventId: string;
   readonly json: string;
   readonly attempts: number;
+  /** Its sender took the message back while it waited (an unsend was accepted). */
+  readonly takenBack?: boolean;
 }
 
 /**
@@ -95,6 +98,13 @@ export class MemorySourceStore implements SourceStore {
           attempts: 0,
         });
       });
+      if (item.kind === 'unsend') {
+        for (const [position, row] of waiting) {
+          const stored = parseInboxItem(row.json).value;
+          if (stored && isMessage(stored) && stored.messageId === item.messageId)
+            write.step('inbox', () => waiting.set(position, { ...row, takenBack: true }));
+        }
+      }
       write.commit();
       this.pruneClaimsNowAndThen(now);
       return true;
@@ -206,6 +216,11 @@ export class MemorySourceStore implements SourceStore {
     }
     const lastSeq = nextLastSeq(ownership.sourceId, head.lastSeq, checkpoint.appended);
     const consumed = checkpoint.consumedKeys.map(inboxPosition);
+    const inbox = this.tables.inbox.get(ownership.sourceId);
+    const takenBack = checkpoint.answering
+      ? consumed.filter((position) => inbox?.get(position)?.takenBack)
+      : [];
+    if (takenBack.length > 0) throw new MessageTakenBackError(ownership.sourceId, takenBack.map(String));
     const version = head.version + 1;
     const write = this.write('checkpoint');
     const history = mapOf(this.tables.history, ownership.sourceId);
@@ -214,7 +229,6 @@ export class MemorySourceStore implements SourceStore {
       write.step('history', () => history.set(record.seq, json));
     }
     for (const seq of checkpoint.removedSeqs) write.step('removed', () => history.delete(seq));
-    const inbox = this.tables.inbox.get(ownership.sourceId);
     for (const position of consumed) write.step('inbox', () => inbox?.delete(position));
     let released = false;
     write.step('head', () => {

@@ -133,6 +133,12 @@ export interface Checkpoint {
   readonly removedSeqs: readonly number[];
   readonly consumedKeys: readonly string[];
   /**
+   * The consumed items are messages a turn answers: if an unsend took one of them back since it
+   * was read, nothing is written (`MessageTakenBackError`) and the answer never goes out. Absent
+   * for the steps that consume without answering (an unsend taking its waiting message along).
+   */
+  readonly answering?: boolean;
+  /**
    * Give the source up in the same write (the owner found its inbox drained at the end of a
    * step): the head keeps no owner, as after `release`. Saves a write per turn (docs/runtime.md).
    */

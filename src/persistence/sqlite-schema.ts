@@ -2,11 +2,15 @@ import type { DatabaseSync } from 'node:sqlite';
 import { migrateSchema } from './sqlite-file.js';
 
 /** Bumped with every change below; a newer file is refused rather than misread. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
 // Version 2: the inspector lists the most recently updated sources from an index, not a scan
 // of every head (1.5 s for 100,000 sources, blocking the process).
 const headsByUpdate = 'CREATE INDEX IF NOT EXISTS heads_by_update ON heads (updated_at, source_id);';
+
+// Version 3: an unsend accepted while its message waits marks that message's inbox item, so the
+// checkpoint of a turn already answering it is refused and the answer never goes out.
+const inboxTakenBack = 'ALTER TABLE inbox ADD COLUMN taken_back INTEGER NOT NULL DEFAULT 0;';
 
 // Tables of the SQLite source store (docs/persistence.md). Values the store never queries by
 // are JSON text; ids are data, never file names. STRICT tables refuse a value of the wrong type.
@@ -45,7 +49,8 @@ CREATE TABLE inbox (
   source_id TEXT NOT NULL,
   event_id TEXT NOT NULL,
   item TEXT NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 0
+  attempts INTEGER NOT NULL DEFAULT 0,
+  taken_back INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX inbox_by_source ON inbox (source_id, position);
 
@@ -75,8 +80,9 @@ export function prepareDatabase(
   database.exec('PRAGMA journal_mode = WAL');
   database.exec(`PRAGMA synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
   migrateSchema(database, (version) => {
-    if (version === 0 || version === 1) {
+    if (version < SQLITE_SCHEMA_VERSION) {
       if (version === 0) database.exec(schema);
+      else database.exec(inboxTakenBack);
       database.exec(headsByUpdate);
       database.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
     } else if (version !== SQLITE_SCHEMA_VERSION) {

@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { collectHistoryWindow, type Clock, type InboxItem } from '../domain/index.js';
+import { collectHistoryWindow, isMessage, type Clock, type InboxItem } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import { resolveSourceStoreOptions, type SourceStoreOptions } from './source-store-options.js';
 import { admitToInbox } from './inbox-cap.js';
 import { OwnershipLostError } from './ownership-lost-error.js';
+import { MessageTakenBackError } from './message-taken-back-error.js';
 import {
   byRecentUpdate,
   type AcceptedAndAcquired,
@@ -326,10 +327,14 @@ export class SqliteSourceStore implements SourceStore {
         this.statements.deleteHistoryEntry.run(ownership.sourceId, seq);
         step('removed');
       }
+      const takenBack: string[] = [];
       for (const position of consumed) {
-        this.statements.deleteInboxItem.run(ownership.sourceId, position);
+        const row = this.statements.consumeInboxItem.get(ownership.sourceId, position) as
+          { taken_back: number } | undefined;
+        if (checkpoint.answering && row?.taken_back) takenBack.push(String(position));
         step('inbox');
       }
+      if (takenBack.length > 0) throw new MessageTakenBackError(ownership.sourceId, takenBack);
       const version = row.version + 1;
       this.statements.writeHead.run(
         version,
@@ -474,11 +479,21 @@ export class SqliteSourceStore implements SourceStore {
       this.maxInbox,
     );
     const json = JSON.stringify(admission.item);
+    if (item.kind === 'unsend') this.markTakenBack(item.source.id, item.messageId);
     if (admission.kind === 'replace')
       this.statements.replaceInboxItem.run(json, item.source.id, tail!.position);
     else this.statements.insertInbox.run(item.source.id, admission.item.eventId, json);
     step('inbox');
     return true;
+  }
+
+  /** Marks the waiting items of the message an unsend takes back: their turn must not answer. */
+  private markTakenBack(sourceId: string, messageId: string): void {
+    for (const row of this.statements.inbox.all(sourceId, -1) as unknown as InboxRow[]) {
+      const stored = parseInboxItem(row.item).value;
+      if (stored && isMessage(stored) && stored.messageId === messageId)
+        this.statements.markTakenBack.run(sourceId, row.position);
+    }
   }
 
   /** Takes the source for `owner` when `isFree` says so, inside a transaction: the fence moves on. */

@@ -115,7 +115,9 @@ export function prepareStatements(database: DatabaseSync) {
       'SELECT position, event_id, item, attempts FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
     ),
     countAttempt: prepare('UPDATE inbox SET attempts = attempts + 1 WHERE source_id = ? AND position = ?'),
-    deleteInboxItem: prepare('DELETE FROM inbox WHERE source_id = ? AND position = ?'),
+    // A consumed item, and whether its sender took it back meanwhile (the checkpoint is refused).
+    consumeInboxItem: prepare('DELETE FROM inbox WHERE source_id = ? AND position = ? RETURNING taken_back'),
+    markTakenBack: prepare('UPDATE inbox SET taken_back = 1 WHERE source_id = ? AND position = ?'),
     inboxHasItems: prepare('SELECT 1 AS waiting FROM inbox WHERE source_id = ? LIMIT 1'),
     deleteInboxThrough: prepare('DELETE FROM inbox WHERE source_id = ? AND position <= ?'),
     head: prepare(`SELECT ${HEAD_COLUMNS} FROM heads WHERE source_id = ?`),

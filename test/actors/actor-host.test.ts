@@ -63,6 +63,22 @@ function gatedEchoModel() {
   return { model, open };
 }
 
+/** A store of this kind for a test (undefined: the host's own memory store), and its clean-up. */
+async function storeOfKind(kind: 'memory' | 'sqlite' | 'dynamodb') {
+  const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-unsend-'));
+  const local = kind === 'dynamodb' ? await startDynamoDbLocal() : undefined;
+  const store =
+    kind === 'sqlite'
+      ? await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') })
+      : local && new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() });
+  const close = async () => {
+    await store?.close();
+    await local?.stop();
+    await rm(directory, { recursive: true, force: true });
+  };
+  return { store, close };
+}
+
 describe('actor host', () => {
   it('answers 100 sources × 5 concurrent messages, in order per source', async () => {
     const { host, delivery } = createTestHost({ model: echoModel() });
@@ -653,6 +669,52 @@ describe('actor host', () => {
     },
   );
 
+  // The user takes a message back while its own turn runs (the model is thinking). Before, the
+  // answer still went out — quoting, in a group, words the sender had just withdrawn — and the
+  // message was removed only after. The turn's intent is now refused: no answer, nothing stored.
+  it.each(['memory', 'sqlite', 'dynamodb'] as const)(
+    'drops a turn whose message the user took back while it ran, before its answer (%s store)',
+    async (kind) => {
+      const { store, close } = await storeOfKind(kind);
+      const { model, open } = gatedEchoModel();
+      const { lines, logger } = recordingLogger();
+      const { host, store: used, delivery } = createTestHost({ model, logger, ...(store && { store }) });
+      const source = userSourceNumber(17);
+      await host.accept([{ ...messageFor(source, 'my password is hunter2'), messageId: 'm-own' }]);
+      await until(() => model.calls.length === 1);
+      await host.accept([
+        { kind: 'unsend', eventId: 'e-unsend-own', source, timestamp: Date.now(), messageId: 'm-own' },
+      ]);
+      open();
+      await host.whenSettled();
+
+      expect(delivery.texts).toEqual([]);
+      expect(await storedHistory(used, source.id)).toEqual([]);
+      expect(await used.inbox(source.id)).toEqual([]);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'info',
+          sourceId: source.id,
+          message: 'a message taken back during its turn: dropped before its answer',
+          messageIds: ['m-own'],
+        }),
+      );
+      expect(lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([]);
+      // The chat goes on, without the withdrawn words.
+      await host.accept([messageFor(source, 'hello again')]);
+      await host.whenSettled();
+      expect(delivery.texts).toEqual(['re: hello again']);
+      expect(
+        model.calls
+          .at(-1)!
+          .history.map((entry) => JSON.stringify(entry))
+          .join(),
+      ).not.toContain('hunter2');
+      await host.shutdown(1000);
+      await close();
+    },
+  );
+
   // LINE does not promise order: a message whose first delivery failed comes again later, and
   // the user's unsend of it may arrive in between. Before, the message was then stored and
   // answered as if never taken back.
@@ -694,12 +756,7 @@ describe('actor host', () => {
   it.each(['memory', 'sqlite', 'dynamodb'] as const)(
     'removes an unsent message older than the history window from the %s store too',
     async (kind) => {
-      const directory = await mkdtemp(path.join(tmpdir(), 'kaiwa-unsend-'));
-      const local = kind === 'dynamodb' ? await startDynamoDbLocal() : undefined;
-      const store =
-        kind === 'sqlite'
-          ? await openSqliteSourceStore({ file: path.join(directory, 'kaiwa.db') })
-          : local && new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() });
+      const { store, close } = await storeOfKind(kind);
       const { host, store: used } = createTestHost({
         model: echoModel(),
         ...(store && { store }),
@@ -719,9 +776,7 @@ describe('actor host', () => {
 
       expect(userTexts(await storedHistory(used, source.id))).toEqual(['one', 'two', 'three', 'four']);
       await host.shutdown(1000);
-      await store?.close();
-      await local?.stop();
-      await rm(directory, { recursive: true, force: true });
+      await close();
     },
   );
 });

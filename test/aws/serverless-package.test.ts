@@ -14,6 +14,7 @@ import {
 } from '../../bench/lambda-bundles.js';
 import { readWorkerSettings } from '../../src/aws/index.js';
 import { DynamoDbSourceStore, conversationTableDefinition } from '../../src/persistence/index.js';
+import { startIamProxy, type IamProxy } from '../support/dynamodb-iam-proxy.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startEchoGemini } from '../support/echo-gemini.js';
 import type { FakeGeminiServer } from '../support/fake-gemini-server.js';
@@ -280,13 +281,18 @@ describe('npm run package: the CloudFormation template', () => {
 
   it('least privilege: each role has exactly the actions its function needs', () => {
     expect(actionsOf('WebhookRole')).toEqual([
+      'dynamodb:ConditionCheckItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'ssm:GetParameters',
     ]);
     expect(actionsOf('ReminderRole')).toEqual([
+      'dynamodb:ConditionCheckItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'sqs:SendMessage',
@@ -294,6 +300,7 @@ describe('npm run package: the CloudFormation template', () => {
     expect(actionsOf('WorkerRole')).toEqual(
       [
         'dynamodb:BatchWriteItem',
+        'dynamodb:ConditionCheckItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
@@ -514,6 +521,12 @@ describe.skipIf(!dynamoDbLocalRequired())(
     let gemini: FakeGeminiServer;
     let table: string;
     let env: Record<string, string>;
+    // Each bundle reaches DynamoDB as its role allows, no more (DynamoDB Local checks nothing).
+    let iam: Record<'Webhook' | 'Worker' | 'Reminder', IamProxy>;
+    const asRole = (role: keyof typeof iam, base: Record<string, string>) => ({
+      ...base,
+      DYNAMODB_ENDPOINT: iam[role].endpoint,
+    });
 
     beforeAll(async () => {
       [local, line, gemini] = await Promise.all([
@@ -527,6 +540,13 @@ describe.skipIf(!dynamoDbLocalRequired())(
         '/kaiwa/test/gemini-api-key': 'test-key', // the key the fake Gemini takes
       });
       table = await local.createTable();
+      const proxyFor = (role: string) =>
+        startIamProxy({ upstream: local.endpoint, allowed: actionsOf(role) });
+      iam = {
+        Webhook: await proxyFor('WebhookRole'),
+        Worker: await proxyFor('WorkerRole'),
+        Reminder: await proxyFor('ReminderRole'),
+      };
       // DynamoDB Local's first transactions are slow (its JVM warms up): not the webhook's 1.5 s to judge.
       const warmUp = new DynamoDbSourceStore({ client: local.client, tableName: await local.createTable() });
       for (let index = 0; index < 5; index++) {
@@ -564,13 +584,19 @@ describe.skipIf(!dynamoDbLocalRequired())(
       };
     }, 60_000);
     afterAll(async () => {
-      await Promise.all([local?.stop(), line?.close(), ssm?.close(), gemini?.close()]);
+      await Promise.all([
+        local?.stop(),
+        line?.close(),
+        ssm?.close(),
+        gemini?.close(),
+        ...Object.values(iam ?? {}).map((proxy) => proxy.close()),
+      ]);
     });
 
     /** The packaged worker, given these stream records as the Pipe delivers them from the FIFO queue. */
     async function runWorker(records: Parameters<typeof inboxInserts>[0], workerEnv: Record<string, string>) {
       return runBundle(packaged.worker.bundlePath, {
-        env: workerEnv,
+        env: asRole('Worker', workerEnv),
         event: {
           Records: deliveredRecords(
             records,
@@ -596,7 +622,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
         events: [textEvent(userId, 's1m1 hello', { replyToken: line.emulator.issueReplyToken(userId) })],
       });
       await runBundle(packaged.webhook.bundlePath, {
-        env: geminiEnv,
+        env: asRole('Webhook', geminiEnv),
         event: signedWebhookEvent(body, line.emulator.channelSecret),
       });
       const ofUser = (all: Parameters<typeof inboxInserts>[0]) =>
@@ -625,7 +651,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
       });
 
       const webhook = await runBundle(packaged.webhook.bundlePath, {
-        env,
+        env: asRole('Webhook', env),
         event: signedWebhookEvent(body, line.emulator.channelSecret),
       });
       expect(webhook).toMatchObject({
@@ -646,7 +672,7 @@ describe.skipIf(!dynamoDbLocalRequired())(
       expect(replies.map((entry) => entry.text)).toEqual([expect.stringContaining('hello from node 22')]);
 
       const reminder = await runBundle(packaged.reminder.bundlePath, {
-        env,
+        env: asRole('Reminder', env),
         event: {
           kaiwa: 'reminder',
           reminder: {
@@ -666,6 +692,69 @@ describe.skipIf(!dynamoDbLocalRequired())(
       // Secrets came from SSM, decrypted, at run time.
       expect(ssm.calls.every((call) => call.withDecryption)).toBe(true);
       expect(ssm.calls.flatMap((call) => call.names)).toContain('/kaiwa/test/line-channel-access-token');
+      expect(Object.values(iam).flatMap((proxy) => proxy.denied)).toEqual([]);
+    }, 90_000);
+
+    // At the cap, accept counts messages into one overflow item, replaced while it is not
+    // consumed: a transaction with a ConditionCheck, which the webhook's role must allow too.
+    it('a full inbox: the webhook counts the messages beyond the cap into one overflow item', async () => {
+      const userId = 'U0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa4';
+      const events = Array.from({ length: 12 }, (_, index) => textEvent(userId, `flood ${index}`));
+      const answer = await runBundle(packaged.webhook.bundlePath, {
+        env: asRole('Webhook', { ...env, KAIWA_MAX_INBOX: '10' }),
+        event: signedWebhookEvent(
+          JSON.stringify({ destination: line.emulator.botUserId, events }),
+          line.emulator.channelSecret,
+        ),
+      });
+
+      expect(answer).toMatchObject({ result: { statusCode: 200 } });
+      const waiting = await new DynamoDbSourceStore({ client: local.client, tableName: table }).inbox(userId);
+      expect(waiting).toHaveLength(11);
+      expect(waiting.at(-1)?.item).toMatchObject({ overflow: { count: 2 } });
+      expect(iam.Webhook.needed).toContain('dynamodb:ConditionCheckItem');
+      expect(Object.values(iam).flatMap((proxy) => proxy.denied)).toEqual([]);
+    }, 90_000);
+
+    // A message and its unsend, both accepted before the worker runs: the webhook marks the
+    // waiting message (a query and an update its role must allow), the worker answers nothing.
+    it('a message taken back before the worker runs: the webhook marks it, no reply goes out', async () => {
+      const userId = 'U0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa3';
+      const reader = StreamReader.forLocal(local.endpoint, table);
+      await reader.open();
+      const message = textEvent(userId, 'oops', { replyToken: line.emulator.issueReplyToken(userId) });
+      const unsend = {
+        type: 'unsend' as const,
+        mode: 'active' as const,
+        timestamp: Date.now(),
+        webhookEventId: `01JUNSEND${Date.now()}`,
+        deliveryContext: { isRedelivery: false },
+        source: { type: 'user' as const, userId },
+        unsend: { messageId: message.message.id },
+      };
+      for (const event of [message, unsend]) {
+        const body = JSON.stringify({ destination: line.emulator.botUserId, events: [event] });
+        const answer = await runBundle(packaged.webhook.bundlePath, {
+          env: asRole('Webhook', env),
+          event: signedWebhookEvent(body, line.emulator.channelSecret),
+        });
+        expect(answer).toMatchObject({ result: { statusCode: 200 } });
+      }
+      const ofUser = (all: Parameters<typeof inboxInserts>[0]) =>
+        inboxInserts(all).filter((record) => record.dynamodb?.Keys?.pk?.S === userId);
+      const records = ofUser(await reader.readUntil((all) => ofUser(all).length >= 2));
+      const worker = await runWorker(records, env);
+      reader.close();
+
+      expect(worker).toMatchObject({ result: { batchItemFailures: [] } });
+      expect(
+        line.emulator.entries().filter((entry) => entry.from === 'bot' && entry.chatId === userId),
+      ).toEqual([]);
+      expect(await new DynamoDbSourceStore({ client: local.client, tableName: table }).inbox(userId)).toEqual(
+        [],
+      );
+      expect(iam.Webhook.needed).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:UpdateItem']));
+      expect(Object.values(iam).flatMap((proxy) => proxy.denied)).toEqual([]);
     }, 90_000);
   },
 );

@@ -14,7 +14,7 @@ import { DeadlineExceededError } from '../../src/timing/index.js';
 import { ModelNoAnswerError } from '../../src/model/gemini/model-no-answer-error.js';
 import { LineRequestError } from '../../src/line/line-request-error.js';
 import { ProcessLockBusyError } from '../../src/persistence/sqlite-process-lock.js';
-import { OwnershipLostError, StoreInUseError } from '../../src/persistence/index.js';
+import { MessageTakenBackError, OwnershipLostError, StoreInUseError } from '../../src/persistence/index.js';
 
 // The symbols any copy of kaiwa registers: `Symbol.for` returns the same one to every caller.
 const kaiwaMarker = Symbol.for('kaiwa.error');
@@ -59,6 +59,7 @@ const errors: [ErrorClass, KaiwaError, Record<string, unknown>][] = [
   [LineRequestError, new LineRequestError('POST /v2/bot/message/push', 'timeout'), { reason: 'timeout' }],
   [ProcessLockBusyError, new ProcessLockBusyError('/tmp/k.db.lock'), { lockFile: '/tmp/k.db.lock' }],
   [OwnershipLostError, new OwnershipLostError('U1', 2, 3, 'other'), { fence: 2, currentFence: 3 }],
+  [MessageTakenBackError, new MessageTakenBackError('U1', ['7']), { sourceId: 'U1', keys: ['7'] }],
   [StoreInUseError, new StoreInUseError('/tmp/k.db', undefined), { file: '/tmp/k.db' }],
   [ResponseTooLargeError, new ResponseTooLargeError(1024), { maxBytes: 1024 }],
   [UnexpectedForecastError, new UnexpectedForecastError('hourly'), { field: 'hourly' }],

@@ -5,6 +5,7 @@ import type {
   InboundMessage,
   ModelEntry,
   ToolEntry,
+  UnsendEvent,
   UserEntry,
 } from '../../src/domain/index.js';
 import type {
@@ -41,6 +42,18 @@ export function message(sourceId: string, text: string): InboundMessage {
     source: { kind: 'user', id: sourceId },
     text,
     timestamp: 1_700_000_000_000 + counter,
+  };
+}
+
+/** The user takes back the message LINE knows as `messageId`. */
+export function unsendEvent(sourceId: string, messageId: string): UnsendEvent {
+  counter++;
+  return {
+    kind: 'unsend',
+    eventId: `unsend-${counter}`,
+    source: { kind: 'user', id: sourceId },
+    timestamp: 1_700_000_000_000 + counter,
+    messageId,
   };
 }
 

@@ -7,6 +7,7 @@ import {
   type UserEntry,
 } from '../../src/domain/index.js';
 import {
+  MessageTakenBackError,
   OwnershipLostError,
   VersionConflictError,
   type SourceOwner,
@@ -26,6 +27,7 @@ import {
   records,
   testClock,
   tool,
+  unsendEvent,
   user,
   WIDE,
 } from './source-store-fixtures.js';
@@ -448,6 +450,39 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         await expect(refused).rejects.toMatchObject({ expectedVersion: 0, actualVersion: 1 });
         expect(await store.inbox('U-a')).toHaveLength(1);
         expect((await store.load('U-a', WIDE)).history).toEqual([]);
+      });
+
+      it("refuses a turn's checkpoint that consumes a message taken back since it was read, writing nothing", async () => {
+        const { store, clock } = await setUp();
+        const oops = { ...message('U-a', 'oops'), messageId: 'm-oops' };
+        const fine = { ...message('U-a', 'fine'), messageId: 'm-fine' };
+        for (const item of [oops, fine]) await store.accept(item);
+        const [first, second] = await store.inbox('U-a');
+        const ownership = (await store.acquire('U-a', owner('alice', clock), neverGone))!;
+        const unsend = unsendEvent('U-a', 'm-oops');
+        await store.accept(unsend);
+
+        const refused = store.checkpoint(
+          checkpointOf(ownership, {
+            appended: records(1, exchange(1)),
+            consumedKeys: [first!.key],
+            answering: true,
+          }),
+        );
+
+        await expect(refused).rejects.toBeInstanceOf(MessageTakenBackError);
+        await expect(refused).rejects.toMatchObject({ sourceId: 'U-a', keys: [first!.key] });
+        expect((await store.inbox('U-a')).map(({ item }) => item)).toEqual([oops, fine, unsend]);
+        expect((await store.load('U-a', WIDE)).history).toEqual([]);
+        // The message still wanted is answered; the unsend's own step takes the other one along.
+        const version = await store.checkpoint(
+          checkpointOf(ownership, { consumedKeys: [second!.key], answering: true }),
+        );
+        const unsendKey = (await store.inbox('U-a')).at(-1)!.key;
+        await store.checkpoint(
+          checkpointOf(ownership, { expectedVersion: version, consumedKeys: [first!.key, unsendKey] }),
+        );
+        expect(await store.inbox('U-a')).toEqual([]);
       });
 
       it('checks the fence before the version', async () => {

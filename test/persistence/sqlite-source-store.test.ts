@@ -10,7 +10,7 @@ import { openSqliteSourceStore, StoreInUseError } from '../../src/persistence/in
 import { writeFirstWaveFiles } from '../support/first-wave-data.js';
 import { crashScenarios, observe, type CrashScenario } from './crash-scenarios.js';
 import { sourceStoreConformance } from './source-store.conformance.js';
-import { message, neverGone, owner, testClock, WIDE } from './source-store-fixtures.js';
+import { message, neverGone, owner, testClock, unsendEvent, WIDE } from './source-store-fixtures.js';
 import { unreadableRecordsConformance, type DamageTarget } from './unreadable-records.conformance.js';
 
 const directories: string[] = [];
@@ -334,14 +334,16 @@ describe('sqlite source store specifics', () => {
     await first.accept(message('U-old', 'hi'));
     await first.close();
     const downgrade = new DatabaseSync(file);
-    downgrade.exec('DROP INDEX heads_by_update; PRAGMA user_version = 1');
+    downgrade.exec(
+      'DROP INDEX heads_by_update; ALTER TABLE inbox DROP COLUMN taken_back; PRAGMA user_version = 1',
+    );
     downgrade.close();
 
     const store = await openSqliteSourceStore({ file });
     expect((await store.listSources()).map((summary) => summary.sourceId)).toEqual(['U-old']);
     await store.close();
     const check = new DatabaseSync(file);
-    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
     expect(
       check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'heads_by_update'").all(),
     ).toHaveLength(1);
@@ -353,6 +355,39 @@ describe('sqlite source store specifics', () => {
       .all()
       .map((row) => String((row as { detail: string }).detail));
     expect(plan.join('\n')).toContain('heads_by_update');
+    check.close();
+  });
+
+  it('upgrades a file of schema 2: a waiting message can be marked taken back, and its checkpoint is refused', async () => {
+    const file = await freshFile();
+    const first = await openSqliteSourceStore({ file });
+    const waiting = { ...message('U-old', 'oops'), messageId: 'm-old' };
+    await first.accept(waiting);
+    await first.close();
+    const downgrade = new DatabaseSync(file);
+    downgrade.exec('ALTER TABLE inbox DROP COLUMN taken_back; PRAGMA user_version = 2');
+    downgrade.close();
+
+    const store = await openSqliteSourceStore({ file });
+    const [item] = await store.inbox('U-old');
+    expect(await store.accept(unsendEvent('U-old', 'm-old'))).toBe(true);
+    const ownership = (await store.acquire('U-old', owner('alice', testClock()), neverGone))!;
+    await expect(
+      store.checkpoint({
+        ownership,
+        expectedVersion: 0,
+        machineVersion: 1,
+        snapshot: {},
+        busy: false,
+        appended: [],
+        removedSeqs: [],
+        consumedKeys: [item!.key],
+        answering: true,
+      }),
+    ).rejects.toMatchObject({ name: 'MessageTakenBackError', keys: [item!.key] });
+    await store.close();
+    const check = new DatabaseSync(file);
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
     check.close();
   });
 
