@@ -715,6 +715,37 @@ describe('actor host', () => {
     },
   );
 
+  // Under `merge`, the message taken back shares its turn with one still wanted: the turn is
+  // dropped whole, and the message still wanted gets a turn of its own.
+  it('drops a merged turn one of whose messages was taken back while it ran; the rest is answered', async () => {
+    const gates = [gate(), gate()];
+    const model = new ScriptedModel(
+      [
+        async (request: ModelRequest) => {
+          await gates[Math.min(model.calls.length - 1, 2)]?.opened;
+          return callReply(`re: ${turnTexts(request.history)}`);
+        },
+      ],
+      { repeatLast: true },
+    );
+    const { host, store, delivery } = createTestHost({ model, host: { settings: { queuePolicy: 'merge' } } });
+    const source = userSourceNumber(18);
+    await host.accept([messageFor(source, 'a')]);
+    await until(() => model.calls.length === 1);
+    await host.accept([messageFor(source, 'b'), { ...messageFor(source, 'c, no wait'), messageId: 'm-c' }]);
+    gates[0]!.open();
+    await until(() => model.calls.length === 2);
+    await host.accept([
+      { kind: 'unsend', eventId: 'e-unsend-c', source, timestamp: Date.now(), messageId: 'm-c' },
+    ]);
+    gates[1]!.open();
+    await host.whenSettled();
+
+    expect(delivery.texts).toEqual(['re: a', 're: b']);
+    expect(userTexts(await storedHistory(store, source.id))).toEqual(['a', 'b']);
+    expect(await store.inbox(source.id)).toEqual([]);
+  });
+
   // LINE does not promise order: a message whose first delivery failed comes again later, and
   // the user's unsend of it may arrive in between. Before, the message was then stored and
   // answered as if never taken back.
