@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CreateTableCommandInput, TimeToLiveSpecification } from '@aws-sdk/client-dynamodb';
 
 /**
@@ -63,12 +64,23 @@ export function claimPartitionKey(eventId: string): string {
 }
 
 /**
+ * The Pipe hands an inbox item's sort key to SQS FIFO as its deduplication id, which SQS takes
+ * up to 128 characters long; a longer one is refused, and the Pipe retries it for a day.
+ */
+const MAX_INBOX_SORT_KEY = 128;
+
+/**
  * An inbox message's sort key. It orders by LINE's event timestamp first — assigned by LINE,
  * so it is the same on every webhook instance whatever their clocks say — then by the time
- * and per-process sequence of arrival, and ends with the event id, which keeps keys unique.
+ * and per-process sequence of arrival, and ends with the event id, which keeps keys unique. An
+ * event id too long for the key to fit `MAX_INBOX_SORT_KEY` (a repeating reminder's, 93
+ * characters) ends it as its SHA-256 instead (`h.` + 43 characters of base64url): as unique.
  */
 export function inboxSortKey(eventTimestamp: number, arrival: string, eventId: string): string {
-  return `${INBOX_PREFIX}${padNumber(eventTimestamp, 15)}#${arrival}#${eventId}`;
+  const start = `${INBOX_PREFIX}${padNumber(eventTimestamp, 15)}#${arrival}#`;
+  return start.length + eventId.length <= MAX_INBOX_SORT_KEY
+    ? start + eventId
+    : `${start}h.${createHash('sha256').update(eventId).digest('base64url')}`;
 }
 
 /**

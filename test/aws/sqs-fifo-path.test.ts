@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PutItemCommand, DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
@@ -18,6 +19,7 @@ import {
 import { OfflineModel, type ModelPort } from '../../src/model/index.js';
 import { INTERRUPTED_OUTCOME, type Tool } from '../../src/tools/index.js';
 import { DynamoDbSourceStore } from '../../src/persistence/index.js';
+import { reminderMessage, type Reminder } from '../../src/reminders/index.js';
 import { dynamoDbLocalRequired, startDynamoDbLocal, type DynamoDbLocal } from '../support/dynamodb-local.js';
 import { startCapacityProxy } from '../support/dynamodb-capacity-proxy.js';
 import { startFakeLine } from '../support/fake-line-server.js';
@@ -290,6 +292,32 @@ describe.skipIf(!dynamoDbLocalRequired())('the SQS FIFO path on DynamoDB Local a
     });
     expect(botTexts(userId)).toHaveLength(1);
     expect(userTexts(await storedHistory(path.store, userId))).toEqual(['hello']);
+  });
+
+  // The Pipe sends an inbox item's sort key as its SQS deduplication id (at most 128 characters).
+  // A repeating reminder's event id (source, UUID and occurrence: 93 characters) made a key of
+  // 138: SQS refused it, and on AWS the Pipe would retry it for a day, holding its stream shard.
+  it("a repeating reminder's occurrence goes through the pipe and the queue, and is pushed", async () => {
+    const path = await lambdaPath();
+    const userId = user(40);
+    const worker = inProcessWorker(path.env);
+    path.poll((event) => worker(event, lambdaContext(30_000)));
+    const dueAt = Date.now();
+    const reminder: Reminder = {
+      id: randomUUID(),
+      source: { kind: 'user', id: userId },
+      dueAt,
+      text: 'stretch',
+      createdAt: dueAt - 60_000,
+      recurrence: { repeat: 'daily', timeZone: 'Asia/Tokyo', hour: 7, minute: 30, weekday: 1 },
+    };
+
+    expect(await path.store.accept(reminderMessage(reminder, dueAt))).toBe(true);
+
+    await until(() => botTexts(userId).length === 1 || path.pipe.errors.length > 0);
+    expect(path.pipe.errors).toEqual([]);
+    expect(botTexts(userId)).toHaveLength(1);
+    expect(await path.store.inbox(userId)).toEqual([]);
   });
 
   it("a tool's background work finishes within the invocation, and comes back through the inbox, stream, pipe and queue as a turn of its own, pushed", async () => {

@@ -78,6 +78,32 @@ export function jsonPath(expression: string, value: unknown): string {
 }
 
 /**
+ * SQS FIFO's rule for a message group id and a deduplication id: 1–128 characters, letters,
+ * digits and ASCII punctuation. fauxqs does not check it; SQS refuses the send
+ * (`InvalidParameterValue`), and the Pipe then retries the record for a day, holding its shard.
+ */
+const SQS_FIFO_ID = /^[0-9A-Za-z!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
+
+/** The group and deduplication ids the pipe sends for `record`, checked as SQS checks them. */
+function fifoIds(definition: PipeDefinition, record: DynamoDBRecord) {
+  const ids = {
+    MessageGroupId: jsonPath(definition.messageGroupId, record),
+    MessageDeduplicationId: jsonPath(definition.messageDeduplicationId, record),
+  };
+  for (const [name, value] of Object.entries(ids)) {
+    if (!SQS_FIFO_ID.test(value)) {
+      throw Object.assign(
+        new Error(`Value ${value} for parameter ${name} is invalid (${value.length} characters)`),
+        {
+          name: 'InvalidParameterValue',
+        },
+      );
+    }
+  }
+  return ids;
+}
+
+/**
  * A stand-in for the EventBridge Pipe: reads the table's stream in order (as the Pipe's
  * DynamoDB source does), keeps the records the filter matches, and sends each to the FIFO queue
  * as the Pipe's SQS target does — the record as JSON for the body, the group and deduplication
@@ -108,8 +134,7 @@ export class PipeStandIn {
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify(record),
-        MessageGroupId: jsonPath(this.definition.messageGroupId, record),
-        MessageDeduplicationId: jsonPath(this.definition.messageDeduplicationId, record),
+        ...fifoIds(this.definition, record),
       }),
     );
     this.sent.push(record);
@@ -148,7 +173,7 @@ export function deliveredRecords(
 ): SQSRecord[] {
   return records.map((record, index) => {
     const now = String(Date.now());
-    const deduplicationId = jsonPath(definition.messageDeduplicationId, record);
+    const { MessageGroupId, MessageDeduplicationId: deduplicationId } = fifoIds(definition, record);
     return {
       messageId: `m-${index}-${deduplicationId}`,
       receiptHandle: `r-${index}`,
@@ -158,7 +183,7 @@ export function deliveredRecords(
         SentTimestamp: now,
         SenderId: 'pipe',
         ApproximateFirstReceiveTimestamp: now,
-        MessageGroupId: jsonPath(definition.messageGroupId, record),
+        MessageGroupId,
         MessageDeduplicationId: deduplicationId,
       },
       messageAttributes: {},
