@@ -643,10 +643,11 @@ export const sourceMachine = sourceSetup.createMachine({
             givingUp: settingTurnAside(`it failed ${defaults.host.maxTurnFailures} times in a row`),
           },
         },
-        // Another writer got there first, or the turn's message was taken back (nothing of the turn
-        // was written: the head before it is loaded and the unsend takes the message). Reload: a head still under our fence is what we wrote
-        // (a write that succeeded although its answer was lost) and is resumed; any other head
-        // belongs to a new owner — whatever it is delivering, this process never resumes it.
+        // Another writer got there first, or the turn's message was taken back (nothing of the
+        // turn was written: the head before it is loaded, and the unsend takes the message).
+        // Reload: a head still under our fence is what we wrote (a write that succeeded although
+        // its answer was lost) and is resumed; any other head belongs to a new owner — whatever
+        // it is delivering, this process never resumes it.
         conflict: {
           entry: 'stopConversation',
           invoke: {
