@@ -152,13 +152,9 @@ export class ActorHost {
   async accept(messages: readonly InboxItem[]): Promise<AcceptResult> {
     if (this.closed) throw new Error('the actor host is shut down');
     const taken = new Map<string, TakenSource>();
-    const { accepted, duplicates, sources } = await acceptEvents(
-      this.acceptingStore(taken),
-      messages,
-      this.logger,
+    return acceptEvents(this.acceptingStore(taken), messages, this.logger, (sourceId) =>
+      this.notify(sourceId, taken.get(sourceId)),
     );
-    for (const sourceId of sources) this.notify(sourceId, taken.get(sourceId));
-    return { accepted, duplicates };
   }
 
   /**

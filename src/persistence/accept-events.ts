@@ -8,42 +8,46 @@ export interface AcceptResult {
   readonly duplicates: number;
 }
 
-/** {@link AcceptResult}, and which sources got new work (first-seen order). */
-export interface AcceptedEvents extends AcceptResult {
-  readonly sources: readonly string[];
-}
-
 /**
  * "Durably accepted" (docs/architecture.md): claims each event's id and appends it to its
  * source's inbox. A source's events go in one after another, in the order given (LINE's order
  * is the inbox order); different sources go side by side, so a body with many chats still fits
  * in LINE's 2 s. A claimed id is a redelivery: counted, and logged by event and source id only
- * (never the text). A store failure rejects, so the webhook answers 500 and LINE redelivers.
- * The local actor host and the Lambda webhook both accept through here.
+ * (never the text). `onNewWork` hears of each source that got a new item once its events are
+ * in — also when another source's failed: the store failure then rejects, after every source is
+ * done, so the webhook answers 500 and LINE redelivers (the stored ones come back as duplicates,
+ * and their sources were told already). The local actor host and the Lambda webhook both accept
+ * through here.
  * @example
- * const { accepted, duplicates, sources } = await acceptEvents(store, items, logger);
+ * const { accepted, duplicates } = await acceptEvents(store, items, logger, (id) => host.notify(id));
  */
 export async function acceptEvents(
   store: Pick<SourceStore, 'accept'>,
   items: readonly InboxItem[],
   logger: Logger,
-): Promise<AcceptedEvents> {
+  onNewWork: (sourceId: string) => void = () => {},
+): Promise<AcceptResult> {
   const bySource = new Map<string, InboxItem[]>();
   for (const item of items) bySource.set(item.source.id, [...(bySource.get(item.source.id) ?? []), item]);
-  const withNewWork = new Set<string>();
   let accepted = 0;
-  await Promise.all(
+  const outcomes = await Promise.allSettled(
     [...bySource.entries()].map(async ([sourceId, sourceItems]) => {
-      for (const item of sourceItems) {
-        if (await store.accept(item)) {
-          accepted++;
-          withNewWork.add(sourceId);
-        } else {
-          logger.info('duplicate event ignored', { eventId: item.eventId, sourceId });
+      let newWork = false;
+      try {
+        for (const item of sourceItems) {
+          if (await store.accept(item)) {
+            accepted++;
+            newWork = true;
+          } else {
+            logger.info('duplicate event ignored', { eventId: item.eventId, sourceId });
+          }
         }
+      } finally {
+        if (newWork) onNewWork(sourceId);
       }
     }),
   );
-  const sources = [...bySource.keys()].filter((sourceId) => withNewWork.has(sourceId));
-  return { accepted, duplicates: items.length - accepted, sources };
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return { accepted, duplicates: items.length - accepted };
 }

@@ -1,6 +1,6 @@
 export { VersionConflictError } from './version-conflict-error.js';
 export { acceptEvents } from './accept-events.js';
-export type { AcceptedEvents, AcceptResult } from './accept-events.js';
+export type { AcceptResult } from './accept-events.js';
 export { DynamoDbSourceStore } from './dynamodb-source-store.js';
 export type { DynamoDbSourceStoreOptions } from './dynamodb-source-store.js';
 export type { DynamoDbSourceStoreLimits } from './dynamodb-source-limits.js';

@@ -509,6 +509,38 @@ describe('actor host', () => {
     expect(await store.inbox(source.id)).toEqual([]);
   });
 
+  // One webhook carries two chats' messages; the store fails for one of them (a full disk, say),
+  // so the webhook answers 500 and LINE sends both again. Before, the chat whose message had been
+  // stored was never told: on the redelivery its message was a duplicate, and it waited
+  // unanswered until that chat's next message or a restart.
+  it('answers a message stored in a webhook whose accept failed for another chat', async () => {
+    class FailingStore extends MemorySourceStore {
+      failFor: string | undefined;
+      override accept(item: InboxItem) {
+        if (item.source.id === this.failFor) return Promise.reject(new Error('database or disk is full'));
+        return super.accept(item);
+      }
+    }
+    const store = new FailingStore();
+    const { host, delivery } = createTestHost({ model: echoModel(), store });
+    const [stored, refused] = [userSourceNumber(19), userSourceNumber(20)];
+    const body = [messageFor(stored, 'hello'), messageFor(refused, 'hi there')];
+    store.failFor = refused.id;
+
+    await expect(host.accept(body)).rejects.toThrow('disk is full');
+    store.failFor = undefined;
+    await expect(host.accept(body)).resolves.toEqual({ accepted: 1, duplicates: 1 });
+    await host.whenSettled();
+
+    expect(delivery.requests.map((request) => [request.source.id, request.texts])).toEqual(
+      expect.arrayContaining([
+        [stored.id, ['re: hello']],
+        [refused.id, ['re: hi there']],
+      ]),
+    );
+    expect(delivery.requests).toHaveLength(2);
+  });
+
   it('finishes running turns on shutdown, then releases the source', async () => {
     const { open, opened } = gate();
     const model = new ScriptedModel([async () => (await opened, callReply('made it'))]);

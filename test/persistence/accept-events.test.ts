@@ -29,18 +29,22 @@ describe('acceptEvents (the one accept path of the webhook and the actor host)',
 
   it("keeps each source's events in order and does not hold one source up for another", async () => {
     const { store, claimed, open } = gatedStore(a.id);
+    const told: string[] = [];
     const accepting = acceptEvents(
       store,
       [messageFor(a, 'a1'), messageFor(b, 'b1'), messageFor(a, 'a2'), messageFor(b, 'b2')],
       recordingLogger().logger,
+      (sourceId) => told.push(sourceId),
     );
-    // b is claimed while a is still waiting on its first event.
+    // b is claimed while a is still waiting on its first event, and told of its work at once.
     await expect.poll(() => claimed).toEqual([`${b.id}:b1`, `${b.id}:b2`]);
+    expect(told).toEqual([b.id]);
     open();
     const result = await accepting;
 
     expect(claimed).toEqual([`${b.id}:b1`, `${b.id}:b2`, `${a.id}:a1`, `${a.id}:a2`]);
-    expect(result).toEqual({ accepted: 4, duplicates: 0, sources: [a.id, b.id] });
+    expect(result).toEqual({ accepted: 4, duplicates: 0 });
+    expect(told).toEqual([b.id, a.id]);
   });
 
   it('counts a redelivered event as a duplicate and logs it by event and source id only', async () => {
@@ -49,9 +53,11 @@ describe('acceptEvents (the one accept path of the webhook and the actor host)',
     const first = messageFor(a, 'private words');
     await acceptEvents(store, [first], logger);
 
-    const result = await acceptEvents(store, [first, messageFor(b, 'new')], logger);
+    const told: string[] = [];
+    const result = await acceptEvents(store, [first, messageFor(b, 'new')], logger, (id) => told.push(id));
 
-    expect(result).toEqual({ accepted: 1, duplicates: 1, sources: [b.id] });
+    expect(result).toEqual({ accepted: 1, duplicates: 1 });
+    expect(told).toEqual([b.id]);
     expect(lines).toEqual([
       expect.objectContaining({ level: 'info', eventId: first.eventId, sourceId: a.id }),
     ]);
@@ -65,5 +71,28 @@ describe('acceptEvents (the one accept path of the webhook and the actor host)',
     await expect(acceptEvents(failing, [messageFor(a, 'hi')], recordingLogger().logger)).rejects.toThrow(
       'table unavailable',
     );
+  });
+
+  // The redelivery finds the stored events claimed: their sources must hear of them now.
+  it('tells of the sources whose events went in before it fails for another one', async () => {
+    const memory = new MemorySourceStore();
+    const store = {
+      accept: async (item: InboxItem) => {
+        if (item.source.id === b.id) throw new Error('database or disk is full');
+        return memory.accept(item);
+      },
+    };
+    const told: string[] = [];
+
+    const accepting = acceptEvents(
+      store,
+      [messageFor(a, 'a1'), messageFor(b, 'b1'), messageFor(a, 'a2')],
+      recordingLogger().logger,
+      (sourceId) => told.push(sourceId),
+    );
+
+    await expect(accepting).rejects.toThrow('disk is full');
+    expect(told).toEqual([a.id]);
+    expect(await memory.inbox(a.id)).toHaveLength(2);
   });
 });
