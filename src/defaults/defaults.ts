@@ -241,6 +241,11 @@ const values = {
      * for a report or a render, short enough that a promise that never settles is reported.
      */
     backgroundTimeoutMs: 60 * 60_000,
+    /**
+     * Waits before handing a finished piece's outcome to the inbox again, when the store refused
+     * it (a full disk, throttling): 7 s in all, then it stays in the ledger for the next start.
+     */
+    backgroundRedeliverDelaysMs: [1_000, 2_000, 4_000],
     /** `WEATHER_BASE_URL`: wttr.in answers JSON without an API key. */
     weatherBaseUrl: 'https://wttr.in',
     /** `KAIWA_TIME_ZONE`: most LINE users are in Japan. */

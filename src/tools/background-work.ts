@@ -8,7 +8,9 @@ import {
   type Sender,
   type Source,
 } from '../domain/index.js';
+import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
+import { sleep } from '../timing/index.js';
 import { isPlainJsonObject } from './plain-json.js';
 
 /** The call whose result left work running (`background` in a tool's result). */
@@ -61,6 +63,8 @@ export interface BackgroundWorkOptions {
   readonly maxBytes: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The waits before each new try of an outcome the inbox refused (default: 1, 2 and 4 s). */
+  readonly redeliverDelaysMs?: readonly number[];
 }
 
 /** What becomes of a piece's outcome when it comes. */
@@ -135,7 +139,7 @@ export class BackgroundWork {
           logger.info('background work finished after it was reported interrupted: dropped', log);
           return;
         }
-        await this.options.deliver(finishedMessage(call, outcome, this.options.clock.now()));
+        if (!(await this.deliverOutcome(piece, outcome))) return;
         logger.info('background work finished', log);
         await this.strike(piece);
       })
@@ -205,6 +209,35 @@ export class BackgroundWork {
       }),
     );
     return reported.filter(Boolean).length;
+  }
+
+  /**
+   * Hands a finished piece's outcome to its inbox, trying again after each of the redeliver
+   * delays when the store refuses it: a full disk or a throttled table must not lose a result
+   * the user waits for. False when the piece was reported or dropped meanwhile (nothing to do);
+   * the last refusal rejects, and the piece stays in the ledger for the next start to report.
+   */
+  private async deliverOutcome(piece: Piece, outcome: JsonObject): Promise<boolean> {
+    const delays = this.options.redeliverDelaysMs ?? defaults.tools.backgroundRedeliverDelaysMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.options.deliver(finishedMessage(piece.call, outcome, this.options.clock.now()));
+        return true;
+      } catch (error) {
+        const delay = delays[attempt];
+        if (delay === undefined) throw error;
+        this.options.logger.warn(
+          'background work finished, but the inbox refused its outcome; trying again',
+          {
+            ...logFieldsOf(piece.call),
+            retryInMs: delay,
+            error,
+          },
+        );
+        await sleep(delay);
+        if (piece.fate !== 'deliver') return false;
+      }
+    }
   }
 
   /** Puts the piece's interruption in its inbox, then strikes it from the ledger; false if not kept. */

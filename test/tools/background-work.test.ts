@@ -54,6 +54,7 @@ function backgroundWork(
     maxBytes?: number;
     deliver?: (message: InboundMessage) => Promise<unknown>;
     ledger?: BackgroundLedger;
+    redeliverDelaysMs?: readonly number[];
   } = {},
 ) {
   const delivered: InboundMessage[] = [];
@@ -65,6 +66,8 @@ function backgroundWork(
     maxBytes: options.maxBytes ?? 32 * 1024,
     clock: { now: () => 1_800_000_000_000 },
     logger,
+    // No waits unless a test is about them: a refused outcome is then given up at once.
+    redeliverDelaysMs: options.redeliverDelaysMs ?? [],
   });
   return { work, delivered, lines };
 }
@@ -295,6 +298,62 @@ describe('background work', () => {
     expect(lines.find((line) => line.message.startsWith('background work not noted'))).toMatchObject({
       error: { message: 'disk full' },
     });
+  });
+
+  // A store that refuses a write for a moment (a full disk, a throttled table). Before, the
+  // outcome was given up at the first refusal: the conversation heard of it only at the next
+  // start, and then only that the work was interrupted.
+  it('hands an outcome the inbox refused to it again, and strikes the piece once it is in', async () => {
+    const ledger = new MemoryLedger();
+    const delivered: InboundMessage[] = [];
+    let refusals = 2;
+    const { work, lines } = backgroundWork({
+      ledger,
+      redeliverDelaysMs: [5, 5, 5],
+      deliver: (message) =>
+        refusals-- > 0
+          ? Promise.reject(new Error('database or disk is full'))
+          : Promise.resolve(delivered.push(message)),
+    });
+
+    await work.start(call, Promise.resolve({ done: true }));
+    await work.settled();
+
+    expect(delivered.map((message) => message.text)).toEqual(['render_report: {"done":true}']);
+    expect(ledger.keys()).toEqual([]);
+    expect(lines.filter((line) => line.level === 'warn')).toEqual([
+      expect.objectContaining({
+        retryInMs: 5,
+        error: expect.objectContaining({ message: 'database or disk is full' }) as unknown,
+      }),
+      expect.objectContaining({ retryInMs: 5 }),
+    ]);
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('stops trying an outcome again once the piece was reported interrupted meanwhile', async () => {
+    const ledger = new MemoryLedger();
+    const delivered: InboundMessage[] = [];
+    let refuse = true;
+    const { work } = backgroundWork({
+      ledger,
+      redeliverDelaysMs: [50, 50],
+      deliver: (message) =>
+        refuse
+          ? Promise.reject(new Error('database or disk is full'))
+          : Promise.resolve(delivered.push(message)),
+    });
+    await work.start(call, Promise.resolve({ done: true }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+
+    refuse = false;
+    expect(await work.interrupt()).toBe(1);
+    await work.settled();
+
+    expect(delivered.map((message) => message.text)).toEqual([
+      `render_report: ${JSON.stringify(INTERRUPTED_OUTCOME)}`,
+    ]);
+    expect(ledger.keys()).toEqual([]);
   });
 
   it('logs an outcome the inbox would not take, and never rejects', async () => {
