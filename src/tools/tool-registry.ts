@@ -68,6 +68,8 @@ export class ToolRegistry {
   register(tool: Tool): this {
     if (this.tools.has(tool.name))
       throw new ToolDefinitionError(tool.name, 'a tool with this name is already registered');
+    const nameProblem = functionNameProblem(tool.name);
+    if (nameProblem) throw new ToolDefinitionError(tool.name, nameProblem);
     checkSelectionHints(tool);
     if (tool.maxResultBytes !== undefined && tool.maxResultBytes > MAX_STEP_RESULT_BYTES)
       throw new ToolDefinitionError(
@@ -246,3 +248,20 @@ function checkSelectionHints(tool: Tool): void {
 }
 
 const kibibytes = (bytes: number) => Math.ceil(bytes / 1024);
+
+/**
+ * Gemini's rule for a function name: it answers 400 to every request that declares a tool
+ * named otherwise, so the bot would never answer. Checked when the tool is registered.
+ */
+const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]*$/;
+const MAX_FUNCTION_NAME_LENGTH = 64;
+
+function functionNameProblem(name: string): string | undefined {
+  if (name.length > MAX_FUNCTION_NAME_LENGTH) {
+    return `a tool name has at most ${MAX_FUNCTION_NAME_LENGTH} characters (Gemini's rule); this one has ${name.length}`;
+  }
+  if (!FUNCTION_NAME.test(name)) {
+    return "a tool name is a letter or an underscore, then letters, digits, '_', '.', ':' or '-' (Gemini's rule)";
+  }
+  return undefined;
+}

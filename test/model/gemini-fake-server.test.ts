@@ -178,6 +178,28 @@ describe('FakeGeminiServer', () => {
     expect(japanese.totalTokens).toBe(5);
   });
 
+  it('rejects a function declared under a name Gemini does not take, in a request and in a cache', async () => {
+    const declaring = (name: string) => ({ tools: [{ functionDeclarations: [{ name, description: 'x' }] }] });
+    server.enqueue(textAnswer('ok'));
+
+    const spaced = statusOf(
+      client.models.generateContent({ model, contents: [ask], config: declaring('get weather') }),
+    );
+    const long = statusOf(
+      client.models.generateContent({ model, contents: [ask], config: declaring(`l${'o'.repeat(64)}`) }),
+    );
+    const cached = statusOf(client.caches.create({ model, config: { ...declaring('2nd'), ttl: '600s' } }));
+    const fine = statusOf(
+      client.models.generateContent({ model, contents: [ask], config: declaring('ns:get_weather.v-2') }),
+    );
+
+    expect(await Promise.all([spaced, long, cached, fine])).toEqual([400, 400, 400, undefined]);
+    expect(server.rejections).toEqual([
+      expect.stringContaining('function_declarations[0].name: Invalid function name'),
+      expect.stringContaining('function_declarations[0].name: Invalid function name'),
+    ]);
+  });
+
   it('rejects inline data of a type Gemini does not take, and a request over 20 MB', async () => {
     const withData = (mimeType: string, data: string): Content => ({
       role: 'user',

@@ -18,7 +18,8 @@ import type { AddressInfo } from 'node:net';
 // neither a user turn nor a function response turn, function responses that answer no call,
 // replayed function calls that lost (or changed) their thought signature, a part with no data
 // (`{}`, a thought signature alone), function call arguments that are no object, inline data of
-// a type the backend does not take, and a request over 20 MB are 400s, with Gemini's messages.
+// a type the backend does not take, a function declared under a name Gemini does not take, and
+// a request over 20 MB are 400s, with Gemini's messages.
 // It counts tokens the way the tests need Gemini to: four ASCII characters per token, but one
 // token per character of other scripts (Japanese), so characters ÷ 4 undercounts like it does
 // against the real API.
@@ -259,6 +260,8 @@ export class FakeGeminiServer {
         );
       }
     }
+    const declarationProblem = checkFunctionDeclarations(body.tools, 'GenerateContentRequest');
+    if (declarationProblem) return reject(declarationProblem);
     for (const [index, content] of contents.entries()) {
       if (content.role !== 'user' && content.role !== 'model')
         return reject(`contents[${index}]: role must be user or model`);
@@ -348,6 +351,11 @@ export class FakeGeminiServer {
     }
     const ttlMs = parseTtl(request.ttl);
     if (ttlMs === undefined) return invalid('ttl or expire_time is required');
+    const declarationProblem = checkFunctionDeclarations(
+      request.tools as GenerateContentBody['tools'],
+      'CachedContent',
+    );
+    if (declarationProblem) return invalid(declarationProblem);
     const totalTokenCount =
       fakeTokenCount(textOf(request.systemInstruction ? [request.systemInstruction] : [])) +
       fakeTokenCount(JSON.stringify(request.tools ?? [])) +
@@ -481,6 +489,25 @@ const VERTEX_INLINE_TYPES = new Set([
   'audio/pcm',
   'audio/webm',
 ]);
+
+/**
+ * Gemini's rule for a declared function's name: a letter or an underscore, then letters, digits,
+ * underscores, dots, colons or dashes, at most 64 in all.
+ */
+function checkFunctionDeclarations(
+  tools: GenerateContentBody['tools'],
+  request: 'GenerateContentRequest' | 'CachedContent',
+): string | undefined {
+  for (const [toolIndex, tool] of (tools ?? []).entries()) {
+    for (const [index, declaration] of (tool.functionDeclarations ?? []).entries()) {
+      const name = declaration.name;
+      if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/.test(name)) {
+        return `* ${request}.tools[${toolIndex}].function_declarations[${index}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.`;
+      }
+    }
+  }
+  return undefined;
+}
 
 /** Gemini: "function call turn comes immediately after a user turn or after a function response turn". */
 function checkCallTurnPosition(contents: WireContent[], index: number): string | undefined {

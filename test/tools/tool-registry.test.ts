@@ -331,9 +331,32 @@ describe('tool registry: registration', () => {
         }).implement(() => Promise.resolve({ forLLM: { summary: '' } })),
       'example "bad"',
     ],
+    // Gemini answers 400 to every request that declares such a tool: the bot would never answer.
+    [
+      'a name with a space (Gemini refuses it)',
+      () => lookupWith(weatherLike.execute, { name: 'get weather' }),
+      'a letter or an underscore, then letters, digits',
+    ],
+    [
+      'a name that starts with a digit',
+      () => lookupWith(weatherLike.execute, { name: '2nd_lookup' }),
+      'a letter or an underscore, then letters, digits',
+    ],
+    [
+      'a name of 65 characters',
+      () => lookupWith(weatherLike.execute, { name: `l${'o'.repeat(64)}` }),
+      'at most 64 characters',
+    ],
   ])('rejects %s', (_case, build, message) => {
     const { registry } = registryWith();
     expect(() => registry.register(build())).toThrow(message);
+  });
+
+  it('takes the names Gemini takes: letters, digits, underscores, dots, colons and dashes, 64 at most', () => {
+    const { registry } = registryWith();
+    for (const name of ['_private', 'weather.lookup', 'ns:tool-2', `l${'o'.repeat(63)}`])
+      registry.register(lookupWith(weatherLike.execute, { name }));
+    expect(registry.list()).toHaveLength(4);
   });
 
   it('lists and declares tools sorted by name, and caches declarations until a tool is added', () => {
