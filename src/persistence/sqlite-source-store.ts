@@ -329,9 +329,9 @@ export class SqliteSourceStore implements SourceStore {
       }
       const takenBack: string[] = [];
       for (const position of consumed) {
-        const row = this.statements.consumeInboxItem.get(ownership.sourceId, position) as
+        const consumedItem = this.statements.consumeInboxItem.get(ownership.sourceId, position) as
           { taken_back: number } | undefined;
-        if (checkpoint.answering && row?.taken_back) takenBack.push(String(position));
+        if (checkpoint.answering && consumedItem?.taken_back) takenBack.push(String(position));
         step('inbox');
       }
       if (takenBack.length > 0) throw new MessageTakenBackError(ownership.sourceId, takenBack);
