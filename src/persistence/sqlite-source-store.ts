@@ -32,6 +32,7 @@ import {
 } from './sqlite-process-lock.js';
 import { prepareDatabase } from './sqlite-schema.js';
 import { settled } from './settled.js';
+import { rollBack, SqliteWriteBatch } from './sqlite-write-batch.js';
 import { openSqliteFile } from './sqlite-file.js';
 import {
   headOf,
@@ -93,16 +94,18 @@ export interface SqliteSourceStoreOptions extends SourceStoreOptions {
 
 /**
  * The embedded store of `npm start` (docs/persistence.md): one SQLite file in WAL mode through
- * `node:sqlite`, one process per file. Every write is one `BEGIN IMMEDIATE` transaction that
- * checks the fence (and for a checkpoint the version) inside it, so a crash leaves all of a
- * write or none of it. The API is synchronous: each call runs to its end before the next one
- * starts, and its statements take microseconds.
+ * `node:sqlite`, one process per file. Every write checks the fence (and for a checkpoint the
+ * version) inside a `BEGIN IMMEDIATE` transaction, so a crash leaves all of a write or none of
+ * it; the writes asked for in one turn of the event loop share that transaction, each in a
+ * savepoint of its own (`SqliteWriteBatch`: group commit). The API is synchronous: a batch runs
+ * to its end before anything else starts, and its statements take microseconds.
  */
 export class SqliteSourceStore implements SourceStore {
   /** What the first-wave import brought in, when this open ran it. */
   imported: FileStoreImport | undefined;
 
   private readonly statements: SqliteStatements;
+  private readonly batch: SqliteWriteBatch;
   private readonly clock: Clock;
   private readonly claimTtlMs: number;
   private readonly maxInbox: number;
@@ -128,6 +131,7 @@ export class SqliteSourceStore implements SourceStore {
       maxInbox: this.maxInbox,
       onWriteStep: this.onWriteStep,
     } = resolveSourceStoreOptions(options));
+    this.batch = new SqliteWriteBatch(database, this.onWriteStep);
     this.claimPruneIntervalMs = options.claimPruneIntervalMs ?? 10_000;
     this.claimsPrunedPerStep = Math.max(1, Math.trunc(options.claimsPrunedPerStep ?? 10_000));
     this.retention =
@@ -187,26 +191,22 @@ export class SqliteSourceStore implements SourceStore {
     }
   }
 
-  accept(item: InboxItem): Promise<boolean> {
-    return settled(() => {
-      const now = this.clock.now();
-      const accepted = this.transaction('accept', (step) => this.acceptWithin(item, now, step));
-      if (accepted) this.pruneClaimsNowAndThen(now);
-      return accepted;
-    });
+  async accept(item: InboxItem): Promise<boolean> {
+    const now = this.clock.now();
+    const accepted = await this.batch.write('accept', (step) => this.acceptWithin(item, now, step));
+    if (accepted) this.pruneClaimsNowAndThen(now);
+    return accepted;
   }
 
-  acceptAndAcquire(item: InboxItem, owner: SourceOwner): Promise<AcceptedAndAcquired> {
-    return settled(() => {
-      const now = this.clock.now();
-      const result = this.transaction('accept', (step): AcceptedAndAcquired => {
-        if (!this.acceptWithin(item, now, step)) return { accepted: false, ownership: undefined };
-        const ownership = this.takeWithin(item.source.id, owner, (row) => !row?.owner_id, step);
-        return { accepted: true, ownership };
-      });
-      if (result.accepted) this.pruneClaimsNowAndThen(now);
-      return result;
+  async acceptAndAcquire(item: InboxItem, owner: SourceOwner): Promise<AcceptedAndAcquired> {
+    const now = this.clock.now();
+    const result = await this.batch.write('accept', (step): AcceptedAndAcquired => {
+      if (!this.acceptWithin(item, now, step)) return { accepted: false, ownership: undefined };
+      const ownership = this.takeWithin(item.source.id, owner, (row) => !row?.owner_id, step);
+      return { accepted: true, ownership };
     });
+    if (result.accepted) this.pruneClaimsNowAndThen(now);
+    return result;
   }
 
   inbox(sourceId: string, limit = -1): Promise<StoredInboxItem[]> {
@@ -224,12 +224,9 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   countAttempt(sourceId: string, key: string): Promise<void> {
-    return settled(() => {
-      const position = inboxPosition(key);
-      this.transaction('countAttempt', (step) => {
-        this.statements.countAttempt.run(sourceId, position);
-        step('inbox');
-      });
+    return this.batch.write('countAttempt', (step) => {
+      this.statements.countAttempt.run(sourceId, inboxPosition(key));
+      step('inbox');
     });
   }
 
@@ -238,49 +235,43 @@ export class SqliteSourceStore implements SourceStore {
     owner: SourceOwner,
     isGone: (owner: SourceOwner) => boolean,
   ): Promise<Ownership | undefined> {
-    return settled(() =>
-      this.transaction('acquire', (step) => {
-        const now = this.clock.now();
-        return this.takeWithin(
-          sourceId,
-          owner,
-          (row) => {
-            const current = row && ownerOf(row);
-            return (
-              !current ||
-              current.ownerId === owner.ownerId ||
-              current.heartbeatAt + current.leaseMs < now ||
-              isGone(current)
-            );
-          },
-          step,
-        );
-      }),
-    );
+    return this.batch.write('acquire', (step) => {
+      const now = this.clock.now();
+      return this.takeWithin(
+        sourceId,
+        owner,
+        (row) => {
+          const current = row && ownerOf(row);
+          return (
+            !current ||
+            current.ownerId === owner.ownerId ||
+            current.heartbeatAt + current.leaseMs < now ||
+            isGone(current)
+          );
+        },
+        step,
+      );
+    });
   }
 
   renew(ownership: Ownership, heartbeatAt: number): Promise<void> {
-    return settled(() =>
-      this.transaction('renew', (step) => {
-        const { changes } = this.statements.renew.run(
-          heartbeatAt,
-          ownership.sourceId,
-          ownership.fence,
-          ownership.ownerId,
-        );
-        if (changes === 0) throw this.ownershipLost(ownership);
-        step('head');
-      }),
-    );
+    return this.batch.write('renew', (step) => {
+      const { changes } = this.statements.renew.run(
+        heartbeatAt,
+        ownership.sourceId,
+        ownership.fence,
+        ownership.ownerId,
+      );
+      if (changes === 0) throw this.ownershipLost(ownership);
+      step('head');
+    });
   }
 
   release(ownership: Ownership): Promise<void> {
-    return settled(() =>
-      this.transaction('release', (step) => {
-        this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
-        step('head');
-      }),
-    );
+    return this.batch.write('release', (step) => {
+      this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
+      step('head');
+    });
   }
 
   load(sourceId: string, window: HistoryWindow): Promise<LoadedSource> {
@@ -302,16 +293,20 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   checkpoint(checkpoint: Checkpoint): Promise<number> {
-    return settled(() => this.writeCheckpoint(checkpoint, false).version);
+    return this.batch.write('checkpoint', (step) => this.writeCheckpoint(checkpoint, false, step).version);
   }
 
   closeTurn(checkpoint: Checkpoint): Promise<ClosedTurn> {
-    return settled(() => this.writeCheckpoint(checkpoint, true));
+    return this.batch.write('checkpoint', (step) => this.writeCheckpoint(checkpoint, true, step));
   }
 
-  /** One checkpoint transaction; `closing`: also release when the inbox is then empty. */
-  private writeCheckpoint(checkpoint: Checkpoint, closing: boolean): ClosedTurn {
-    return this.transaction('checkpoint', (step) => {
+  /** One checkpoint, in a transaction; `closing`: also release when the inbox is then empty. */
+  private writeCheckpoint(
+    checkpoint: Checkpoint,
+    closing: boolean,
+    step: (name: string) => void,
+  ): ClosedTurn {
+    {
       const { ownership } = checkpoint;
       const row = this.ownedHead(ownership);
       if (row.version !== checkpoint.expectedVersion) {
@@ -351,23 +346,21 @@ export class SqliteSourceStore implements SourceStore {
       if (released) this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
       step('head');
       return { version, released };
-    });
+    }
   }
 
   forget(ownership: Ownership, throughKey: string): Promise<void> {
-    return settled(() => {
+    return this.batch.write('forget', (step) => {
       const through = inboxPosition(throughKey);
-      this.transaction('forget', (step) => {
-        this.ownedHead(ownership);
-        this.statements.deleteHistory.run(ownership.sourceId);
-        step('history');
-        this.statements.deleteProfiles.run(ownership.sourceId);
-        step('profiles');
-        this.statements.deleteInboxThrough.run(ownership.sourceId, through);
-        step('inbox');
-        this.statements.tombstone.run(this.clock.now(), ownership.sourceId);
-        step('head');
-      });
+      this.ownedHead(ownership);
+      this.statements.deleteHistory.run(ownership.sourceId);
+      step('history');
+      this.statements.deleteProfiles.run(ownership.sourceId);
+      step('profiles');
+      this.statements.deleteInboxThrough.run(ownership.sourceId, through);
+      step('inbox');
+      this.statements.tombstone.run(this.clock.now(), ownership.sourceId);
+      step('head');
     });
   }
 
@@ -381,13 +374,11 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   saveProfile(ownership: Ownership, profile: StoredProfile): Promise<void> {
-    return settled(() =>
-      this.transaction('saveProfile', (step) => {
-        this.ownedHead(ownership);
-        this.statements.saveProfile.run(ownership.sourceId, profile.userId, JSON.stringify(profile));
-        step('profile');
-      }),
-    );
+    return this.batch.write('saveProfile', (step) => {
+      this.ownedHead(ownership);
+      this.statements.saveProfile.run(ownership.sourceId, profile.userId, JSON.stringify(profile));
+      step('profile');
+    });
   }
 
   sourcesWithWork(): Promise<string[]> {
@@ -440,6 +431,8 @@ export class SqliteSourceStore implements SourceStore {
     if (this.closed) return;
     this.closed = true;
     this.retention?.stop();
+    // Writes asked for just before: written, not lost with the connection.
+    this.batch.flush();
     // The checkpointer's connection first: the last to close copies what is left of the WAL.
     await this.checkpointer?.stop();
     this.database.close();
@@ -447,8 +440,9 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   /**
-   * One write: `BEGIN IMMEDIATE` takes the write lock first (waiting up to the busy timeout),
-   * so the checks inside see what the write will change; any throw rolls everything back.
+   * One maintenance write of the retention sweep, alone in its transaction: `BEGIN IMMEDIATE`
+   * takes the write lock first (waiting up to the busy timeout), so the checks inside see what
+   * the write will change; any throw rolls everything back. (Serving writes go in batches.)
    */
   private transaction<T>(operation: string, body: (step: (name: string) => void) => T): T {
     const step = (name: string) => this.onWriteStep(`${operation}:${name}`);
@@ -630,15 +624,6 @@ function openDatabase(options: SqliteSourceStoreOptions): DatabaseSync {
         synchronous: options.synchronous ?? 'NORMAL',
       }),
   );
-}
-
-/** Ends a failed transaction; a failed COMMIT or BEGIN may have ended it already. */
-function rollBack(database: DatabaseSync) {
-  try {
-    database.exec('ROLLBACK');
-  } catch {
-    // no transaction was left to roll back
-  }
 }
 
 function* rowsOf(rows: Iterable<HistoryRow>) {
