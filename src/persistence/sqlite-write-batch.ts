@@ -1,5 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
+/**
+ * At most this many writes share a transaction: a recovery that takes thousands of sources at
+ * once then commits in slices, and webhooks are read between them.
+ */
+export const MAX_WRITES_PER_TRANSACTION = 256;
+
 /** One write waiting for the next transaction. */
 interface PendingWrite {
   readonly operation: string;
@@ -43,15 +49,24 @@ export class SqliteWriteBatch {
   /** Runs `body` in the next transaction; resolves with what it returned once that committed. */
   write<T>(operation: string, body: (step: (name: string) => void) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => this.flush());
+      if (this.pending.length === 0) setImmediate(() => this.commitNextSlice());
       this.pending.push({ operation, body, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
-  /** Writes what waits now (the store calls it before it closes). */
+  /** Writes all that waits, now (the store calls it before it closes). */
   flush(): void {
-    const writes = this.pending;
-    this.pending = [];
+    while (this.pending.length > 0) this.commitSlice(this.pending.splice(0, MAX_WRITES_PER_TRANSACTION));
+  }
+
+  /** One slice; more than a slice waits: the rest after the event loop's next turn (webhooks). */
+  private commitNextSlice(): void {
+    this.commitSlice(this.pending.splice(0, MAX_WRITES_PER_TRANSACTION));
+    if (this.pending.length > 0) setImmediate(() => this.commitNextSlice());
+  }
+
+  /** Writes these in one transaction and settles each. */
+  private commitSlice(writes: readonly PendingWrite[]): void {
     if (writes.length === 0) return;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {

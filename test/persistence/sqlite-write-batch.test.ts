@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteWriteBatch } from '../../src/persistence/sqlite-write-batch.js';
+import { MAX_WRITES_PER_TRANSACTION, SqliteWriteBatch } from '../../src/persistence/sqlite-write-batch.js';
 
 // Group commit: what shares a transaction, what a refused write or a failed commit leaves.
 
@@ -112,6 +112,20 @@ describe('SqliteWriteBatch (group commit of the SQLite store)', () => {
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     expect(notes()).toEqual([]);
     await expect(batch.write('c', note('c'))).resolves.toBe('c');
+  });
+
+  it('commits more writes than a transaction takes in slices, the rest after the next turn', async () => {
+    const { batch, steps, note, notes } = await batchOnNewFile();
+    const count = MAX_WRITES_PER_TRANSACTION + 10;
+    const ids = Array.from({ length: count }, (_, index) => `n${String(index).padStart(4, '0')}`);
+
+    await Promise.all(ids.map((id) => batch.write(id, note(id))));
+
+    expect(notes()).toEqual(ids);
+    // The first slice commits before the last ten writes run.
+    const lastOfFirstSlice = ids[MAX_WRITES_PER_TRANSACTION - 1]!;
+    expect(steps.indexOf(`${lastOfFirstSlice}:committed`)).toBeLessThan(steps.indexOf(`${ids.at(-1)!}:note`));
+    expect(steps.filter((step) => step.endsWith(':committed'))).toHaveLength(count);
   });
 
   it('writes what waits when flushed at once (the store does before it closes)', async () => {
