@@ -62,3 +62,12 @@ export function inWriteTransaction(database: DatabaseSync, body: () => void): vo
     throw error;
   }
 }
+
+/** Ends a failed transaction; a failed COMMIT or BEGIN may have ended it already. */
+export function rollBack(database: DatabaseSync): void {
+  try {
+    database.exec('ROLLBACK');
+  } catch {
+    // no transaction was left to roll back
+  }
+}

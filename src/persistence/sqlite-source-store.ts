@@ -32,8 +32,8 @@ import {
 } from './sqlite-process-lock.js';
 import { prepareDatabase } from './sqlite-schema.js';
 import { settled } from './settled.js';
-import { rollBack, SqliteWriteBatch } from './sqlite-write-batch.js';
-import { openSqliteFile } from './sqlite-file.js';
+import { SqliteWriteBatch } from './sqlite-write-batch.js';
+import { openSqliteFile, rollBack } from './sqlite-file.js';
 import {
   headOf,
   ownerOf,
@@ -306,47 +306,45 @@ export class SqliteSourceStore implements SourceStore {
     closing: boolean,
     step: (name: string) => void,
   ): ClosedTurn {
-    {
-      const { ownership } = checkpoint;
-      const row = this.ownedHead(ownership);
-      if (row.version !== checkpoint.expectedVersion) {
-        throw new VersionConflictError(ownership.sourceId, checkpoint.expectedVersion, row.version);
-      }
-      const lastSeq = nextLastSeq(ownership.sourceId, row.last_seq, checkpoint.appended);
-      const consumed = checkpoint.consumedKeys.map(inboxPosition);
-      for (const record of checkpoint.appended) {
-        this.statements.insertHistory.run(ownership.sourceId, record.seq, JSON.stringify(record.entry));
-        step('history');
-      }
-      for (const seq of checkpoint.removedSeqs) {
-        this.statements.deleteHistoryEntry.run(ownership.sourceId, seq);
-        step('removed');
-      }
-      const takenBack: string[] = [];
-      for (const position of consumed) {
-        const consumedItem = this.statements.consumeInboxItem.get(ownership.sourceId, position) as
-          { taken_back: number } | undefined;
-        if (checkpoint.answering && consumedItem?.taken_back) takenBack.push(String(position));
-        step('inbox');
-      }
-      if (takenBack.length > 0) throw new MessageTakenBackError(ownership.sourceId, takenBack);
-      const version = row.version + 1;
-      this.statements.writeHead.run(
-        version,
-        checkpoint.machineVersion,
-        JSON.stringify(checkpoint.snapshot),
-        lastSeq,
-        checkpoint.busy ? 1 : 0,
-        this.clock.now(),
-        ownership.sourceId,
-      );
-      const released =
-        checkpoint.release === true ||
-        (closing && this.statements.inboxHasItems.get(ownership.sourceId) === undefined);
-      if (released) this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
-      step('head');
-      return { version, released };
+    const { ownership } = checkpoint;
+    const row = this.ownedHead(ownership);
+    if (row.version !== checkpoint.expectedVersion) {
+      throw new VersionConflictError(ownership.sourceId, checkpoint.expectedVersion, row.version);
     }
+    const lastSeq = nextLastSeq(ownership.sourceId, row.last_seq, checkpoint.appended);
+    const consumed = checkpoint.consumedKeys.map(inboxPosition);
+    for (const record of checkpoint.appended) {
+      this.statements.insertHistory.run(ownership.sourceId, record.seq, JSON.stringify(record.entry));
+      step('history');
+    }
+    for (const seq of checkpoint.removedSeqs) {
+      this.statements.deleteHistoryEntry.run(ownership.sourceId, seq);
+      step('removed');
+    }
+    const takenBack: string[] = [];
+    for (const position of consumed) {
+      const consumedItem = this.statements.consumeInboxItem.get(ownership.sourceId, position) as
+        { taken_back: number } | undefined;
+      if (checkpoint.answering && consumedItem?.taken_back) takenBack.push(String(position));
+      step('inbox');
+    }
+    if (takenBack.length > 0) throw new MessageTakenBackError(ownership.sourceId, takenBack);
+    const version = row.version + 1;
+    this.statements.writeHead.run(
+      version,
+      checkpoint.machineVersion,
+      JSON.stringify(checkpoint.snapshot),
+      lastSeq,
+      checkpoint.busy ? 1 : 0,
+      this.clock.now(),
+      ownership.sourceId,
+    );
+    const released =
+      checkpoint.release === true ||
+      (closing && this.statements.inboxHasItems.get(ownership.sourceId) === undefined);
+    if (released) this.statements.release.run(ownership.sourceId, ownership.fence, ownership.ownerId);
+    step('head');
+    return { version, released };
   }
 
   forget(ownership: Ownership, throughKey: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { rollBack } from './sqlite-file.js';
 
 /**
  * At most this many writes share a transaction: a recovery that takes thousands of sources at
@@ -109,14 +110,5 @@ export class SqliteWriteBatch {
       this.releaseSavepoint.run();
       return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
     }
-  }
-}
-
-/** Ends a failed transaction; a failed COMMIT or BEGIN may have ended it already. */
-export function rollBack(database: DatabaseSync): void {
-  try {
-    database.exec('ROLLBACK');
-  } catch {
-    // no transaction was left to roll back
   }
 }
