@@ -1,5 +1,5 @@
 import { validateSignature, type webhook } from '@line/bot-sdk';
-import type { InboxItem } from '../domain/index.js';
+import { mayHoldLoneSurrogates, wellFormed, type InboxItem } from '../domain/index.js';
 import { defaults } from '../defaults/index.js';
 import type { Logger } from '../logging/index.js';
 import { DeadlineExceededError, withDeadline } from '../timing/index.js';
@@ -81,9 +81,11 @@ export async function handleWebhook(
   }
   let events: unknown[];
   let destination: unknown;
+  let text: string;
   try {
+    text = request.rawBody.toString('utf8');
     // V8's JSON.parse does not recurse, so any nesting parses; the per-event bounds come next.
-    const parsed = JSON.parse(request.rawBody.toString('utf8')) as {
+    const parsed = JSON.parse(text) as {
       events?: unknown;
       destination?: unknown;
     } | null;
@@ -98,10 +100,12 @@ export async function handleWebhook(
   }
   if (events.length > 0 && (await isMisdirected(destination, options))) return MISDIRECTED;
   const now = (options.now ?? Date.now)();
-  const valid = withinReplayWindow(
-    validEvents(events, options.validator ?? WebhookEventValidator.shared(), options.logger),
-    { now, logger: options.logger },
-  );
+  const checked = validEvents(events, options.validator ?? WebhookEventValidator.shared(), options.logger);
+  // Within their bounds now: half an emoji escaped in JSON becomes U+FFFD before it is stored.
+  const valid = withinReplayWindow(mayHoldLoneSurrogates(text) ? checked.map(wellFormed) : checked, {
+    now,
+    logger: options.logger,
+  });
   const { items: messages, stale } = markStale(toInboxItems(valid, options.groupPolicy, options.logger), {
     now,
     maxAgeMs: options.staleEventMs ?? defaults.line.staleEventMs,

@@ -2,6 +2,7 @@ import { defaults } from '../defaults/index.js';
 import {
   MAX_STEP_RESULT_BYTES,
   outcomeBytes,
+  wellFormed,
   type FunctionCall,
   type ObjectSchema,
   type ToolOutcome,
@@ -153,11 +154,12 @@ export class ToolRegistry {
         : fail(`tool "${call.name}" returned an invalid response`, { validation: run.message });
     }
     const { result } = run;
+    // Half an emoji cut by the tool would go back to the model with every later request of the
+    // chat (docs/security.md, "Well-formed text").
+    const forLLM = wellFormed(result.forLLM);
+    const forUser = 'forUser' in result ? wellFormed(result.forUser) : undefined;
     const limit = tool.maxResultBytes ?? defaults.tools.maxResultBytes;
-    const bytes = outcomeBytes({
-      response: result.forLLM,
-      forUser: 'forUser' in result ? result.forUser : undefined,
-    });
+    const bytes = outcomeBytes({ response: forLLM, forUser });
     // Work left by a call that fails here is nobody's: its outcome would answer a call the model
     // was told failed.
     const background = result.isError ? undefined : result.background;
@@ -177,7 +179,7 @@ export class ToolRegistry {
       durationMs: context.clock.now() - started,
       isError: !!result.isError,
     });
-    if (result.isError) return { callId: call.id, name: call.name, response: result.forLLM, isError: true };
+    if (result.isError) return { callId: call.id, name: call.name, response: forLLM, isError: true };
     if (background) {
       await this.background?.start(
         {
@@ -192,9 +194,9 @@ export class ToolRegistry {
     return {
       callId: call.id,
       name: call.name,
-      response: result.forLLM,
+      response: forLLM,
       isError: false,
-      ...(result.forUser !== undefined && { forUser: result.forUser }),
+      ...(forUser !== undefined && { forUser }),
       ...(result.silent !== undefined && { silent: result.silent }),
       ...(background ? { async: true } : result.async !== undefined && { async: result.async }),
     };

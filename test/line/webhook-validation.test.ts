@@ -150,6 +150,19 @@ describe("the webhook checks every event against LINE's webhook schema", () => {
     expect(lines.every((line) => line.length < 2000)).toBe(true);
   });
 
+  it('stores a text holding a lone surrogate escape with U+FFFD in its place, and answers it', async () => {
+    const { running, store } = await start();
+    // JSON writes half an emoji as an escape ("\ud83d"), which no UTF-8 encoder can carry on.
+    const halfAnEmoji = '😀'.slice(0, 1);
+    const event = textEvent(running.line, { type: 'user', userId: USER }, `smile ${halfAnEmoji}!`);
+
+    expect((await post([event])).status).toBe(200);
+
+    const reply = await until(() => replies()[0]);
+    expect(store.acceptedItems).toEqual([expect.objectContaining({ text: 'smile \uFFFD!' })]);
+    expect(reply.body).toMatchObject({ messages: [{ text: 're: smile \uFFFD!' }] });
+  });
+
   it('answers 200 to a batch with one bad event and accepts every good one', async () => {
     const { running, store } = await start();
     const events = [

@@ -19,7 +19,9 @@ import type { AddressInfo } from 'node:net';
 // replayed function calls that lost (or changed) their thought signature, a part with no data
 // (`{}`, a thought signature alone), function call arguments that are no object, inline data of
 // a type the backend does not take, a function declared under a name Gemini does not take, and
-// a request over 20 MB are 400s, with Gemini's messages.
+// a request over 20 MB are 400s, with Gemini's messages. Stricter than documented on purpose: a
+// string holding a lone UTF-16 surrogate (JSON can escape one, `"\ud83d"`) is a 400 too — the
+// API's strings are protobuf strings, which must be UTF-8, and UTF-8 has no encoding for it.
 // It counts tokens the way the tests need Gemini to: four ASCII characters per token, but one
 // token per character of other scripts (Japanese), so characters ÷ 4 undercounts like it does
 // against the real API.
@@ -189,6 +191,12 @@ export class FakeGeminiServer {
       return this.send(response, invalid('Invalid JSON payload received.'));
     }
     this.requests.push({ method, path, headers: request.headers, body });
+    const illFormed = illFormedStringAt(body, '');
+    if (illFormed !== undefined) {
+      const message = `Invalid JSON payload received. Invalid UTF-8 in string at '${illFormed}'.`;
+      this.rejections.push(message);
+      return this.send(response, invalid(message));
+    }
     if (request.headers['x-goog-api-key'] !== this.apiKey) {
       return this.send(
         response,
@@ -604,6 +612,19 @@ export function apiError(
     },
     ...(options.headers && { headers: options.headers }),
   };
+}
+
+/** Where the parsed body holds a string (or a property name) with a lone surrogate, if anywhere. */
+function illFormedStringAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : path || '.';
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = `${path}.${key}`;
+    if (!key.isWellFormed()) return at;
+    const found = illFormedStringAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function invalid(message: string): FakeAnswer {

@@ -5,7 +5,7 @@ import {
   type GenerateContentConfig,
   type GenerateContentResponse,
 } from '@google/genai';
-import { systemClock, type Clock } from '../../domain/index.js';
+import { systemClock, wellFormed, type Clock } from '../../domain/index.js';
 import { defaults } from '../../defaults/index.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
 import { sleep, type Sleep } from '../../timing/index.js';
@@ -118,8 +118,11 @@ export class GeminiModel implements ModelPort {
     await this.cache?.idle();
   }
 
-  async generate(request: ModelRequest): Promise<ModelResponse> {
-    const contents = this.contentsOf(request);
+  async generate(asked: ModelRequest): Promise<ModelResponse> {
+    // The last line of defence for text kaiwa did not take in itself (a history stored before it
+    // made text well-formed, a display name): Gemini's strings must be UTF-8 (docs/security.md).
+    const request = { ...asked, systemInstruction: wellFormed(asked.systemInstruction) };
+    const contents = wellFormed(this.contentsOf(request));
     if (contents.length === 0) {
       this.logger.error('gemini not called: the history has no user message');
       throw new ModelNoAnswerError('empty-history');

@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { GenerateContentResponse, Part } from '@google/genai';
-import { exceedsBounds, isJsonObject, type JsonBounds, type JsonObject } from '../../domain/index.js';
+import {
+  exceedsBounds,
+  isJsonObject,
+  wellFormed,
+  type JsonBounds,
+  type JsonObject,
+} from '../../domain/index.js';
 import type { ModelFunctionCall, ModelResponse, TokenUsage } from '../model-port.js';
 import { belongsInModelTurn, compactParts } from './gemini-provider-parts.js';
 
@@ -88,7 +94,9 @@ function unusableCallIn(part: Part): string | undefined {
   return beyond && `arguments of ${call.name} nested deeper than ${ARGUMENT_BOUNDS.maxDepth} levels`;
 }
 
-function responseOf(parts: readonly Part[], usage: TokenUsage): ModelResponse {
+function responseOf(answered: readonly Part[], usage: TokenUsage): ModelResponse {
+  // Half an emoji would go back with every later request of the chat (docs/security.md).
+  const parts = wellFormed(answered);
   const texts = parts
     .filter((part) => typeof part.text === 'string' && !part.thought)
     .map((part) => part.text!);
