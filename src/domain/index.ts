@@ -46,4 +46,4 @@ export {
   outcomeBytes,
 } from './history-bounds.js';
 export type { HistoryLimits, SizedEntry } from './history-bounds.js';
-export { mayHoldLoneSurrogates, wellFormed } from './well-formed-text.js';
+export { cutText, mayHoldLoneSurrogates, pairSafeEnd, wellFormed } from './well-formed-text.js';

@@ -60,3 +60,22 @@ function wellFormedAt<T>(value: T, depth: number): T {
 export function mayHoldLoneSurrogates(jsonText: string): boolean {
   return /\\u[dD][89a-fA-F]/.test(jsonText);
 }
+
+/**
+ * `end` as a place to cut `text`, moved back by one when it would split a surrogate pair (an
+ * emoji counts two UTF-16 units): a cut there leaves a lone surrogate.
+ */
+export function pairSafeEnd(text: string, end: number): number {
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+
+/**
+ * At most `maxLength` UTF-16 units of `text`, never half an emoji.
+ *
+ * @example
+ * cutText('a😀', 2); // 'a'
+ */
+export function cutText(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : text.slice(0, pairSafeEnd(text, maxLength));
+}

@@ -1,3 +1,5 @@
+import { cutText, pairSafeEnd } from '../domain/index.js';
+
 export const MAX_TEXT_LENGTH = 5000;
 export const MAX_MESSAGES = 5;
 const TRUNCATION_MARKER = '\n…(truncated)';
@@ -16,7 +18,7 @@ export function splitForLine(
   if (chunks.length <= maxMessages) return chunks;
   const kept = chunks.slice(0, maxMessages);
   const last = kept[maxMessages - 1]!;
-  kept[maxMessages - 1] = cutAt(last, maxLength - TRUNCATION_MARKER.length) + TRUNCATION_MARKER;
+  kept[maxMessages - 1] = cutText(last, maxLength - TRUNCATION_MARKER.length) + TRUNCATION_MARKER;
   return kept;
 }
 
@@ -40,15 +42,5 @@ function boundary(text: string, maxLength: number): number {
     const at = window.lastIndexOf(separator, maxLength - separator.length);
     if (at >= minimum) return at + separator.length;
   }
-  return safeCut(text, maxLength);
-}
-
-function cutAt(text: string, maxLength: number): string {
-  return text.length <= maxLength ? text : text.slice(0, safeCut(text, maxLength));
-}
-
-/** `maxLength`, moved back by one when it would split a surrogate pair (an emoji counts 2). */
-function safeCut(text: string, maxLength: number): number {
-  const code = text.charCodeAt(maxLength - 1);
-  return code >= 0xd800 && code <= 0xdbff ? maxLength - 1 : maxLength;
+  return pairSafeEnd(text, maxLength);
 }

@@ -1,3 +1,4 @@
+import { cutText } from '../domain/index.js';
 import { timeZoneOfPlace } from './city-time-zones.js';
 
 /** What the offline model understood a message to ask, by keywords in English and Japanese. */
@@ -130,7 +131,7 @@ function reminder(amount: string, unit: string, text: string): OfflineIntent | u
   const minutes = Number(amount) * (/^h/i.test(unit) ? 60 : 1);
   const cleaned = text.replace(/[.!?。！？]+$/, '').trim();
   if (minutes < 1 || minutes > 525600 || cleaned === '') return undefined;
-  return { kind: 'reminder', minutes, text: cleaned.slice(0, 500) };
+  return { kind: 'reminder', minutes, text: cutText(cleaned, 500) };
 }
 
 type Repeat = 'daily' | 'weekdays' | 'weekly';
@@ -172,5 +173,5 @@ function repeating(
 ): OfflineIntent | undefined {
   const cleaned = text.replace(/[.!?。！？]+$/, '').trim();
   if (repeat === undefined || hour > 23 || minute > 59 || cleaned === '') return undefined;
-  return { kind: 'repeating reminder', repeat, hour, minute, text: cleaned.slice(0, 500) };
+  return { kind: 'repeating reminder', repeat, hour, minute, text: cutText(cleaned, 500) };
 }

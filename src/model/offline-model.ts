@@ -1,4 +1,5 @@
 import {
+  cutText,
   delayInWords,
   isJsonObject,
   reminderLateBy,
@@ -246,5 +247,5 @@ function text(value: JsonValue | undefined): string {
 }
 
 function truncate(message: string, max: number): string {
-  return message.length <= max ? message : message.slice(0, max - 1) + '…';
+  return message.length <= max ? message : cutText(message, max - 1) + '…';
 }

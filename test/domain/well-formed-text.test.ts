@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayHoldLoneSurrogates, wellFormed } from '../../src/domain/index.js';
+import { cutText, mayHoldLoneSurrogates, wellFormed } from '../../src/domain/index.js';
 
 const HIGH = '😀'.slice(0, 1);
 const LOW = '😀'.slice(1);
@@ -55,5 +55,14 @@ describe('mayHoldLoneSurrogates', () => {
     expect(mayHoldLoneSurrogates(JSON.stringify({ text: `a${HIGH}` }))).toBe(true);
     expect(mayHoldLoneSurrogates('{"text":"\\uD83D\\uDE00"}')).toBe(true);
     expect(mayHoldLoneSurrogates(JSON.stringify({ text: 'emoji as UTF-8 😀 and \\u0041' }))).toBe(false);
+  });
+});
+
+describe('cutText', () => {
+  it('keeps at most the length asked, one unit less rather than half an emoji', () => {
+    expect(cutText('a😀b', 2)).toBe('a');
+    expect(cutText('a😀b', 3)).toBe('a😀');
+    expect(cutText('short', 10)).toBe('short');
+    expect(cutText('😀😀', 3)).toBe('😀');
   });
 });

@@ -63,6 +63,16 @@ describe('toGeminiContents', () => {
     ]);
   });
 
+  it('cuts a long display name between characters, never inside an emoji', () => {
+    const { contents } = toGeminiContents([
+      user('hi', { sender: { userId: 'U9', displayName: `A${'😀'.repeat(40)}` } }),
+    ]);
+
+    const text = contents[0]?.parts?.[0]?.text ?? '';
+    expect(text.isWellFormed()).toBe(true);
+    expect(text).toBe(`[A${'😀'.repeat(29)} 2026-11-22 10:00 UTC] hi`);
+  });
+
   it('marks an event inside the bracket only kaiwa writes, so words typed to look like one stay words', () => {
     const { contents } = toGeminiContents([
       user('action=buy&itemid=111', { event: 'postback' }),

@@ -122,6 +122,17 @@ describe('offline model: which tool it calls', () => {
     });
   });
 
+  it('shortens a long echo between characters, never inside an emoji', async () => {
+    // Both ways the cut can fall: after a whole emoji, or after its first half.
+    for (const text of ['😀'.repeat(2500), `x${'😀'.repeat(2500)}`]) {
+      const response = await generate([user(text)]);
+
+      const message = response.calls[0]?.args.message as string;
+      expect(message.isWellFormed()).toBe(true);
+      expect(message.endsWith('😀…')).toBe(true);
+    }
+  });
+
   it('echoes a weather question when get_weather is not declared', async () => {
     const response = await generate([user('weather in Tokyo')], declared('reply', 'skip'));
 

@@ -1,4 +1,10 @@
-import { reminderLateBy, REPLY_TOOL_NAME, type HistoryEntry, type UserEntry } from '../../domain/index.js';
+import {
+  cutText,
+  reminderLateBy,
+  REPLY_TOOL_NAME,
+  type HistoryEntry,
+  type UserEntry,
+} from '../../domain/index.js';
 
 // The bracket kaiwa writes before each user message for Gemini: who spoke and when, and what
 // happened besides the words (an event, a reminder that came late, the message a reply quotes).
@@ -28,10 +34,10 @@ export function speakerPrefix(entry: UserEntry, quotable: ReadonlyMap<string, st
 
 /** Who spoke, as the bracket may show it: no brackets, commas, colons or line breaks. */
 function speakerName(entry: UserEntry): string {
-  const name = (entry.sender?.displayName ?? entry.sender?.userId ?? 'someone')
-    .replace(/[[\],:\s]+/g, ' ')
-    .trim()
-    .slice(0, 60);
+  const name = cutText(
+    (entry.sender?.displayName ?? entry.sender?.userId ?? 'someone').replace(/[[\],:\s]+/g, ' ').trim(),
+    60,
+  );
   return name || 'someone';
 }
 
