@@ -16,6 +16,7 @@ import {
   type SourceHead,
   type SourceOwner,
   type SourceStore,
+  type StoredInboxItem,
 } from '../persistence/index.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { planInbox, type InboxPlan, type PlanRules } from './inbox-plan.js';
@@ -294,7 +295,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
         }): Promise<NextStep> => {
           const { ownership } = input;
           const next = planInbox(
-            await store.inbox(ownership.sourceId, 100),
+            await waitingItems(store, ownership.sourceId),
             input.replay,
             input.rules,
             input.mergeFrom,
@@ -578,6 +579,27 @@ async function sourceFromInbox(store: SourceStore, sourceId: string): Promise<So
 
 /** Far beyond twice the largest window (`KAIWA_MAX_HISTORY_ENTRIES` ≤ 10,000): all a source holds. */
 const WHOLE_STORED_HISTORY = { maxEntries: 100_000, maxBytes: 2 ** 30 };
+
+/** A plan reads this many waiting items, oldest first: a turn takes at most these. */
+const PLAN_PAGE = 100;
+/**
+ * How far a full page is read on for an unfollow or leave, which takes everything before it
+ * along: an inbox holds at most its cap (100 messages) and an overflow item, plus unsends,
+ * reminders due (50 at most) and tools' outcomes.
+ */
+const FORGET_SCAN = 1_000;
+
+/**
+ * The waiting items a plan is made of. Behind a full page an unfollow or leave may wait (a
+ * busy chat whose turns were stuck, then the bot removed): read on for it, or every message of
+ * the page would have a turn first — a model call with words the chat asked to be gone, and an
+ * answer to a chat the bot has left.
+ */
+async function waitingItems(store: SourceStore, sourceId: string): Promise<StoredInboxItem[]> {
+  const page = await store.inbox(sourceId, PLAN_PAGE);
+  if (page.length < PLAN_PAGE || page.some(({ item }) => item?.kind === 'forget')) return page;
+  return store.inbox(sourceId, FORGET_SCAN);
+}
 
 /**
  * The seqs of a message's entries in everything the store holds of the source: LINE lets a user

@@ -75,9 +75,11 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
     model.release();
     await host.whenSettled();
 
-    // Every read of the pump is a bounded page, whatever waited.
+    // Every read of the pump is bounded, whatever waited: a page of 100, and behind a full page a
+    // look further for an unfollow (of at most 1,000 items; here the 100 there are), once.
     for (const read of reads) expect(read.returned).toBeLessThanOrEqual(100);
-    expect(reads.every((read) => read.limit !== undefined && read.limit <= 100)).toBe(true);
+    expect(reads.every((read) => read.limit !== undefined && read.limit <= 1000)).toBe(true);
+    expect(reads.filter((read) => read.limit === 1000)).toHaveLength(1);
     expect(readsWhileStuck).toBeLessThan(10);
     // Answered or merged: the model saw the first message and each of the 99 kept.
     expect(model.seen).toEqual(new Set(['first', ...flood.slice(0, 99).map((message) => message.text)]));
@@ -89,6 +91,37 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
     expect(delivery.texts.at(-1)).toBe(defaults.conversation.inboxFullNotice);
     expect(model.seen.has('[3901 messages were not kept: the inbox was full]')).toBe(false);
     expect(await memory.inbox(source.id)).toEqual([]);
+  });
+
+  it('an unfollow behind a full inbox takes every waiting message with it: no model call, nothing sent', async () => {
+    // A busy group during a model outage: 100 messages pile up, someone removes the bot. Read a
+    // page of 100 at a time, the leave lay beyond the first page: about twenty more turns called
+    // the model with words the chat asked to be gone, and answered a group the bot had left.
+    const memory = new MemorySourceStore({ maxInbox: 100 });
+    const model = new StuckFirstModel();
+    const { host, delivery } = createTestHost({ model, store: memory });
+    const source = userSourceNumber(9);
+
+    await host.accept([messageFor(source, 'first')]);
+    await until(() => model.calls === 1);
+    await host.accept(Array.from({ length: 150 }, (_, index) => messageFor(source, `m${index}`)));
+    const unfollow = {
+      kind: 'forget' as const,
+      eventId: 'e-unfollow-after-flood',
+      source,
+      timestamp: Date.now(),
+      reason: 'unfollow' as const,
+    };
+    await host.accept([unfollow]);
+    expect((await memory.inbox(source.id, 200)).length).toBeGreaterThan(100);
+
+    model.release();
+    await host.whenSettled();
+
+    expect(model.calls).toBe(1);
+    expect(delivery.texts.filter((text) => text !== 're: first')).toEqual([]);
+    expect(await memory.inbox(source.id)).toEqual([]);
+    expect(await storedHistory(memory, source.id)).toEqual([]);
   });
 
   it('keeps a reminder that comes due at a full inbox: the user cannot send it again', async () => {
