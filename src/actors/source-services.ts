@@ -596,9 +596,12 @@ const FORGET_SCAN = 1_000;
  * answer to a chat the bot has left.
  */
 async function waitingItems(store: SourceStore, sourceId: string): Promise<StoredInboxItem[]> {
+  const isForget = ({ item }: StoredInboxItem) => item?.kind === 'forget';
   const page = await store.inbox(sourceId, PLAN_PAGE);
-  if (page.length < PLAN_PAGE || page.some(({ item }) => item?.kind === 'forget')) return page;
-  return store.inbox(sourceId, FORGET_SCAN);
+  if (page.length < PLAN_PAGE || page.some(isForget)) return page;
+  const further = await store.inbox(sourceId, FORGET_SCAN);
+  // None there either: the page alone, so a turn takes what it took before.
+  return further.some(isForget) ? further : page;
 }
 
 /**
