@@ -1,5 +1,5 @@
 import { fromCallback, fromPromise, type InspectionEvent } from 'xstate';
-import type { Clock, InboundMessage, JsonObject, Source } from '../domain/index.js';
+import { isMessage, type Clock, type InboundMessage, type JsonObject, type Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import {
   CONVERSATION_MACHINE_VERSION,
@@ -583,25 +583,36 @@ const WHOLE_STORED_HISTORY = { maxEntries: 100_000, maxBytes: 2 ** 30 };
 /** A plan reads this many waiting items, oldest first: a turn takes at most these. */
 const PLAN_PAGE = 100;
 /**
- * How far a full page is read on for an unfollow or leave, which takes everything before it
- * along: an inbox holds at most its cap (100 messages) and an overflow item, plus unsends,
- * reminders due (50 at most) and tools' outcomes.
+ * How far a full page is read on for what takes its messages along: an inbox holds at most its
+ * cap (100 messages) and an overflow item, plus unsends, reminders due (50 at most) and tools'
+ * outcomes.
  */
-const FORGET_SCAN = 1_000;
+const ALONG_SCAN = 1_000;
 
 /**
- * The waiting items a plan is made of. Behind a full page an unfollow or leave may wait (a
- * busy chat whose turns were stuck, then the bot removed): read on for it, or every message of
- * the page would have a turn first — a model call with words the chat asked to be gone, and an
- * answer to a chat the bot has left.
+ * The waiting items a plan is made of. Behind a full page may wait what takes the page's
+ * messages along unanswered — an unfollow or leave (a busy chat whose turns were stuck, then the
+ * bot removed), or the unsend of one of them: read on for it. Else the page's messages would have
+ * their turns first: a model call with words the chat asked to be gone, an answer to a chat the
+ * bot has left — and a message its unsend had marked was refused at its turn's checkpoint and
+ * planned again, turn after turn (docs/runtime.md, "Unfollow and leave").
  */
 async function waitingItems(store: SourceStore, sourceId: string): Promise<StoredInboxItem[]> {
-  const isForget = ({ item }: StoredInboxItem) => item?.kind === 'forget';
   const page = await store.inbox(sourceId, PLAN_PAGE);
-  if (page.length < PLAN_PAGE || page.some(isForget)) return page;
-  const further = await store.inbox(sourceId, FORGET_SCAN);
-  // None there either: the page alone, so a turn takes what it took before.
-  return further.some(isForget) ? further : page;
+  if (page.length < PLAN_PAGE || takesAlong(page, page)) return page;
+  const further = await store.inbox(sourceId, ALONG_SCAN);
+  // Nothing there either: the page alone, so a turn takes what it took before.
+  return takesAlong(further, page) ? further : page;
+}
+
+/** Whether `items` hold an unfollow or leave, or the unsend of a message waiting in `page`. */
+function takesAlong(items: readonly StoredInboxItem[], page: readonly StoredInboxItem[]): boolean {
+  const waiting = new Set(
+    page.flatMap(({ item }) => (item && isMessage(item) && item.messageId ? [item.messageId] : [])),
+  );
+  return items.some(
+    ({ item }) => item?.kind === 'forget' || (item?.kind === 'unsend' && waiting.has(item.messageId)),
+  );
 }
 
 /**

@@ -17,6 +17,9 @@ class StuckFirstModel implements ModelPort {
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     this.calls++;
+    // A model call takes a turn of the event loop at least, as over the network: a loop of
+    // turns would otherwise starve the timers.
+    await new Promise((resolve) => setImmediate(resolve));
     const texts = userTextsAtEnd(request.history);
     for (const text of texts) this.seen.add(text);
     if (this.calls === 1) await this.released;
@@ -122,6 +125,37 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
     expect(delivery.texts.filter((text) => text !== 're: first')).toEqual([]);
     expect(await memory.inbox(source.id)).toEqual([]);
     expect(await storedHistory(memory, source.id)).toEqual([]);
+  });
+
+  it('a message taken back with a full page between it and its unsend is dropped unanswered, once', async () => {
+    // The unsend marks the waiting message; read a page at a time, the unsend lay beyond the page,
+    // so the message had a turn whose checkpoint the mark refused — and the next plan the same.
+    const memory = new MemorySourceStore({ maxInbox: 100 });
+    const model = new StuckFirstModel();
+    const { host, delivery } = createTestHost({ model, store: memory });
+    const source = userSourceNumber(10);
+
+    await host.accept([messageFor(source, 'first')]);
+    await until(() => model.calls === 1);
+    const mistake = { ...messageFor(source, 'my password is hunter2'), messageId: 'm-mistake' };
+    await host.accept([mistake]);
+    await host.accept(Array.from({ length: 150 }, (_, index) => messageFor(source, `m${index}`)));
+    const unsend = {
+      kind: 'unsend' as const,
+      eventId: 'e-unsend-mistake',
+      source,
+      timestamp: Date.now(),
+      messageId: 'm-mistake',
+    };
+    await host.accept([unsend]);
+
+    model.release();
+    const stuck = new Promise<'still turning'>((resolve) => setTimeout(() => resolve('still turning'), 5_000));
+    expect(await Promise.race([host.whenSettled().then(() => 'settled'), stuck])).toBe('settled');
+
+    expect(model.seen.has('my password is hunter2')).toBe(false);
+    expect(delivery.texts.some((text) => text.includes('hunter2'))).toBe(false);
+    expect(await memory.inbox(source.id)).toEqual([]);
   });
 
   it('keeps a reminder that comes due at a full inbox: the user cannot send it again', async () => {
