@@ -25,6 +25,11 @@ export type InboxPlan =
       readonly storedSeqs?: readonly number[];
       /** The message's inbox item, when it still waits there: consumed with the unsend, no turn. */
       readonly waitingKey?: string;
+      /**
+       * `key` is the message's own item, which its unsend marked from beyond what was read: it
+       * goes unanswered; the unsend itself comes later, as one of a message already gone.
+       */
+      readonly markedOnly?: true;
     }
   /**
    * Unfollow or leave: everything up to and including this item goes — planned before what waits
@@ -90,6 +95,11 @@ export function planInbox(
     const { messageId, timestamp: at } = first.item;
     return { plan: { kind: 'unsend', key: first.key, messageId, at }, mergeFrom };
   }
+  // Marked by an unsend this read did not reach: a turn would be refused at its checkpoint.
+  if (first.takenBack && isMessage(first.item) && first.item.messageId !== undefined) {
+    const { messageId, timestamp: at } = first.item;
+    return { plan: { kind: 'unsend', key: first.key, messageId, at, markedOnly: true }, mergeFrom };
+  }
   if (rules.maxAttempts !== undefined && first.attempts >= rules.maxAttempts && isMessage(first.item)) {
     return { plan: { kind: 'quarantine', key: first.key, message: first.item }, mergeFrom: undefined };
   }
@@ -97,8 +107,9 @@ export function planInbox(
   // The messages that wait before the next unsend or forget. The overflow item of a full inbox
   // is a turn of its own: it gets the inbox-full notice, never a model call (docs/security.md).
   const run: { key: string; message: InboundMessage }[] = [];
-  for (const { key, item } of items) {
-    if (!item || !isMessage(item) || (item.overflow && run.length > 0)) break;
+  for (const { key, item, takenBack } of items) {
+    // A marked message waits for its own step (above), never inside another turn.
+    if (!item || !isMessage(item) || takenBack || (item.overflow && run.length > 0)) break;
     run.push({ key, message: item });
     if (item.overflow) break;
   }

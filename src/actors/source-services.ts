@@ -301,7 +301,7 @@ export function provideSourceServices(services: SourceServices): SourceMachine {
             input.mergeFrom,
           );
           if (next.plan.kind === 'unsend') {
-            if (next.plan.waitingKey !== undefined) {
+            if (next.plan.waitingKey !== undefined || next.plan.markedOnly) {
               loggerFor(ownership.sourceId).info('a message taken back while it waited: dropped unanswered', {
                 messageId: next.plan.messageId,
               });

@@ -246,10 +246,10 @@ export const sourceSetup = setup({
     /** The plan's unsend reaches the conversation, which drops the message from history. */
     sendUnsend: sendTo(liveConversation, ({ context }): ConversationEvent => {
       if (context.plan.kind !== 'unsend') throw new Error('unsending without an unsend plan');
-      const { messageId, at, storedSeqs, waitingKey } = context.plan;
+      const { messageId, at, storedSeqs, waitingKey, markedOnly } = context.plan;
       // Stored beyond the window in memory, or waiting in the inbox (consumed with the unsend):
       // either way not a message still to come, which the conversation would remember.
-      const foundElsewhere = (storedSeqs?.length ?? 0) > 0 || waitingKey !== undefined;
+      const foundElsewhere = (storedSeqs?.length ?? 0) > 0 || waitingKey !== undefined || markedOnly === true;
       return { type: 'line.unsend', messageId, at, foundElsewhere };
     }),
     // Provided by the host: the loading animation and the logs.

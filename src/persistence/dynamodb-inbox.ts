@@ -2,7 +2,12 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { finishForget } from './dynamodb-forget.js';
 import { inboxItemFromStored } from './dynamodb-source-items.js';
-import { CONSUMED_INBOX_SORT_KEY, HEAD_SORT_KEY, INBOX_PREFIX } from './dynamodb-table.js';
+import {
+  CONSUMED_INBOX_SORT_KEY,
+  HEAD_SORT_KEY,
+  INBOX_PREFIX,
+  TAKEN_BACK_ATTRIBUTE,
+} from './dynamodb-table.js';
 import type { WriteSteps } from './dynamodb-write-steps.js';
 import { batchDelete, type TableClient } from './dynamodb-writes.js';
 import type { StoredInboxItem } from './source-store.js';
@@ -39,10 +44,11 @@ export async function readInbox(
         '#keys': 'keys',
         '#forgetThrough': 'forgetThrough',
         '#eventId': 'eventId',
+        '#takenBackAt': TAKEN_BACK_ATTRIBUTE,
       },
       ExpressionAttributeValues: { ':pk': sourceId, ':head': HEAD_SORT_KEY, ':inboxEnd': 'INBOX$' },
       // Every `INBOX#…` key sorts below `INBOX$`. The head's snapshot is not needed here.
-      ProjectionExpression: '#sk, #message, #eventId, #attempts, #keys, #forgetThrough',
+      ProjectionExpression: '#sk, #message, #eventId, #attempts, #keys, #forgetThrough, #takenBackAt',
       ConsistentRead: true,
     },
   );

@@ -5,6 +5,7 @@ import { notAList, notAnObject, readChecked, storedInboxItem, type Parsed } from
 import {
   HEAD_SORT_KEY,
   PROFILE_PREFIX,
+  TAKEN_BACK_ATTRIBUTE,
   historySortKey,
   profileSortKey,
   workShard,
@@ -138,6 +139,7 @@ export function inboxItemFromStored(item: StoredItem): StoredInboxItem {
     text: typeof item.message === 'string' ? item.message : '',
     attempts: typeof item.attempts === 'number' ? item.attempts : 0,
     ...(typeof item.eventId === 'string' && { eventId: item.eventId }),
+    takenBack: item[TAKEN_BACK_ATTRIBUTE] !== undefined,
   });
 }
 

@@ -119,6 +119,7 @@ export class MemorySourceStore implements SourceStore {
           text: row.json,
           attempts: row.attempts,
           eventId: row.eventId,
+          takenBack: row.takenBack === true,
         }),
       ),
     );

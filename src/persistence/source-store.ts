@@ -64,10 +64,13 @@ interface StoredInboxPosition {
 export interface ReadableInboxItem extends StoredInboxPosition {
   readonly item: InboxItem;
   readonly unreadable?: undefined;
+  /** An unsend accepted while this message waited marked it: it goes unanswered. */
+  readonly takenBack?: true;
 }
 
 export interface UnreadableInboxItem extends StoredInboxPosition {
   readonly item?: undefined;
+  readonly takenBack?: undefined;
   /** Why the stored text is not an inbox item. */
   readonly unreadable: string;
   /** The event id stored beside the item, when the store keeps one. */

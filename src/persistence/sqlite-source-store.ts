@@ -218,6 +218,7 @@ export class SqliteSourceStore implements SourceStore {
             text: row.item,
             attempts: row.attempts,
             eventId: row.event_id,
+            takenBack: row.taken_back === 1,
           }),
       ),
     );

@@ -50,6 +50,7 @@ export interface InboxRow {
   event_id: string;
   item: string;
   attempts: number;
+  taken_back: number;
 }
 
 export interface HistoryRow {
@@ -112,7 +113,7 @@ export function prepareStatements(database: DatabaseSync) {
     ),
     replaceInboxItem: prepare('UPDATE inbox SET item = ?, attempts = 0 WHERE source_id = ? AND position = ?'),
     inbox: prepare(
-      'SELECT position, event_id, item, attempts FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
+      'SELECT position, event_id, item, attempts, taken_back FROM inbox WHERE source_id = ? ORDER BY position LIMIT ?',
     ),
     countAttempt: prepare('UPDATE inbox SET attempts = attempts + 1 WHERE source_id = ? AND position = ?'),
     // A consumed item, and whether its sender took it back meanwhile (the checkpoint is refused).

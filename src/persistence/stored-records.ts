@@ -49,10 +49,13 @@ export function storedInboxItem(row: {
   readonly text: string;
   readonly attempts: number;
   readonly eventId?: string;
+  /** Marked by an unsend accepted while it waited. */
+  readonly takenBack?: boolean;
 }): StoredInboxItem {
   const { key, attempts, eventId } = row;
   const { value: item, error } = parseInboxItem(row.text);
-  if (error === undefined) return { key, item, attempts };
+  if (error === undefined)
+    return { key, item, attempts, ...(row.takenBack === true && { takenBack: true as const }) };
   return { key, unreadable: error, ...(eventId !== undefined && { eventId }), attempts };
 }
 

@@ -34,6 +34,12 @@ function userTextsAtEnd(history: readonly HistoryEntry[]): string[] {
   return texts;
 }
 
+/** Whether the host settles within `ms`, or still runs turns (a loop) by then. */
+function settledWithin(host: { whenSettled(): Promise<void> }, ms: number): Promise<string> {
+  const running = new Promise<string>((resolve) => setTimeout(() => resolve('still turning'), ms).unref());
+  return Promise.race([host.whenSettled().then(() => 'settled'), running]);
+}
+
 /** Counts how many items each inbox read asked for and got. */
 function countingReads(store: SourceStore) {
   const reads: { limit: number | undefined; returned: number }[] = [];
@@ -150,13 +156,47 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
     await host.accept([unsend]);
 
     model.release();
-    const stuck = new Promise<'still turning'>((resolve) => setTimeout(() => resolve('still turning'), 5_000));
-    expect(await Promise.race([host.whenSettled().then(() => 'settled'), stuck])).toBe('settled');
+    expect(await settledWithin(host, 5_000)).toBe('settled');
 
     expect(model.seen.has('my password is hunter2')).toBe(false);
     expect(delivery.texts.some((text) => text.includes('hunter2'))).toBe(false);
     expect(await memory.inbox(source.id)).toEqual([]);
   });
+
+  it('drops a message its unsend marked even when the unsend lies beyond any read', async () => {
+    // More than a thousand items between them (unsends pass the cap): the mark alone tells.
+    const memory = new MemorySourceStore({ maxInbox: 100 });
+    const model = new StuckFirstModel();
+    const { host, delivery } = createTestHost({ model, store: memory });
+    const source = userSourceNumber(11);
+    const unsendOf = (messageId: string, eventId: string) => ({
+      kind: 'unsend' as const,
+      eventId,
+      source,
+      timestamp: Date.now(),
+      messageId,
+    });
+
+    await host.accept([messageFor(source, 'first')]);
+    await until(() => model.calls === 1);
+    await host.accept([{ ...messageFor(source, 'my password is hunter2'), messageId: 'm-mistake' }]);
+    await host.accept(Array.from({ length: 150 }, (_, index) => messageFor(source, `m${index}`)));
+    for (let start = 0; start < 1_100; start += 100) {
+      await host.accept(
+        Array.from({ length: 100 }, (_, index) =>
+          unsendOf(`m-gone-${start + index}`, `e-gone-${start + index}`),
+        ),
+      );
+    }
+    await host.accept([unsendOf('m-mistake', 'e-unsend-mistake')]);
+
+    model.release();
+    expect(await settledWithin(host, 20_000)).toBe('settled');
+
+    expect(model.seen.has('my password is hunter2')).toBe(false);
+    expect(delivery.texts.some((text) => text.includes('hunter2'))).toBe(false);
+    expect(await memory.inbox(source.id)).toEqual([]);
+  }, 60_000);
 
   it('keeps a reminder that comes due at a full inbox: the user cannot send it again', async () => {
     // Counted into the overflow item like a user's message, a reminder was lost: the notice asks

@@ -473,6 +473,12 @@ export function sourceStoreConformance(name: string, createBackend: SourceStoreF
         await expect(refused).rejects.toBeInstanceOf(MessageTakenBackError);
         await expect(refused).rejects.toMatchObject({ sourceId: 'U-a', keys: [first!.key] });
         expect((await store.inbox('U-a')).map(({ item }) => item)).toEqual([oops, fine, unsend]);
+        // The mark reads back: a plan that cannot see the unsend still drops the message.
+        expect((await store.inbox('U-a')).map(({ takenBack }) => takenBack)).toEqual([
+          true,
+          undefined,
+          undefined,
+        ]);
         expect((await store.load('U-a', WIDE)).history).toEqual([]);
         // The message still wanted is answered; the unsend's own step takes the other one along.
         const version = await store.checkpoint(
