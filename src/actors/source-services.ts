@@ -592,10 +592,9 @@ const ALONG_SCAN = 1_000;
 /**
  * The waiting items a plan is made of. Behind a full page may wait what takes the page's
  * messages along unanswered — an unfollow or leave (a busy chat whose turns were stuck, then the
- * bot removed), or the unsend of one of them: read on for it. Else the page's messages would have
- * their turns first: a model call with words the chat asked to be gone, an answer to a chat the
- * bot has left — and a message its unsend had marked was refused at its turn's checkpoint and
- * planned again, turn after turn (docs/runtime.md, "Unfollow and leave").
+ * bot removed), or the unsend of one of them (whose mark a failed write may have left out): read
+ * on for it, so that none of them has a turn first — a model call with words the chat asked to
+ * be gone, an answer to a chat the bot has left (docs/runtime.md, "Unfollow and leave").
  */
 async function waitingItems(store: SourceStore, sourceId: string): Promise<StoredInboxItem[]> {
   const page = await store.inbox(sourceId, PLAN_PAGE);
