@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaults } from '../../src/defaults/index.js';
-import type { HistoryEntry } from '../../src/domain/index.js';
+import type { HistoryEntry, Source } from '../../src/domain/index.js';
 import { callReply, type ModelPort, type ModelRequest, type ModelResponse } from '../../src/model/index.js';
 import { MemorySourceStore, type SourceStore } from '../../src/persistence/index.js';
 import { finishedMessage } from '../../src/tools/index.js';
@@ -33,6 +33,25 @@ function userTextsAtEnd(history: readonly HistoryEntry[]): string[] {
     texts.unshift((history[index] as { text: string }).text);
   return texts;
 }
+
+/** A source on a memory store with this inbox cap, its first turn stuck: what comes piles up. */
+async function stuckSource(sourceNumber: number, maxInbox: number) {
+  const memory = new MemorySourceStore({ maxInbox });
+  const model = new StuckFirstModel();
+  const { host, delivery } = createTestHost({ model, store: memory });
+  const source = userSourceNumber(sourceNumber);
+  await host.accept([messageFor(source, 'first')]);
+  await until(() => model.calls === 1);
+  return { memory, model, host, delivery, source };
+}
+
+const unsendOf = (source: Source, messageId: string, eventId: string) => ({
+  kind: 'unsend' as const,
+  eventId,
+  source,
+  timestamp: Date.now(),
+  messageId,
+});
 
 /** Whether the host settles within `ms`, or still runs turns (a loop) by then. */
 function settledWithin(host: { whenSettled(): Promise<void> }, ms: number): Promise<string> {
@@ -104,15 +123,9 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
 
   it('an unfollow behind a full inbox takes every waiting message with it: no model call, nothing sent', async () => {
     // A busy group during a model outage: 100 messages pile up, someone removes the bot. Read a
-    // page of 100 at a time, the leave lay beyond the first page: about twenty more turns called
+    // page of 100 at a time, the leave lay beyond the first page: the turns ahead of it called
     // the model with words the chat asked to be gone, and answered a group the bot had left.
-    const memory = new MemorySourceStore({ maxInbox: 100 });
-    const model = new StuckFirstModel();
-    const { host, delivery } = createTestHost({ model, store: memory });
-    const source = userSourceNumber(9);
-
-    await host.accept([messageFor(source, 'first')]);
-    await until(() => model.calls === 1);
+    const { memory, model, host, delivery, source } = await stuckSource(9, 100);
     await host.accept(Array.from({ length: 150 }, (_, index) => messageFor(source, `m${index}`)));
     const unfollow = {
       kind: 'forget' as const,
@@ -136,24 +149,11 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
   it('a message taken back with a full page between it and its unsend is dropped unanswered, once', async () => {
     // The unsend marks the waiting message; read a page at a time, the unsend lay beyond the page,
     // so the message had a turn whose checkpoint the mark refused — and the next plan the same.
-    const memory = new MemorySourceStore({ maxInbox: 100 });
-    const model = new StuckFirstModel();
-    const { host, delivery } = createTestHost({ model, store: memory });
-    const source = userSourceNumber(10);
-
-    await host.accept([messageFor(source, 'first')]);
-    await until(() => model.calls === 1);
+    const { memory, model, host, delivery, source } = await stuckSource(10, 100);
     const mistake = { ...messageFor(source, 'my password is hunter2'), messageId: 'm-mistake' };
     await host.accept([mistake]);
     await host.accept(Array.from({ length: 150 }, (_, index) => messageFor(source, `m${index}`)));
-    const unsend = {
-      kind: 'unsend' as const,
-      eventId: 'e-unsend-mistake',
-      source,
-      timestamp: Date.now(),
-      messageId: 'm-mistake',
-    };
-    await host.accept([unsend]);
+    await host.accept([unsendOf(source, 'm-mistake', 'e-unsend-mistake')]);
 
     model.release();
     expect(await settledWithin(host, 5_000)).toBe('settled');
@@ -165,30 +165,17 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
 
   it('drops a message its unsend marked even when the unsend lies beyond any read', async () => {
     // More than a thousand items between them (unsends pass the cap): the mark alone tells.
-    const memory = new MemorySourceStore({ maxInbox: 100 });
-    const model = new StuckFirstModel();
-    const { host, delivery } = createTestHost({ model, store: memory });
-    const source = userSourceNumber(11);
-    const unsendOf = (messageId: string, eventId: string) => ({
-      kind: 'unsend' as const,
-      eventId,
-      source,
-      timestamp: Date.now(),
-      messageId,
-    });
-
-    await host.accept([messageFor(source, 'first')]);
-    await until(() => model.calls === 1);
+    const { memory, model, host, delivery, source } = await stuckSource(11, 100);
     await host.accept([{ ...messageFor(source, 'my password is hunter2'), messageId: 'm-mistake' }]);
     await host.accept(Array.from({ length: 150 }, (_, index) => messageFor(source, `m${index}`)));
     for (let start = 0; start < 1_100; start += 100) {
       await host.accept(
         Array.from({ length: 100 }, (_, index) =>
-          unsendOf(`m-gone-${start + index}`, `e-gone-${start + index}`),
+          unsendOf(source, `m-gone-${start + index}`, `e-gone-${start + index}`),
         ),
       );
     }
-    await host.accept([unsendOf('m-mistake', 'e-unsend-mistake')]);
+    await host.accept([unsendOf(source, 'm-mistake', 'e-unsend-mistake')]);
 
     model.release();
     expect(await settledWithin(host, 20_000)).toBe('settled');
@@ -201,13 +188,7 @@ describe('a full inbox behind a stuck turn (docs/security.md, "A source\'s inbox
   it('keeps a reminder that comes due at a full inbox: the user cannot send it again', async () => {
     // Counted into the overflow item like a user's message, a reminder was lost: the notice asks
     // the user to send again what they still need, and a reminder is the bot's own errand.
-    const memory = new MemorySourceStore({ maxInbox: 10 });
-    const model = new StuckFirstModel();
-    const { host } = createTestHost({ model, store: memory });
-    const source = userSourceNumber(8);
-
-    await host.accept([messageFor(source, 'first')]);
-    await until(() => model.calls === 1);
+    const { memory, model, host, source } = await stuckSource(8, 10);
     await host.accept(Array.from({ length: 20 }, (_, index) => messageFor(source, `m${index}`)));
     const due = { ...messageFor(source, '[reminder due] stretch'), lineEvent: 'reminder' as const };
     delete (due as { replyToken?: string }).replyToken;
