@@ -156,16 +156,33 @@ function unsendOfWaiting(
 ):
   | { readonly unsend: { readonly key: string; readonly item: UnsendEvent }; readonly waitingKey: string }
   | undefined {
-  const waiting = new Map<string, string>();
-  for (const { key, item } of items) {
-    if (item && isMessage(item) && item.messageId !== undefined) waiting.set(item.messageId, key);
-  }
+  const waiting = waitingMessageKeys(items);
   for (const { key, item } of items) {
     if (item?.kind !== 'unsend') continue;
     const waitingKey = waiting.get(item.messageId);
     if (waitingKey !== undefined) return { unsend: { key, item }, waitingKey };
   }
   return undefined;
+}
+
+/** The inbox key of each waiting message, by its LINE message id. */
+function waitingMessageKeys(items: readonly StoredInboxItem[]): Map<string, string> {
+  const waiting = new Map<string, string>();
+  for (const { key, item } of items) {
+    if (item && isMessage(item) && item.messageId !== undefined) waiting.set(item.messageId, key);
+  }
+  return waiting;
+}
+
+/**
+ * Whether `items` hold what takes messages of `page` along unanswered: an unfollow or leave, or
+ * the unsend of one of them. A plan reads on behind a full page for it (`waitingItems`).
+ */
+export function takesAlong(items: readonly StoredInboxItem[], page: readonly StoredInboxItem[]): boolean {
+  const waiting = waitingMessageKeys(page);
+  return items.some(
+    ({ item }) => item?.kind === 'forget' || (item?.kind === 'unsend' && waiting.has(item.messageId)),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { fromCallback, fromPromise, type InspectionEvent } from 'xstate';
-import { isMessage, type Clock, type InboundMessage, type JsonObject, type Source } from '../domain/index.js';
+import type { Clock, InboundMessage, JsonObject, Source } from '../domain/index.js';
 import type { Logger } from '../logging/index.js';
 import {
   CONVERSATION_MACHINE_VERSION,
@@ -19,7 +19,7 @@ import {
   type StoredInboxItem,
 } from '../persistence/index.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import { planInbox, type InboxPlan, type PlanRules } from './inbox-plan.js';
+import { planInbox, takesAlong, type InboxPlan, type PlanRules } from './inbox-plan.js';
 import { encodeConversation, restoreConversation } from './snapshot-codec.js';
 import { sourceMachine, type SourceMachine } from './source-machine.js';
 import type {
@@ -602,16 +602,6 @@ async function waitingItems(store: SourceStore, sourceId: string): Promise<Store
   const further = await store.inbox(sourceId, ALONG_SCAN);
   // Nothing there either: the page alone, so a turn takes what it took before.
   return takesAlong(further, page) ? further : page;
-}
-
-/** Whether `items` hold an unfollow or leave, or the unsend of a message waiting in `page`. */
-function takesAlong(items: readonly StoredInboxItem[], page: readonly StoredInboxItem[]): boolean {
-  const waiting = new Set(
-    page.flatMap(({ item }) => (item && isMessage(item) && item.messageId ? [item.messageId] : [])),
-  );
-  return items.some(
-    ({ item }) => item?.kind === 'forget' || (item?.kind === 'unsend' && waiting.has(item.messageId)),
-  );
 }
 
 /**
